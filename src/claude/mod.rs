@@ -1,0 +1,3 @@
+//! The claude side: the `claude` CLI as a child process speaking stream-json.
+
+pub mod wire;

@@ -1,0 +1,453 @@
+//! The stream-json wire shapes claude speaks on its stdin and stdout (as of CLI 2.1.332).
+//!
+//! Inbound lines are parsed leniently: unknown `type`s and fields are kept as raw JSON rather than
+//! rejected, because claude adds fields in every release. Outbound lines are built only from the
+//! typed shapes here, so nothing half-formed can ever reach claude (a bad line kills the CLI).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One line claude printed on stdout.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClaudeMessage {
+    System(SystemMessage),
+    Assistant(AssistantMessage),
+    User(UserEcho),
+    Result(ResultMessage),
+    StreamEvent(StreamEvent),
+    ControlRequest(InboundControlRequest),
+    ControlResponse(ControlResponseEnvelope),
+    ControlCancelRequest { request_id: String },
+    /// A `type` this adapter does not know; logged and skipped.
+    Unknown(Value),
+}
+
+/// Why a stdout line could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("not JSON: {0}")]
+    NotJson(#[from] serde_json::Error),
+    #[error("a `{kind}` line of an unexpected shape: {error}")]
+    BadShape { kind: String, error: serde_json::Error },
+}
+
+impl ClaudeMessage {
+    /// Reads one stdout line.
+    pub fn parse(line: &str) -> Result<Self, WireError> {
+        let value: Value = serde_json::from_str(line)?;
+        Self::from_value(value)
+    }
+
+    pub fn from_value(value: Value) -> Result<Self, WireError> {
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+        fn typed<T: for<'de> Deserialize<'de>>(kind: &str, v: Value) -> Result<T, WireError> {
+            serde_json::from_value(v).map_err(|error| WireError::BadShape { kind: kind.to_owned(), error })
+        }
+        Ok(match kind.as_str() {
+            "system" => ClaudeMessage::System(typed(&kind, value)?),
+            "assistant" => ClaudeMessage::Assistant(typed(&kind, value)?),
+            "user" => ClaudeMessage::User(typed(&kind, value)?),
+            "result" => ClaudeMessage::Result(typed(&kind, value)?),
+            "stream_event" => ClaudeMessage::StreamEvent(typed(&kind, value)?),
+            "control_request" => ClaudeMessage::ControlRequest(typed(&kind, value)?),
+            "control_response" => ClaudeMessage::ControlResponse(typed(&kind, value)?),
+            "control_cancel_request" => {
+                #[derive(Deserialize)]
+                struct Cancel {
+                    request_id: String,
+                }
+                let c: Cancel = typed(&kind, value)?;
+                ClaudeMessage::ControlCancelRequest { request_id: c.request_id }
+            }
+            _ => ClaudeMessage::Unknown(value),
+        })
+    }
+}
+
+/// `{"type":"system","subtype":...}`: init, status, permission_denied, thinking_tokens, hooks...
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SystemMessage {
+    #[serde(default)]
+    pub subtype: String,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Everything else, per subtype (`permissionMode`, `claude_code_version`, `tool_name`, ...).
+    #[serde(flatten)]
+    pub rest: Map<String, Value>,
+}
+
+impl SystemMessage {
+    pub fn str_field(&self, key: &str) -> Option<&str> {
+        self.rest.get(key).and_then(Value::as_str)
+    }
+}
+
+/// One assembled content block of an assistant message (claude prints one line per block).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct AssistantMessage {
+    pub message: ApiMessage,
+    #[serde(default)]
+    pub parent_tool_use_id: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub aborted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ApiMessage {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub content: Vec<ContentBlock>,
+    #[serde(default)]
+    pub stop_reason: Option<String>,
+    #[serde(default)]
+    pub usage: Option<Value>,
+}
+
+/// A content block of a message (assistant or user).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+    },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+    RedactedThinking {
+        #[serde(default)]
+        data: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        #[serde(default)]
+        content: ToolResultContent,
+        #[serde(default)]
+        is_error: Option<bool>,
+    },
+    Image {
+        source: Value,
+    },
+    Document {
+        source: Value,
+    },
+    /// A block type this adapter does not render.
+    #[serde(other)]
+    Other,
+}
+
+/// A tool_result's content: a plain string or a list of blocks.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum ToolResultContent {
+    Text(String),
+    Blocks(Vec<Value>),
+}
+
+impl Default for ToolResultContent {
+    fn default() -> Self {
+        ToolResultContent::Text(String::new())
+    }
+}
+
+impl ToolResultContent {
+    /// The text of the result, its text blocks joined by newlines.
+    pub fn text(&self) -> String {
+        match self {
+            ToolResultContent::Text(t) => t.clone(),
+            ToolResultContent::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+}
+
+/// A `user` line claude prints: tool results, or text claude injected ("[Request interrupted...]").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct UserEcho {
+    pub message: UserEchoMessage,
+    #[serde(default)]
+    pub parent_tool_use_id: Option<String>,
+    #[serde(default)]
+    pub tool_use_result: Option<Value>,
+    #[serde(default)]
+    pub tool_result_meta: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct UserEchoMessage {
+    #[serde(default)]
+    pub content: UserContent,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum UserContent {
+    Text(String),
+    Blocks(Vec<ContentBlock>),
+}
+
+impl Default for UserContent {
+    fn default() -> Self {
+        UserContent::Text(String::new())
+    }
+}
+
+/// The end of a turn.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ResultMessage {
+    #[serde(default)]
+    pub subtype: String,
+    #[serde(default)]
+    pub is_error: bool,
+    #[serde(default)]
+    pub result: Option<String>,
+    #[serde(default)]
+    pub stop_reason: Option<String>,
+    #[serde(default)]
+    pub terminal_reason: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub total_cost_usd: Option<f64>,
+    #[serde(default)]
+    pub usage: Option<Value>,
+    #[serde(default, rename = "modelUsage")]
+    pub model_usage: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub permission_denials: Vec<Value>,
+    #[serde(default)]
+    pub errors: Vec<Value>,
+}
+
+/// A raw Anthropic streaming event, relayed as it arrives.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct StreamEvent {
+    pub event: Value,
+    #[serde(default)]
+    pub parent_tool_use_id: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+/// `{"type":"control_request"}` claude sends us.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct InboundControlRequest {
+    pub request_id: String,
+    pub request: Value,
+}
+
+impl InboundControlRequest {
+    pub fn subtype(&self) -> &str {
+        self.request.get("subtype").and_then(Value::as_str).unwrap_or("")
+    }
+}
+
+/// The `can_use_tool` request's fields.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CanUseTool {
+    pub tool_name: String,
+    #[serde(default)]
+    pub display_name: Option<String>,
+    #[serde(default)]
+    pub input: Value,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub permission_suggestions: Vec<Value>,
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    #[serde(default)]
+    pub blocked_path: Option<String>,
+    #[serde(default)]
+    pub decision_reason: Option<String>,
+    #[serde(default)]
+    pub requires_user_interaction: bool,
+    #[serde(default)]
+    pub mcp_server: Option<Value>,
+}
+
+/// `{"type":"control_response"}`, either direction.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ControlResponseEnvelope {
+    pub response: ControlResponse,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ControlResponse {
+    Success {
+        request_id: String,
+        #[serde(default)]
+        response: Value,
+    },
+    Error {
+        request_id: String,
+        error: String,
+    },
+}
+
+impl ControlResponse {
+    pub fn request_id(&self) -> &str {
+        match self {
+            ControlResponse::Success { request_id, .. } | ControlResponse::Error { request_id, .. } => {
+                request_id
+            }
+        }
+    }
+}
+
+/// The answer to `can_use_tool`. claude rejects a deny without a message and, in some versions,
+/// an allow without `updatedInput`, so both are required here.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "behavior", rename_all = "snake_case")]
+pub enum PermissionDecision {
+    Allow {
+        #[serde(rename = "updatedInput")]
+        updated_input: Value,
+        #[serde(rename = "updatedPermissions", skip_serializing_if = "Vec::is_empty")]
+        updated_permissions: Vec<Value>,
+    },
+    Deny {
+        message: String,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        interrupt: bool,
+    },
+}
+
+/// A request we send to claude on its control channel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum OutboundControl {
+    Initialize {
+        hooks: Option<Value>,
+        #[serde(rename = "sdkMcpServers", skip_serializing_if = "Vec::is_empty")]
+        sdk_mcp_servers: Vec<String>,
+    },
+    Interrupt,
+    SetPermissionMode {
+        mode: String,
+    },
+    SetModel {
+        model: Option<String>,
+    },
+}
+
+/// One line we write to claude's stdin. Only these shapes exist.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClaudeInput {
+    User {
+        message: UserInputMessage,
+        parent_tool_use_id: Option<String>,
+        session_id: String,
+    },
+    ControlRequest {
+        request_id: String,
+        request: OutboundControl,
+    },
+    ControlResponse {
+        response: ControlResponse,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UserInputMessage {
+    pub role: &'static str,
+    pub content: Vec<Value>,
+}
+
+impl ClaudeInput {
+    /// The line to write, newline included.
+    pub fn to_line(&self) -> String {
+        // Serializing these types cannot fail: every field is a plain JSON value.
+        let mut line = serde_json::to_string(self).expect("stream-json input serializes");
+        line.push('\n');
+        line
+    }
+
+    pub fn success(request_id: impl Into<String>, response: Value) -> Self {
+        ClaudeInput::ControlResponse {
+            response: ControlResponse::Success { request_id: request_id.into(), response },
+        }
+    }
+
+    pub fn error(request_id: impl Into<String>, error: impl Into<String>) -> Self {
+        ClaudeInput::ControlResponse {
+            response: ControlResponse::Error { request_id: request_id.into(), error: error.into() },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_types_and_fields_are_kept_not_rejected() {
+        let m = ClaudeMessage::parse(r#"{"type":"rate_limit_event","x":1}"#).unwrap();
+        assert!(matches!(m, ClaudeMessage::Unknown(_)));
+        let m = ClaudeMessage::parse(r#"{"type":"system","subtype":"init","new_field":[1],"session_id":"s"}"#)
+            .unwrap();
+        let ClaudeMessage::System(s) = m else { panic!() };
+        assert_eq!(s.subtype, "init");
+        assert_eq!(s.rest["new_field"], json!([1]));
+    }
+
+    #[test]
+    fn unknown_content_blocks_parse_as_other() {
+        let m = ClaudeMessage::parse(
+            r#"{"type":"assistant","message":{"content":[{"type":"server_tool_use","id":"x"},{"type":"text","text":"hi"}]}}"#,
+        )
+        .unwrap();
+        let ClaudeMessage::Assistant(a) = m else { panic!() };
+        assert_eq!(a.message.content[0], ContentBlock::Other);
+        assert_eq!(a.message.content[1], ContentBlock::Text { text: "hi".into() });
+    }
+
+    #[test]
+    fn deny_always_carries_a_message_and_allow_an_input() {
+        let deny = ClaudeInput::success(
+            "r1",
+            serde_json::to_value(PermissionDecision::Deny { message: "no".into(), interrupt: false }).unwrap(),
+        );
+        assert_eq!(
+            deny.to_line(),
+            "{\"type\":\"control_response\",\"response\":{\"subtype\":\"success\",\"request_id\":\"r1\",\"response\":{\"behavior\":\"deny\",\"message\":\"no\"}}}\n"
+        );
+        let allow = serde_json::to_value(PermissionDecision::Allow {
+            updated_input: json!({"a": 1}),
+            updated_permissions: vec![],
+        })
+        .unwrap();
+        assert_eq!(allow, json!({"behavior":"allow","updatedInput":{"a":1}}));
+    }
+
+    #[test]
+    fn control_requests_serialize_as_claude_expects() {
+        let line = ClaudeInput::ControlRequest { request_id: "a".into(), request: OutboundControl::Interrupt }.to_line();
+        assert_eq!(line, "{\"type\":\"control_request\",\"request_id\":\"a\",\"request\":{\"subtype\":\"interrupt\"}}\n");
+        let line = ClaudeInput::ControlRequest {
+            request_id: "b".into(),
+            request: OutboundControl::SetPermissionMode { mode: "plan".into() },
+        }
+        .to_line();
+        assert!(line.contains("\"subtype\":\"set_permission_mode\",\"mode\":\"plan\""));
+    }
+}

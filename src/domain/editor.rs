@@ -1,0 +1,64 @@
+//! What the session side may ask of the editor: notifications and requests the adapter sends.
+
+use async_trait::async_trait;
+
+use super::{PermissionAsk, PermissionOutcome, SessionUpdate};
+
+/// A failure to get an answer from the editor.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum EditorError {
+    #[error("the editor answered with an error: {0}")]
+    Rejected(String),
+    #[error("the editor's answer could not be read: {0}")]
+    Malformed(String),
+    #[error("the connection to the editor is closed")]
+    Closed,
+    #[error("the editor does not support {0}")]
+    Unsupported(&'static str),
+}
+
+/// One field of a form (`elicitation/create`): a single or multiple choice among labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitationField {
+    pub key: String,
+    pub title: String,
+    pub description: Option<String>,
+    pub options: Vec<(String, Option<String>)>,
+    pub multiple: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitationRequest {
+    pub session_id: String,
+    pub message: String,
+    pub fields: Vec<ElicitationField>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitationOutcome {
+    /// Field key -> the chosen labels.
+    Accepted(Vec<(String, Vec<String>)>),
+    Declined,
+    Cancelled,
+}
+
+/// The editor as the session side sees it. `crate::acp` implements it over the SDK connection;
+/// tests implement it with a recording stub.
+#[async_trait]
+pub trait EditorClient: Send + Sync + 'static {
+    /// Sends a `session/update` notification. Never blocks on the editor.
+    fn session_update(&self, session_id: &str, update: SessionUpdate);
+
+    /// Asks the user to allow or reject a tool call.
+    async fn request_permission(&self, ask: PermissionAsk) -> Result<PermissionOutcome, EditorError>;
+
+    /// Whether the editor declared form elicitation.
+    fn supports_elicitation(&self) -> bool {
+        false
+    }
+
+    /// Shows a form (`elicitation/create`).
+    async fn elicit(&self, _request: ElicitationRequest) -> Result<ElicitationOutcome, EditorError> {
+        Err(EditorError::Unsupported("elicitation"))
+    }
+}

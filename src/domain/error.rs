@@ -1,0 +1,24 @@
+//! Errors the adapter answers editor requests with; `crate::acp` maps each to a JSON-RPC error.
+
+/// Why an editor request failed.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum AgentError {
+    /// The request's parameters are wrong (JSON-RPC -32602).
+    #[error("{0}")]
+    InvalidParams(String),
+    /// No such session in this adapter (JSON-RPC -32602, naming the id).
+    #[error("unknown session id: {0}")]
+    UnknownSession(String),
+    /// claude needs the user to log in (ACP auth_required, -32000).
+    #[error("{0}")]
+    AuthRequired(String),
+    /// A prompt arrived while another one runs in the same session.
+    #[error("a prompt is already running in session {0}; cancel it or wait for it to end")]
+    Busy(String),
+    /// The method exists in ACP but this adapter does not offer it (-32601).
+    #[error("{0}")]
+    MethodNotFound(String),
+    /// Anything else: claude failed, exited, or answered with an error (JSON-RPC -32603).
+    #[error("{0}")]
+    Internal(String),
+}

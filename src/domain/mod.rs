@@ -1,0 +1,14 @@
+//! The seam between the editor protocol (ACP, in `crate::acp`) and the rest of the adapter.
+//!
+//! Nothing outside `crate::acp` imports the ACP SDK: sessions, translation and the claude side
+//! speak these small types instead, so a new SDK major version touches one folder.
+
+mod editor;
+mod error;
+mod request;
+mod update;
+
+pub use editor::{EditorClient, EditorError, ElicitationField, ElicitationRequest, ElicitationOutcome};
+pub use error::AgentError;
+pub use request::*;
+pub use update::*;

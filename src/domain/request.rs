@@ -1,0 +1,103 @@
+//! What the editor asks of the adapter, and what the adapter answers, in the adapter's own terms.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::{ConfigOption, ModeState, ToolCallUpdate};
+
+/// One block of a prompt, as the editor sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptBlock {
+    Text(String),
+    Image { data: String, mime_type: String, uri: Option<String> },
+    /// A link to a file or resource the agent may read itself.
+    ResourceLink { uri: String, name: String },
+    /// A resource whose text the editor embedded.
+    EmbeddedText { uri: String, text: String, mime_type: Option<String> },
+    /// A resource whose bytes the editor embedded (base64).
+    EmbeddedBlob { uri: String, blob: String, mime_type: Option<String> },
+}
+
+/// An MCP server the editor wants claude to reach.
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpServer {
+    Stdio { name: String, command: String, args: Vec<String>, env: Vec<(String, String)> },
+    Http { name: String, url: String, headers: Vec<(String, String)> },
+    Sse { name: String, url: String, headers: Vec<(String, String)> },
+}
+
+/// `session/new` (and the shared part of load and resume).
+#[derive(Debug, Clone, Default)]
+pub struct NewSession {
+    pub cwd: PathBuf,
+    pub mcp_servers: Vec<McpServer>,
+    /// `_meta` of the request, for client-specific claude options.
+    pub meta: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionOpened {
+    pub session_id: String,
+    pub modes: Option<ModeState>,
+    pub config_options: Vec<ConfigOption>,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    MaxTokens,
+    MaxTurnRequests,
+    Refusal,
+    Cancelled,
+}
+
+/// One entry of `session/list`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSummary {
+    pub session_id: String,
+    pub cwd: PathBuf,
+    pub title: Option<String>,
+    /// RFC 3339.
+    pub updated_at: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionPage {
+    pub sessions: Vec<SessionSummary>,
+    pub next_cursor: Option<String>,
+}
+
+/// The kinds of option a permission prompt can offer (ACP's `PermissionOptionKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionOptionKind {
+    AllowOnce,
+    AllowAlways,
+    RejectOnce,
+    RejectAlways,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PermissionOption {
+    pub id: String,
+    pub name: String,
+    pub kind: PermissionOptionKind,
+}
+
+/// A `session/request_permission` to put before the user.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PermissionAsk {
+    pub session_id: String,
+    pub tool_call: ToolCallUpdate,
+    pub options: Vec<PermissionOption>,
+}
+
+/// The editor's answer to a permission ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionOutcome {
+    Selected { option_id: String },
+    Cancelled,
+}

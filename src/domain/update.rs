@@ -1,0 +1,184 @@
+//! What the adapter tells the editor about a session while it runs (`session/update` payloads).
+
+use serde_json::Value;
+
+/// One `session/update` notification's payload.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SessionUpdate {
+    UserMessageChunk { content: ContentChunk },
+    AgentMessageChunk { content: ContentChunk },
+    AgentThoughtChunk { content: ContentChunk },
+    ToolCall(ToolCall),
+    ToolCallUpdate(ToolCallUpdate),
+    Plan { entries: Vec<PlanEntry> },
+    Usage(Usage),
+    CurrentMode { mode_id: String },
+    AvailableCommands { commands: Vec<SlashCommand> },
+    ConfigOptions { options: Vec<ConfigOption> },
+}
+
+/// A piece of a message: text, or an image the transcript holds.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentChunk {
+    Text { text: String },
+    Image { data: String, mime_type: String },
+}
+
+impl ContentChunk {
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentChunk::Text { text: text.into() }
+    }
+}
+
+/// ACP tool kinds, chosen per claude tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    Read,
+    Edit,
+    Delete,
+    Move,
+    Search,
+    Execute,
+    Think,
+    Fetch,
+    SwitchMode,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    Pending,
+    InProgress,
+    Completed,
+    Failed,
+}
+
+/// A file place a tool touches, so the editor can follow along.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ToolLocation {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+/// What a tool call shows in its body.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToolContent {
+    Text { text: String },
+    Diff { path: String, old_text: Option<String>, new_text: String },
+    Terminal { terminal_id: String },
+}
+
+/// A new tool call (`tool_call`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub title: String,
+    pub kind: ToolKind,
+    pub status: ToolStatus,
+    pub locations: Vec<ToolLocation>,
+    pub content: Vec<ToolContent>,
+    pub raw_input: Option<Value>,
+}
+
+/// A change to a tool call (`tool_call_update`); `None` fields are unchanged.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct ToolCallUpdate {
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ToolKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<ToolStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locations: Option<Vec<ToolLocation>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<ToolContent>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_input: Option<Value>,
+    /// Always a JSON object when set: some editors reject anything else and leave the tool spinning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_output: Option<serde_json::Map<String, Value>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanPriority {
+    High,
+    Medium,
+    Low,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PlanEntry {
+    pub content: String,
+    pub priority: PlanPriority,
+    pub status: PlanStatus,
+}
+
+/// Context use after a turn (`usage_update`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Usage {
+    /// Tokens in the context window now.
+    pub used: u64,
+    /// The context window's size.
+    pub size: u64,
+    /// Cost of the session so far, in US dollars.
+    pub cost_usd: Option<f64>,
+}
+
+/// A slash command the prompt box can offer.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SlashCommand {
+    pub name: String,
+    pub description: String,
+    pub input_hint: Option<String>,
+}
+
+/// A session mode (claude's permission mode).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SessionMode {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+}
+
+/// The modes a session offers and the one in force.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ModeState {
+    pub current: String,
+    pub available: Vec<SessionMode>,
+}
+
+/// A select-type session configuration option (mode, model).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ConfigOption {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+    /// ACP's semantic category: "mode", "model", or another.
+    pub category: Option<String>,
+    pub current: String,
+    pub values: Vec<ConfigValue>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ConfigValue {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+}

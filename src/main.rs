@@ -1,0 +1,3 @@
+//! The `claude-acp` binary: see the library for everything it does.
+
+fn main() {}
