@@ -2,7 +2,12 @@
 
 pub mod acp;
 pub mod claude;
+pub mod cli;
+pub mod demo;
+pub mod doctor;
 pub mod domain;
+pub mod logging;
+pub mod serve;
 pub mod session;
 pub mod standin;
 pub mod translate;

@@ -1,1 +1,10 @@
-//! placeholder
+//! The editor side: ACP over stdio through the official SDK. The only module that imports it.
+
+mod client;
+mod errors;
+mod from_proto;
+mod server;
+mod to_proto;
+
+pub use client::AcpEditor;
+pub use server::serve_stdio;

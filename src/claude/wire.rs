@@ -17,7 +17,9 @@ pub enum ClaudeMessage {
     StreamEvent(StreamEvent),
     ControlRequest(InboundControlRequest),
     ControlResponse(ControlResponseEnvelope),
-    ControlCancelRequest { request_id: String },
+    ControlCancelRequest {
+        request_id: String,
+    },
     /// A `type` this adapter does not know; logged and skipped.
     Unknown(Value),
 }
@@ -28,7 +30,10 @@ pub enum WireError {
     #[error("not JSON: {0}")]
     NotJson(#[from] serde_json::Error),
     #[error("a `{kind}` line of an unexpected shape: {error}")]
-    BadShape { kind: String, error: serde_json::Error },
+    BadShape {
+        kind: String,
+        error: serde_json::Error,
+    },
 }
 
 impl ClaudeMessage {
@@ -39,9 +44,16 @@ impl ClaudeMessage {
     }
 
     pub fn from_value(value: Value) -> Result<Self, WireError> {
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+        let kind = value
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         fn typed<T: for<'de> Deserialize<'de>>(kind: &str, v: Value) -> Result<T, WireError> {
-            serde_json::from_value(v).map_err(|error| WireError::BadShape { kind: kind.to_owned(), error })
+            serde_json::from_value(v).map_err(|error| WireError::BadShape {
+                kind: kind.to_owned(),
+                error,
+            })
         }
         Ok(match kind.as_str() {
             "system" => ClaudeMessage::System(typed(&kind, value)?),
@@ -57,7 +69,9 @@ impl ClaudeMessage {
                     request_id: String,
                 }
                 let c: Cancel = typed(&kind, value)?;
-                ClaudeMessage::ControlCancelRequest { request_id: c.request_id }
+                ClaudeMessage::ControlCancelRequest {
+                    request_id: c.request_id,
+                }
             }
             _ => ClaudeMessage::Unknown(value),
         })
@@ -254,7 +268,10 @@ pub struct InboundControlRequest {
 
 impl InboundControlRequest {
     pub fn subtype(&self) -> &str {
-        self.request.get("subtype").and_then(Value::as_str).unwrap_or("")
+        self.request
+            .get("subtype")
+            .and_then(Value::as_str)
+            .unwrap_or("")
     }
 }
 
@@ -305,9 +322,8 @@ pub enum ControlResponse {
 impl ControlResponse {
     pub fn request_id(&self) -> &str {
         match self {
-            ControlResponse::Success { request_id, .. } | ControlResponse::Error { request_id, .. } => {
-                request_id
-            }
+            ControlResponse::Success { request_id, .. }
+            | ControlResponse::Error { request_id, .. } => request_id,
         }
     }
 }
@@ -383,13 +399,19 @@ impl ClaudeInput {
 
     pub fn success(request_id: impl Into<String>, response: Value) -> Self {
         ClaudeInput::ControlResponse {
-            response: ControlResponse::Success { request_id: request_id.into(), response },
+            response: ControlResponse::Success {
+                request_id: request_id.into(),
+                response,
+            },
         }
     }
 
     pub fn error(request_id: impl Into<String>, error: impl Into<String>) -> Self {
         ClaudeInput::ControlResponse {
-            response: ControlResponse::Error { request_id: request_id.into(), error: error.into() },
+            response: ControlResponse::Error {
+                request_id: request_id.into(),
+                error: error.into(),
+            },
         }
     }
 }
@@ -403,9 +425,13 @@ mod tests {
     fn unknown_types_and_fields_are_kept_not_rejected() {
         let m = ClaudeMessage::parse(r#"{"type":"rate_limit_event","x":1}"#).unwrap();
         assert!(matches!(m, ClaudeMessage::Unknown(_)));
-        let m = ClaudeMessage::parse(r#"{"type":"system","subtype":"init","new_field":[1],"session_id":"s"}"#)
-            .unwrap();
-        let ClaudeMessage::System(s) = m else { panic!() };
+        let m = ClaudeMessage::parse(
+            r#"{"type":"system","subtype":"init","new_field":[1],"session_id":"s"}"#,
+        )
+        .unwrap();
+        let ClaudeMessage::System(s) = m else {
+            panic!()
+        };
         assert_eq!(s.subtype, "init");
         assert_eq!(s.rest["new_field"], json!([1]));
     }
@@ -416,16 +442,25 @@ mod tests {
             r#"{"type":"assistant","message":{"content":[{"type":"server_tool_use","id":"x"},{"type":"text","text":"hi"}]}}"#,
         )
         .unwrap();
-        let ClaudeMessage::Assistant(a) = m else { panic!() };
+        let ClaudeMessage::Assistant(a) = m else {
+            panic!()
+        };
         assert_eq!(a.message.content[0], ContentBlock::Other);
-        assert_eq!(a.message.content[1], ContentBlock::Text { text: "hi".into() });
+        assert_eq!(
+            a.message.content[1],
+            ContentBlock::Text { text: "hi".into() }
+        );
     }
 
     #[test]
     fn deny_always_carries_a_message_and_allow_an_input() {
         let deny = ClaudeInput::success(
             "r1",
-            serde_json::to_value(PermissionDecision::Deny { message: "no".into(), interrupt: false }).unwrap(),
+            serde_json::to_value(PermissionDecision::Deny {
+                message: "no".into(),
+                interrupt: false,
+            })
+            .unwrap(),
         );
         assert_eq!(
             deny.to_line(),
@@ -441,11 +476,20 @@ mod tests {
 
     #[test]
     fn control_requests_serialize_as_claude_expects() {
-        let line = ClaudeInput::ControlRequest { request_id: "a".into(), request: OutboundControl::Interrupt }.to_line();
-        assert_eq!(line, "{\"type\":\"control_request\",\"request_id\":\"a\",\"request\":{\"subtype\":\"interrupt\"}}\n");
+        let line = ClaudeInput::ControlRequest {
+            request_id: "a".into(),
+            request: OutboundControl::Interrupt,
+        }
+        .to_line();
+        assert_eq!(
+            line,
+            "{\"type\":\"control_request\",\"request_id\":\"a\",\"request\":{\"subtype\":\"interrupt\"}}\n"
+        );
         let line = ClaudeInput::ControlRequest {
             request_id: "b".into(),
-            request: OutboundControl::SetPermissionMode { mode: "plan".into() },
+            request: OutboundControl::SetPermissionMode {
+                mode: "plan".into(),
+            },
         }
         .to_line();
         assert!(line.contains("\"subtype\":\"set_permission_mode\",\"mode\":\"plan\""));

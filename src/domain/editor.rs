@@ -50,7 +50,10 @@ pub trait EditorClient: Send + Sync + 'static {
     fn session_update(&self, session_id: &str, update: SessionUpdate);
 
     /// Asks the user to allow or reject a tool call.
-    async fn request_permission(&self, ask: PermissionAsk) -> Result<PermissionOutcome, EditorError>;
+    async fn request_permission(
+        &self,
+        ask: PermissionAsk,
+    ) -> Result<PermissionOutcome, EditorError>;
 
     /// Whether the editor declared form elicitation.
     fn supports_elicitation(&self) -> bool {
@@ -58,7 +61,10 @@ pub trait EditorClient: Send + Sync + 'static {
     }
 
     /// Shows a form (`elicitation/create`).
-    async fn elicit(&self, _request: ElicitationRequest) -> Result<ElicitationOutcome, EditorError> {
+    async fn elicit(
+        &self,
+        _request: ElicitationRequest,
+    ) -> Result<ElicitationOutcome, EditorError> {
         Err(EditorError::Unsupported("elicitation"))
     }
 }

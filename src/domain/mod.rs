@@ -3,12 +3,16 @@
 //! Nothing outside `crate::acp` imports the ACP SDK: sessions, translation and the claude side
 //! speak these small types instead, so a new SDK major version touches one folder.
 
+mod core;
 mod editor;
 mod error;
 mod request;
 mod update;
 
-pub use editor::{EditorClient, EditorError, ElicitationField, ElicitationRequest, ElicitationOutcome};
+pub use core::{AgentCore, AgentFeatures};
+pub use editor::{
+    EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
+};
 pub use error::AgentError;
 pub use request::*;
 pub use update::*;

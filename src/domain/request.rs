@@ -10,21 +10,49 @@ use super::{ConfigOption, ModeState, ToolCallUpdate};
 #[derive(Debug, Clone, PartialEq)]
 pub enum PromptBlock {
     Text(String),
-    Image { data: String, mime_type: String, uri: Option<String> },
+    Image {
+        data: String,
+        mime_type: String,
+        uri: Option<String>,
+    },
     /// A link to a file or resource the agent may read itself.
-    ResourceLink { uri: String, name: String },
+    ResourceLink {
+        uri: String,
+        name: String,
+    },
     /// A resource whose text the editor embedded.
-    EmbeddedText { uri: String, text: String, mime_type: Option<String> },
+    EmbeddedText {
+        uri: String,
+        text: String,
+        mime_type: Option<String>,
+    },
     /// A resource whose bytes the editor embedded (base64).
-    EmbeddedBlob { uri: String, blob: String, mime_type: Option<String> },
+    EmbeddedBlob {
+        uri: String,
+        blob: String,
+        mime_type: Option<String>,
+    },
 }
 
 /// An MCP server the editor wants claude to reach.
 #[derive(Debug, Clone, PartialEq)]
 pub enum McpServer {
-    Stdio { name: String, command: String, args: Vec<String>, env: Vec<(String, String)> },
-    Http { name: String, url: String, headers: Vec<(String, String)> },
-    Sse { name: String, url: String, headers: Vec<(String, String)> },
+    Stdio {
+        name: String,
+        command: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+    },
+    Http {
+        name: String,
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+    Sse {
+        name: String,
+        url: String,
+        headers: Vec<(String, String)>,
+    },
 }
 
 /// `session/new` (and the shared part of load and resume).

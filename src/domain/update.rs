@@ -69,9 +69,17 @@ pub struct ToolLocation {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolContent {
-    Text { text: String },
-    Diff { path: String, old_text: Option<String>, new_text: String },
-    Terminal { terminal_id: String },
+    Text {
+        text: String,
+    },
+    Diff {
+        path: String,
+        old_text: Option<String>,
+        new_text: String,
+    },
+    Terminal {
+        terminal_id: String,
+    },
 }
 
 /// A new tool call (`tool_call`).

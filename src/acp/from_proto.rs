@@ -1,0 +1,80 @@
+//! ACP request payloads -> the adapter's own types.
+
+use agent_client_protocol::v1::schema as acp;
+
+use crate::domain::{McpServer, NewSession, PromptBlock};
+
+pub fn prompt_blocks(blocks: Vec<acp::ContentBlock>) -> Vec<PromptBlock> {
+    blocks.into_iter().filter_map(prompt_block).collect()
+}
+
+fn prompt_block(block: acp::ContentBlock) -> Option<PromptBlock> {
+    Some(match block {
+        acp::ContentBlock::Text(t) => PromptBlock::Text(t.text),
+        acp::ContentBlock::Image(i) => PromptBlock::Image {
+            data: i.data,
+            mime_type: i.mime_type,
+            uri: i.uri,
+        },
+        acp::ContentBlock::ResourceLink(l) => PromptBlock::ResourceLink {
+            uri: l.uri,
+            name: l.name,
+        },
+        acp::ContentBlock::Resource(r) => match r.resource {
+            acp::EmbeddedResourceResource::TextResourceContents(t) => PromptBlock::EmbeddedText {
+                uri: t.uri,
+                text: t.text,
+                mime_type: t.mime_type,
+            },
+            acp::EmbeddedResourceResource::BlobResourceContents(b) => PromptBlock::EmbeddedBlob {
+                uri: b.uri,
+                blob: b.blob,
+                mime_type: b.mime_type,
+            },
+            _ => return None,
+        },
+        // Audio is not offered in promptCapabilities; anything else is newer than this adapter.
+        _ => return None,
+    })
+}
+
+pub fn mcp_servers(servers: Vec<acp::McpServer>) -> Vec<McpServer> {
+    servers
+        .into_iter()
+        .filter_map(|s| match s {
+            acp::McpServer::Stdio(s) => Some(McpServer::Stdio {
+                name: s.name,
+                command: s.command.to_string_lossy().into_owned(),
+                args: s.args,
+                env: s.env.into_iter().map(|e| (e.name, e.value)).collect(),
+            }),
+            acp::McpServer::Http(s) => Some(McpServer::Http {
+                name: s.name,
+                url: s.url,
+                headers: s.headers.into_iter().map(|h| (h.name, h.value)).collect(),
+            }),
+            acp::McpServer::Sse(s) => Some(McpServer::Sse {
+                name: s.name,
+                url: s.url,
+                headers: s.headers.into_iter().map(|h| (h.name, h.value)).collect(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn meta_value(meta: Option<acp::Meta>) -> Option<serde_json::Value> {
+    meta.map(serde_json::Value::Object)
+}
+
+pub fn new_session(
+    cwd: std::path::PathBuf,
+    servers: Vec<acp::McpServer>,
+    meta: Option<acp::Meta>,
+) -> NewSession {
+    NewSession {
+        cwd,
+        mcp_servers: mcp_servers(servers),
+        meta: meta_value(meta),
+    }
+}

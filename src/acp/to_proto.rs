@@ -1,0 +1,192 @@
+//! The adapter's own types -> ACP payloads.
+
+use agent_client_protocol::v1::schema as acp;
+
+use crate::domain::{
+    ConfigOption, ContentChunk, ModeState, PermissionOption, PermissionOptionKind, PlanEntry,
+    PlanPriority, PlanStatus, SessionUpdate, SlashCommand, StopReason, ToolCall, ToolCallUpdate,
+    ToolContent, ToolKind, ToolLocation, ToolStatus, Usage,
+};
+
+pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
+    use acp::SessionUpdate as U;
+    match update {
+        SessionUpdate::UserMessageChunk { content } => U::UserMessageChunk(chunk(content)),
+        SessionUpdate::AgentMessageChunk { content } => U::AgentMessageChunk(chunk(content)),
+        SessionUpdate::AgentThoughtChunk { content } => U::AgentThoughtChunk(chunk(content)),
+        SessionUpdate::ToolCall(call) => U::ToolCall(tool_call(call)),
+        SessionUpdate::ToolCallUpdate(update) => U::ToolCallUpdate(tool_call_update(update)),
+        SessionUpdate::Plan { entries } => U::Plan(acp::Plan::new(
+            entries.into_iter().map(plan_entry).collect(),
+        )),
+        SessionUpdate::Usage(usage) => U::UsageUpdate(usage_update(usage)),
+        SessionUpdate::CurrentMode { mode_id } => {
+            U::CurrentModeUpdate(acp::CurrentModeUpdate::new(mode_id))
+        }
+        SessionUpdate::AvailableCommands { commands } => U::AvailableCommandsUpdate(
+            acp::AvailableCommandsUpdate::new(commands.into_iter().map(command).collect()),
+        ),
+        SessionUpdate::ConfigOptions { options } => {
+            U::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(config_options(options)))
+        }
+    }
+}
+
+fn chunk(content: ContentChunk) -> acp::ContentChunk {
+    acp::ContentChunk::new(content_block(content))
+}
+
+fn content_block(content: ContentChunk) -> acp::ContentBlock {
+    match content {
+        ContentChunk::Text { text } => acp::ContentBlock::Text(acp::TextContent::new(text)),
+        ContentChunk::Image { data, mime_type } => {
+            acp::ContentBlock::Image(acp::ImageContent::new(data, mime_type))
+        }
+    }
+}
+
+pub fn tool_kind(kind: ToolKind) -> acp::ToolKind {
+    match kind {
+        ToolKind::Read => acp::ToolKind::Read,
+        ToolKind::Edit => acp::ToolKind::Edit,
+        ToolKind::Delete => acp::ToolKind::Delete,
+        ToolKind::Move => acp::ToolKind::Move,
+        ToolKind::Search => acp::ToolKind::Search,
+        ToolKind::Execute => acp::ToolKind::Execute,
+        ToolKind::Think => acp::ToolKind::Think,
+        ToolKind::Fetch => acp::ToolKind::Fetch,
+        ToolKind::SwitchMode => acp::ToolKind::SwitchMode,
+        ToolKind::Other => acp::ToolKind::Other,
+    }
+}
+
+fn tool_status(status: ToolStatus) -> acp::ToolCallStatus {
+    match status {
+        ToolStatus::Pending => acp::ToolCallStatus::Pending,
+        ToolStatus::InProgress => acp::ToolCallStatus::InProgress,
+        ToolStatus::Completed => acp::ToolCallStatus::Completed,
+        ToolStatus::Failed => acp::ToolCallStatus::Failed,
+    }
+}
+
+fn location(l: ToolLocation) -> acp::ToolCallLocation {
+    acp::ToolCallLocation::new(l.path).line(l.line)
+}
+
+fn tool_content(c: ToolContent) -> acp::ToolCallContent {
+    match c {
+        ToolContent::Text { text } => acp::ToolCallContent::Content(acp::Content::new(
+            acp::ContentBlock::Text(acp::TextContent::new(text)),
+        )),
+        ToolContent::Diff {
+            path,
+            old_text,
+            new_text,
+        } => acp::ToolCallContent::Diff(acp::Diff::new(path, new_text).old_text(old_text)),
+        ToolContent::Terminal { terminal_id } => {
+            acp::ToolCallContent::Terminal(acp::Terminal::new(terminal_id))
+        }
+    }
+}
+
+pub fn tool_call(call: ToolCall) -> acp::ToolCall {
+    acp::ToolCall::new(call.id, call.title)
+        .kind(tool_kind(call.kind))
+        .status(tool_status(call.status))
+        .locations(call.locations.into_iter().map(location).collect())
+        .content(call.content.into_iter().map(tool_content).collect())
+        .raw_input(call.raw_input)
+}
+
+pub fn tool_call_update(u: ToolCallUpdate) -> acp::ToolCallUpdate {
+    let mut fields = acp::ToolCallUpdateFields::new();
+    fields.title = u.title;
+    fields.kind = u.kind.map(tool_kind);
+    fields.status = u.status.map(tool_status);
+    fields.locations = u.locations.map(|ls| ls.into_iter().map(location).collect());
+    fields.content = u
+        .content
+        .map(|cs| cs.into_iter().map(tool_content).collect());
+    fields.raw_input = u.raw_input;
+    fields.raw_output = u.raw_output.map(serde_json::Value::Object);
+    acp::ToolCallUpdate::new(u.id, fields)
+}
+
+fn plan_entry(e: PlanEntry) -> acp::PlanEntry {
+    let priority = match e.priority {
+        PlanPriority::High => acp::PlanEntryPriority::High,
+        PlanPriority::Medium => acp::PlanEntryPriority::Medium,
+        PlanPriority::Low => acp::PlanEntryPriority::Low,
+    };
+    let status = match e.status {
+        PlanStatus::Pending => acp::PlanEntryStatus::Pending,
+        PlanStatus::InProgress => acp::PlanEntryStatus::InProgress,
+        PlanStatus::Completed => acp::PlanEntryStatus::Completed,
+    };
+    acp::PlanEntry::new(e.content, priority, status)
+}
+
+fn usage_update(u: Usage) -> acp::UsageUpdate {
+    acp::UsageUpdate::new(u.used, u.size).cost(u.cost_usd.map(|c| acp::Cost::new(c, "USD")))
+}
+
+fn command(c: SlashCommand) -> acp::AvailableCommand {
+    acp::AvailableCommand::new(c.name, c.description).input(
+        c.input_hint.filter(|h| !h.is_empty()).map(|h| {
+            acp::AvailableCommandInput::Unstructured(acp::UnstructuredCommandInput::new(h))
+        }),
+    )
+}
+
+pub fn config_options(options: Vec<ConfigOption>) -> Vec<acp::SessionConfigOption> {
+    options
+        .into_iter()
+        .map(|o| {
+            let values: Vec<acp::SessionConfigSelectOption> = o
+                .values
+                .into_iter()
+                .map(|v| {
+                    acp::SessionConfigSelectOption::new(v.id, v.name).description(v.description)
+                })
+                .collect();
+            let category = o.category.map(|c| match c.as_str() {
+                "mode" => acp::SessionConfigOptionCategory::Mode,
+                "model" => acp::SessionConfigOptionCategory::Model,
+                _ => acp::SessionConfigOptionCategory::Other(c),
+            });
+            acp::SessionConfigOption::select(o.id, o.name, o.current, values)
+                .description(o.description)
+                .category(category)
+        })
+        .collect()
+}
+
+pub fn modes(m: ModeState) -> acp::SessionModeState {
+    acp::SessionModeState::new(
+        m.current,
+        m.available
+            .into_iter()
+            .map(|mode| acp::SessionMode::new(mode.id, mode.name).description(mode.description))
+            .collect(),
+    )
+}
+
+pub fn permission_option(o: PermissionOption) -> acp::PermissionOption {
+    let kind = match o.kind {
+        PermissionOptionKind::AllowOnce => acp::PermissionOptionKind::AllowOnce,
+        PermissionOptionKind::AllowAlways => acp::PermissionOptionKind::AllowAlways,
+        PermissionOptionKind::RejectOnce => acp::PermissionOptionKind::RejectOnce,
+        PermissionOptionKind::RejectAlways => acp::PermissionOptionKind::RejectAlways,
+    };
+    acp::PermissionOption::new(o.id, o.name, kind)
+}
+
+pub fn stop_reason(r: StopReason) -> acp::StopReason {
+    match r {
+        StopReason::EndTurn => acp::StopReason::EndTurn,
+        StopReason::MaxTokens => acp::StopReason::MaxTokens,
+        StopReason::MaxTurnRequests => acp::StopReason::MaxTurnRequests,
+        StopReason::Refusal => acp::StopReason::Refusal,
+        StopReason::Cancelled => acp::StopReason::Cancelled,
+    }
+}

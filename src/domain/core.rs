@@ -1,0 +1,69 @@
+//! The adapter as the editor-protocol layer sees it: one method per ACP request.
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+
+use super::{
+    AgentError, ConfigOption, NewSession, PromptBlock, SessionOpened, SessionPage, StopReason,
+};
+
+/// What `initialize` may claim, decided by what is built and configured.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AgentFeatures {
+    pub load_session: bool,
+    pub list_sessions: bool,
+    pub resume_session: bool,
+    pub close_session: bool,
+    pub fork_session: bool,
+    pub mcp_http: bool,
+    pub mcp_sse: bool,
+    /// Auth methods offered: (id, name, description).
+    pub auth_methods: Vec<(String, String, String)>,
+}
+
+/// The editor-facing operations of the adapter. `crate::session::Sessions` implements it; the ACP
+/// layer calls it from tasks it spawns, never from inside the SDK's dispatch loop.
+#[async_trait]
+pub trait AgentCore: Send + Sync + 'static {
+    fn features(&self) -> AgentFeatures;
+    async fn authenticate(&self, method_id: &str) -> Result<(), AgentError>;
+    async fn new_session(&self, req: NewSession) -> Result<SessionOpened, AgentError>;
+    async fn load_session(
+        &self,
+        session_id: &str,
+        req: NewSession,
+    ) -> Result<SessionOpened, AgentError>;
+    async fn resume_session(
+        &self,
+        session_id: &str,
+        req: NewSession,
+    ) -> Result<SessionOpened, AgentError>;
+    async fn fork_session(
+        &self,
+        session_id: &str,
+        req: NewSession,
+    ) -> Result<SessionOpened, AgentError>;
+    async fn list_sessions(
+        &self,
+        cwd: Option<PathBuf>,
+        cursor: Option<String>,
+    ) -> Result<SessionPage, AgentError>;
+    async fn close_session(&self, session_id: &str) -> Result<(), AgentError>;
+    async fn prompt(
+        &self,
+        session_id: &str,
+        blocks: Vec<PromptBlock>,
+    ) -> Result<StopReason, AgentError>;
+    /// `session/cancel`: a notification, so it returns nothing; it must not block.
+    fn cancel(&self, session_id: &str);
+    async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), AgentError>;
+    async fn set_config_option(
+        &self,
+        session_id: &str,
+        config_id: &str,
+        value: &str,
+    ) -> Result<Vec<ConfigOption>, AgentError>;
+    /// The editor went away: end every session and its claude.
+    async fn shutdown(&self);
+}

@@ -1,0 +1,62 @@
+//! How this adapter process was configured: where claude is and how sessions start it.
+
+use std::path::PathBuf;
+
+use crate::claude::locate::ClaudeCommand;
+
+/// How claude asks for permission (see the README's "Permissions" section).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PermissionTransport {
+    /// Start on the stdio control channel; switch to MCP if it breaks.
+    #[default]
+    Auto,
+    Stdio,
+    Mcp,
+}
+
+impl std::str::FromStr for PermissionTransport {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "stdio" => Ok(Self::Stdio),
+            "mcp" => Ok(Self::Mcp),
+            other => Err(format!(
+                "unknown permission transport `{other}` (expected auto, stdio or mcp)"
+            )),
+        }
+    }
+}
+
+/// Settings shared by every session of this adapter process.
+#[derive(Debug, Clone)]
+pub struct AdapterConfig {
+    /// The claude to run, or why none was found (reported at the first `session/new`).
+    pub claude: Result<ClaudeCommand, String>,
+    pub permission_transport: PermissionTransport,
+    /// Where claude keeps its transcripts (`CLAUDE_CONFIG_DIR` or `~/.claude`).
+    pub claude_config_dir: Option<PathBuf>,
+    /// Whether claude accepts bypassPermissions here (not as root unless IS_SANDBOX is set).
+    pub allow_bypass_permissions: bool,
+}
+
+impl AdapterConfig {
+    /// Reads what depends on the environment of this process.
+    pub fn from_env(
+        claude: Result<ClaudeCommand, String>,
+        permission_transport: PermissionTransport,
+    ) -> Self {
+        let claude_config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")));
+        // SAFETY: geteuid has no preconditions.
+        let is_root = unsafe { libc::geteuid() } == 0;
+        let allow_bypass_permissions = !is_root || std::env::var_os("IS_SANDBOX").is_some();
+        Self {
+            claude,
+            permission_transport,
+            claude_config_dir,
+            allow_bypass_permissions,
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The command line a session starts claude with.
+
+use std::path::Path;
+
+use crate::claude::locate::ClaudeCommand;
+use crate::claude::process::SpawnOptions;
+
+/// How this start relates to claude's stored conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    /// A new conversation whose id is the ACP session id.
+    New,
+    /// Continue the stored conversation with this id.
+    Resume,
+    /// A new conversation branched from `from`.
+    Fork { from: String },
+}
+
+/// Extra flags that depend on the session (editor MCP servers, client `_meta` options).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionFlags {
+    pub extra_args: Vec<String>,
+    pub extra_env: Vec<(String, String)>,
+}
+
+pub fn options(
+    command: &ClaudeCommand,
+    cwd: &Path,
+    session_id: &str,
+    start: &Start,
+    flags: &SessionFlags,
+) -> SpawnOptions {
+    let mut args: Vec<String> = [
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--include-partial-messages",
+        "--permission-prompt-tool",
+        "stdio",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    match start {
+        Start::New => args.extend(["--session-id".into(), session_id.into()]),
+        Start::Resume => args.extend(["--resume".into(), session_id.into()]),
+        Start::Fork { from } => args.extend([
+            "--resume".into(),
+            from.clone(),
+            "--fork-session".into(),
+            "--session-id".into(),
+            session_id.into(),
+        ]),
+    }
+    args.extend(flags.extra_args.iter().cloned());
+    SpawnOptions {
+        command: command.clone(),
+        cwd: cwd.to_path_buf(),
+        args,
+        extra_env: flags.extra_env.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmd() -> ClaudeCommand {
+        ClaudeCommand {
+            program: "claude".into(),
+            prefix_args: vec![],
+        }
+    }
+
+    #[test]
+    fn a_new_session_passes_its_id_and_the_stdio_permission_tool() {
+        let o = options(
+            &cmd(),
+            Path::new("/w"),
+            "abc",
+            &Start::New,
+            &SessionFlags::default(),
+        );
+        let line = o.args.join(" ");
+        assert!(line.contains("--permission-prompt-tool stdio"), "{line}");
+        assert!(line.contains("--include-partial-messages"));
+        assert!(line.ends_with("--session-id abc"));
+    }
+
+    #[test]
+    fn a_respawn_resumes_the_same_conversation() {
+        let o = options(
+            &cmd(),
+            Path::new("/w"),
+            "abc",
+            &Start::Resume,
+            &SessionFlags::default(),
+        );
+        assert!(o.args.join(" ").ends_with("--resume abc"));
+    }
+}
