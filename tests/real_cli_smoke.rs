@@ -143,3 +143,67 @@ async fn an_unscripted_prompt_gets_the_visible_default_answer() {
     assert_eq!(mock.requests()[0].matched_rule, None);
     claude.finish(STEP).await;
 }
+
+#[tokio::test]
+async fn an_interrupt_mid_stream_ends_the_turn_and_the_next_prompt_works() {
+    let mock = MockApi::start(vec![
+        Rule::on_prompt(
+            "long story",
+            Reply::text("Once upon a time there was a mock that never finished.")
+                .chunk_chars(4)
+                .stall_after(6),
+        ),
+        Rule::on_prompt("hello again", Reply::text("Hi again.")),
+    ]);
+    let env = ClaudeEnv::new(&mock);
+    let mut claude = spawn_claude(&env);
+
+    claude.send_user_text("tell me a long story").await;
+    claude
+        .read_until("first text delta", STEP, |m| {
+            m["event"]["delta"]["type"] == "text_delta"
+        })
+        .await;
+    claude
+        .send(
+            &json!({"type": "control_request", "request_id": "test_interrupt",
+                      "request": {"subtype": "interrupt"}}),
+        )
+        .await;
+    let interrupted = claude.read_until("result", STEP, is_result).await;
+    claude.send_user_text("hello again").await;
+    let next = claude.read_until("result", STEP, is_result).await;
+
+    assert_eq!(
+        interrupted["subtype"], "error_during_execution",
+        "{interrupted}"
+    );
+    assert_eq!(next["subtype"], "success", "{next}");
+    assert_eq!(next["result"], "Hi again.");
+    assert_eq!(mock.requests().len(), 2);
+    claude.finish(STEP).await;
+}
+
+#[tokio::test]
+async fn an_api_error_ends_the_turn_with_an_error_result_without_retries() {
+    let mock = MockApi::start(vec![Rule::always(Reply::overloaded())]);
+    let env = ClaudeEnv::new(&mock);
+    let mut claude = spawn_claude(&env);
+
+    claude.send_user_text("anything").await;
+    let result = claude.read_until("result", STEP, is_result).await;
+
+    // claude 2.1.332 reports it as subtype "success" with is_error and the API status.
+    assert_eq!(result["is_error"], true, "{result}");
+    assert_eq!(result["api_error_status"], 529, "{result}");
+    assert!(
+        result["result"].as_str().unwrap().contains("Overloaded"),
+        "{result}"
+    );
+    assert_eq!(
+        mock.requests().len(),
+        1,
+        "x-should-retry: false must stop retries"
+    );
+    claude.finish(STEP).await;
+}
