@@ -1,0 +1,2 @@
+pub mod acp_client;
+pub mod procs;
