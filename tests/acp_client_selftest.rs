@@ -133,7 +133,10 @@ async fn stderr_and_non_json_stdout_are_kept_apart_from_the_transcript() {
     client.prompt(&session, "garbage").await.unwrap();
     assert!(client.stderr_text().contains("fake agent diagnostic line"));
     assert!(client.diagnostics().contains("fake agent diagnostic line"));
-    assert_eq!(client.invalid_lines(), ["this is not json"]);
+    assert_eq!(
+        client.invalid_lines(),
+        ["this is not json", "\u{fffd}\u{fffd} not utf-8"]
+    );
     // initialize, session/new and two prompt responses.
     assert_eq!(client.transcript().len(), 4, "{:?}", client.transcript());
 }

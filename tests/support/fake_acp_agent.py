@@ -5,7 +5,7 @@ It answers initialize and session/new, and plays a scripted turn chosen by the p
   default     announce a Write tool call, ask permission, then stream text (or stop if cancelled)
   fail        answer the prompt with a JSON-RPC error
   stderr      write a line to stderr, then end the turn
-  garbage     print a non-JSON line on stdout, then end the turn
+  garbage     print a non-JSON line and a non-UTF-8 line on stdout, then end the turn
   fs          ask the client fs/read_text_file and report the error code it got
   exit        exit with status 3 without answering
 It exits when stdin closes.
@@ -53,6 +53,8 @@ for line in sys.stdin:
         elif text == "garbage":
             sys.stdout.write("this is not json\n")
             sys.stdout.flush()
+            sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
+            sys.stdout.buffer.flush()
             send({"id": message["id"], "result": {"stopReason": "end_turn"}})
         elif text == "fs":
             turn = {"id": message["id"], "session": session, "cancelled": False}

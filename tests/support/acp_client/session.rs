@@ -73,7 +73,8 @@ impl AcpClient {
         }
     }
 
-    /// `session/prompt` with one text block; the updates it streams are recorded meanwhile.
+    /// `session/prompt` with one text block. Lines are handled in arrival order, so when this
+    /// returns every update the adapter sent before its response is already recorded.
     pub async fn prompt(&self, session: &str, text: &str) -> Result<Value, RpcError> {
         self.prompt_blocks(session, vec![json!({"type": "text", "text": text})])
             .await

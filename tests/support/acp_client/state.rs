@@ -144,8 +144,14 @@ pub(super) async fn write_line(
 
 /// Reads the adapter's stdout until EOF, recording and dispatching every line.
 pub(super) async fn read_loop(shared: Arc<Shared>, writer: Arc<Writer>, stdout: ChildStdout) {
-    let mut lines = BufReader::new(stdout).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
+    let mut stdout = BufReader::new(stdout);
+    let mut bytes = Vec::new();
+    // Bytes, not `lines()`: a line of invalid UTF-8 is a finding to record, not the end of input.
+    while matches!(stdout.read_until(b'\n', &mut bytes).await, Ok(1..)) {
+        let line = String::from_utf8_lossy(&bytes)
+            .trim_end_matches(['\n', '\r'])
+            .to_owned();
+        bytes.clear();
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             shared.lock().invalid_lines.push(line);
             shared.bump();
