@@ -1,10 +1,13 @@
-//! Shared test support for integration tests (`mod support;`): a scripted mock Anthropic API, the pinned
-//! real claude CLI with an isolated per-test environment, and a driver for claude's stream-json stdio.
+//! Shared test support for integration tests (`mod support;`): a scripted ACP client that drives the
+//! built binary, process-table helpers, a scripted mock Anthropic API, the pinned real claude CLI with
+//! an isolated per-test environment, and a driver for claude's stream-json stdio.
 
 // Each test crate uses only part of the support code.
 #![allow(dead_code, unused_imports)]
 
+pub mod acp_client;
 pub mod mock_api;
 pub mod netns;
+pub mod procs;
 pub mod real_cli;
 pub mod stream_json;

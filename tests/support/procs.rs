@@ -1,0 +1,94 @@
+//! Process-table checks read from /proc: which processes a test's adapter left behind.
+//!
+//! Linux only, like the adapter's process-hygiene guarantees they check.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// Every live process: pid -> parent pid.
+fn parent_map() -> HashMap<u32, u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return HashMap::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| Some((pid, stat(pid)?.1)))
+        .collect()
+}
+
+/// `(state, ppid)` from /proc/<pid>/stat; `None` once the process is gone.
+fn stat(pid: u32) -> Option<(char, u32)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name sits in parentheses and may itself contain spaces or ')'.
+    let after_name = &text[text.rfind(')')? + 1..];
+    let mut fields = after_name.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    Some((state, ppid))
+}
+
+/// The process state letter (`R`, `S`, `Z`...), `None` once the process is gone.
+pub fn state(pid: u32) -> Option<char> {
+    stat(pid).map(|(state, _)| state)
+}
+
+/// All descendants of `pid` (children, grandchildren...), found through parent links.
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let parents = parent_map();
+    let mut found = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(parent) = frontier.pop() {
+        for (&child, &child_parent) in &parents {
+            if child_parent == parent && child != pid && !found.contains(&child) {
+                found.push(child);
+                frontier.push(child);
+            }
+        }
+    }
+    found.sort_unstable();
+    found
+}
+
+/// The command line of `pid` with arguments joined by spaces; `None` once the process is gone.
+pub fn cmdline(pid: u32) -> Option<String> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let args: Vec<String> = raw
+        .split(|b| *b == 0)
+        .filter(|arg| !arg.is_empty())
+        .map(|arg| String::from_utf8_lossy(arg).into_owned())
+        .collect();
+    Some(args.join(" "))
+}
+
+/// Live processes (not this test process) whose command line contains `needle`. Use a needle
+/// unique to the test, such as its temporary directory, since tests run in parallel.
+pub fn pids_with_cmdline_containing(needle: &str) -> Vec<u32> {
+    let own = std::process::id();
+    let mut pids: Vec<u32> = parent_map()
+        .into_keys()
+        .filter(|&pid| pid != own && is_alive(pid))
+        .filter(|&pid| cmdline(pid).is_some_and(|line| line.contains(needle)))
+        .collect();
+    pids.sort_unstable();
+    pids
+}
+
+/// Whether `pid` is running; a zombie (exited, not yet reaped) counts as gone.
+pub fn is_alive(pid: u32) -> bool {
+    matches!(state(pid), Some(state) if state != 'Z' && state != 'X')
+}
+
+/// Polls until none of `pids` is alive; `false` if some still are after `timeout`.
+pub async fn wait_until_gone(pids: &[u32], timeout: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if !pids.iter().any(|&pid| is_alive(pid)) {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}

@@ -1,0 +1,162 @@
+// Drives claude-acp with the official TypeScript ACP client library, as an editor built on it
+// would: initialize, open a session, prompt, allow the permission the agent asks for, and check
+// what the user would see (streamed text, a tool call card, the stop reason).
+//
+// Usage: node client.mjs [path/to/claude-acp]    (or env CLAUDE_ACP_BIN)
+// Env:   CLAUDE_PATH       the claude executable passed to claude-acp as --claude-path (required)
+//        ACP_SESSION_CWD   the session's working directory (default: a fresh temporary directory)
+//        ACP_PROMPT        the prompt text (default: "Please create hello.txt")
+//        ACP_TIMEOUT_MS    overall time limit (default 60000)
+// Exits 0 when every check passes; otherwise prints why on stderr and exits 1.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+
+const adapterArg = process.argv[2] ?? process.env.CLAUDE_ACP_BIN;
+const claudePath = process.env.CLAUDE_PATH;
+const cwd = process.env.ACP_SESSION_CWD ?? mkdtempSync(join(tmpdir(), "ts-client-"));
+const promptText = process.env.ACP_PROMPT ?? "Please create hello.txt";
+const timeoutMs = Number(process.env.ACP_TIMEOUT_MS ?? 60000);
+
+function fail(message) {
+  process.stderr.write(`ts-client: FAIL: ${message}\n`);
+  process.exit(1);
+}
+
+if (!adapterArg) fail("no claude-acp path: pass it as the first argument or set CLAUDE_ACP_BIN");
+// The adapter runs in the session directory, so a relative path must be resolved here.
+const adapterPath = resolve(adapterArg);
+if (!claudePath) fail("CLAUDE_PATH is not set (the claude executable for --claude-path)");
+
+// The library reports messages it could not validate or handle on console.error and carries on;
+// an editor would silently lose them, so here each one is a failure.
+const libraryComplaints = [];
+const consoleError = console.error.bind(console);
+console.error = (...args) => {
+  libraryComplaints.push(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+  consoleError(...args);
+};
+
+const adapter = spawn(adapterPath, ["--claude-path", claudePath], {
+  cwd,
+  stdio: ["pipe", "pipe", "inherit"],
+});
+adapter.on("error", (error) => fail(`cannot start ${adapterPath}: ${error.message}`));
+const exited = new Promise((resolve) => adapter.on("exit", (code, signal) => resolve({ code, signal })));
+
+const timer = setTimeout(() => {
+  adapter.kill("SIGKILL");
+  fail(`no result within ${timeoutMs} ms`);
+}, timeoutMs);
+
+const permissionRequests = [];
+const app = acp.client({ name: "claude-acp-ts-client-test" }).onRequest(
+  acp.methods.client.session.requestPermission,
+  ({ params }) => {
+    permissionRequests.push(params);
+    const allow = params.options.find((option) => option.kind === "allow_once");
+    if (!allow) {
+      return { outcome: { outcome: "cancelled" } };
+    }
+    return { outcome: { outcome: "selected", optionId: allow.optionId } };
+  },
+);
+
+// The library answers a non-JSON line with a parse error and goes on; stdout of the agent must be
+// the protocol only, so such lines are recorded on the way in.
+const nonJsonLines = [];
+let partialLine = "";
+const decoder = new TextDecoder();
+const lineCheck = new TransformStream({
+  transform(chunk, controller) {
+    const lines = (partialLine + decoder.decode(chunk, { stream: true })).split("\n");
+    partialLine = lines.pop();
+    for (const line of lines) {
+      try {
+        if (line.trim()) JSON.parse(line);
+      } catch {
+        nonJsonLines.push(line);
+      }
+    }
+    controller.enqueue(chunk);
+  },
+});
+const stream = acp.ndJsonStream(
+  Writable.toWeb(adapter.stdin),
+  Readable.toWeb(adapter.stdout).pipeThrough(lineCheck),
+);
+
+const { init, updates, response, sessionId } = await app
+  .connectWith(stream, async (ctx) => {
+    const init = await ctx.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: "claude-acp-ts-client-test", version: "0.0.0" },
+    });
+    const session = await ctx.buildSession(cwd).start();
+    const turn = session.prompt(promptText);
+    const updates = [];
+    for (;;) {
+      const message = await session.nextUpdate();
+      if (message.kind === "stop") break;
+      updates.push(message.update);
+    }
+    return { init, updates, response: await turn, sessionId: session.sessionId };
+  })
+  .catch(async (error) => {
+    const gone = await Promise.race([exited, new Promise((r) => setTimeout(() => r(null), 500))]);
+    const state = gone ? `claude-acp exited (code ${gone.code}, signal ${gone.signal})` : "claude-acp still running";
+    fail(`ACP exchange failed; ${state}: ${error?.stack ?? JSON.stringify(error)}`);
+  });
+
+const problems = [];
+const check = (ok, what) => {
+  if (!ok) problems.push(what);
+};
+
+check(init.protocolVersion === 1, `initialize answered protocolVersion ${init.protocolVersion}, want 1`);
+check(typeof sessionId === "string" && sessionId.length > 0, "session/new gave no session id");
+check(response.stopReason === "end_turn", `stop reason ${JSON.stringify(response.stopReason)}, want "end_turn"`);
+
+const text = updates
+  .filter((u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text")
+  .map((u) => u.content.text)
+  .join("");
+check(text.trim().length > 0, "no agent_message_chunk text was streamed");
+
+const toolCalls = updates.filter((u) => u.sessionUpdate === "tool_call");
+check(toolCalls.length > 0, "no tool_call update was streamed");
+
+check(permissionRequests.length === 1, `${permissionRequests.length} permission requests, want 1`);
+for (const asked of permissionRequests) {
+  const id = asked.toolCall.toolCallId;
+  check(asked.sessionId === sessionId, `permission request for session ${asked.sessionId}, want ${sessionId}`);
+  check(
+    toolCalls.some((call) => call.toolCallId === id),
+    `permission asked for tool call ${id}, which no tool_call update announced`,
+  );
+}
+check(nonJsonLines.length === 0, `claude-acp printed non-JSON on stdout: ${JSON.stringify(nonJsonLines)}`);
+check(libraryComplaints.length === 0, `the ACP library reported: ${libraryComplaints.join(" | ")}`);
+
+// An editor closes the agent's stdin when it is done; the agent must then exit by itself.
+adapter.stdin.end();
+const exitWait = new Promise((resolve) => setTimeout(() => resolve(null), 10000));
+const exit = await Promise.race([exited, exitWait]);
+if (exit === null) {
+  adapter.kill("SIGKILL");
+  check(false, "claude-acp was still running 10 s after its stdin closed");
+}
+clearTimeout(timer);
+
+if (problems.length > 0) {
+  fail(`${problems.join("\n  ")}\nupdates seen: ${JSON.stringify(updates)}`);
+}
+process.stdout.write(
+  `ts-client: ok: ${updates.length} updates, ${toolCalls.length} tool call(s), text ${JSON.stringify(text)}\n`,
+);
+process.exit(0);

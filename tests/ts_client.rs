@@ -1,0 +1,138 @@
+//! Runs an editor built on the official TypeScript ACP client library (`tests/ts-client`)
+//! against the built claude-acp, with the replay stand-in playing claude: proves that what the
+//! adapter sends passes the library's own validation and gives the user text, a tool call and a
+//! clean end of turn.
+//!
+//! Needs Node.js and npm; when either is missing the test fails and says so (it is not skipped).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+use tokio::process::Command;
+
+const ADAPTER: &str = env!("CARGO_BIN_EXE_claude-acp");
+const FIXTURE: &str = "fixtures/standin/write_allow.jsonl";
+
+fn repo_path(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+async fn run(command: &mut Command, what: &str, timeout: Duration) -> Output {
+    command.kill_on_drop(true);
+    let running = command.output();
+    match tokio::time::timeout(timeout, running).await {
+        Ok(Ok(output)) => output,
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => panic!(
+            "{what}: program not found. This test needs Node.js (>= 20) and npm on PATH to run the \
+             official TypeScript ACP client in tests/ts-client; install them (e.g. apt-get install \
+             nodejs npm)."
+        ),
+        Ok(Err(e)) => panic!("{what}: cannot run: {e}"),
+        Err(_) => panic!("{what}: still running after {timeout:?}"),
+    }
+}
+
+fn show(output: &Output) -> String {
+    format!(
+        "status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Installs the locked client library (`npm ci`) unless it is already there.
+async fn ensure_client_library(client_dir: &Path) {
+    let node = run(
+        Command::new("node").arg("--version"),
+        "node --version",
+        Duration::from_secs(30),
+    )
+    .await;
+    assert!(
+        node.status.success(),
+        "node --version failed\n{}",
+        show(&node)
+    );
+    if client_dir
+        .join("node_modules/@agentclientprotocol/sdk/package.json")
+        .is_file()
+    {
+        return;
+    }
+    let mut npm_ci = Command::new("npm");
+    npm_ci
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(client_dir);
+    let installed = run(
+        &mut npm_ci,
+        "npm ci in tests/ts-client",
+        Duration::from_secs(300),
+    )
+    .await;
+    assert!(
+        installed.status.success(),
+        "npm ci in {} failed (it needs the npm registry on first run)\n{}",
+        client_dir.display(),
+        show(&installed)
+    );
+}
+
+/// A `claude` executable that runs the stand-in with `script`, passing claude's arguments on.
+fn write_claude_standin(dir: &Path, script: &Path) -> PathBuf {
+    let quote = |path: &Path| format!("'{}'", path.display().to_string().replace('\'', r"'\''"));
+    let wrapper = dir.join("claude");
+    let body = format!(
+        "#!/bin/sh\nexec {} standin --script {} \"$@\"\n",
+        quote(Path::new(ADAPTER)),
+        quote(script)
+    );
+    std::fs::write(&wrapper, body).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    wrapper
+}
+
+#[tokio::test]
+async fn official_typescript_client_gets_text_a_tool_call_and_end_turn() {
+    let client_dir = repo_path("tests/ts-client");
+    let fixture = repo_path(FIXTURE);
+    assert!(
+        fixture.is_file(),
+        "missing stand-in script {} (written with the stand-in)",
+        fixture.display()
+    );
+    ensure_client_library(&client_dir).await;
+
+    let scratch = tempfile::tempdir().unwrap();
+    let bin_dir = scratch.path().join("bin");
+    let home = scratch.path().join("home");
+    let workspace = scratch.path().join("workspace");
+    for dir in [&bin_dir, &home, &workspace] {
+        std::fs::create_dir(dir).unwrap();
+    }
+    let claude = write_claude_standin(&bin_dir, &fixture);
+
+    let mut node = Command::new("node");
+    node.arg("client.mjs")
+        .arg(ADAPTER)
+        .current_dir(&client_dir)
+        .env("CLAUDE_PATH", &claude)
+        .env("ACP_SESSION_CWD", &workspace)
+        .env("ACP_TIMEOUT_MS", "60000")
+        // Keep the adapter and the stand-in away from the developer's own ~/.claude.
+        .env("HOME", &home);
+    let output = run(&mut node, "node client.mjs", Duration::from_secs(120)).await;
+    assert!(
+        output.status.success(),
+        "the TypeScript ACP client reported a failure\n{}",
+        show(&output)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("ts-client: ok"),
+        "client exited 0 without its ok line\n{}",
+        show(&output)
+    );
+}
