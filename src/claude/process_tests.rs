@@ -1,0 +1,374 @@
+//! Tests that spawn real (small) child processes in place of claude.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::wire::{ClaudeMessage, ContentBlock, OutboundControl};
+use super::*;
+
+const EVENT_WAIT: Duration = Duration::from_secs(5);
+
+fn program(program: &str, flag: &str, script: &str) -> SpawnOptions {
+    SpawnOptions {
+        command: ClaudeCommand {
+            program: program.into(),
+            prefix_args: vec![flag.into(), script.into()],
+        },
+        cwd: std::env::temp_dir(),
+        args: vec![],
+        extra_env: vec![],
+    }
+}
+
+fn sh(script: &str) -> SpawnOptions {
+    program("sh", "-c", script)
+}
+
+fn python(script: &str) -> SpawnOptions {
+    program("python3", "-c", script)
+}
+
+/// Every message, then the one exit; checks nothing follows the exit.
+async fn until_exit(events: &mut UnboundedReceiver<ClaudeEvent>) -> (Vec<ClaudeMessage>, ExitInfo) {
+    let mut messages = Vec::new();
+    loop {
+        match tokio::time::timeout(EVENT_WAIT, events.recv())
+            .await
+            .expect("an event in time")
+        {
+            Some(ClaudeEvent::Message(m)) => messages.push(m),
+            Some(ClaudeEvent::Exited(info)) => {
+                let after = tokio::time::timeout(EVENT_WAIT, events.recv())
+                    .await
+                    .expect("the channel closes");
+                assert_eq!(after, None, "nothing after Exited");
+                return (messages, info);
+            }
+            None => panic!("channel closed without Exited"),
+        }
+    }
+}
+
+async fn next_message(events: &mut UnboundedReceiver<ClaudeEvent>) -> ClaudeMessage {
+    match tokio::time::timeout(EVENT_WAIT, events.recv())
+        .await
+        .expect("an event in time")
+    {
+        Some(ClaudeEvent::Message(m)) => m,
+        other => panic!("expected a message, got {other:?}"),
+    }
+}
+
+fn system_field(message: &ClaudeMessage, key: &str) -> Value {
+    let ClaudeMessage::System(s) = message else {
+        panic!("not a system message: {message:?}")
+    };
+    s.rest.get(key).cloned().unwrap_or(Value::Null)
+}
+
+/// Dead means gone from /proc, or a zombie nobody reaped yet (pid 1 in a container may not reap).
+fn is_dead(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+async fn wait_dead(pid: u32) -> bool {
+    for _ in 0..100 {
+        if is_dead(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+/// A child that starts `sleep 1000` in the background, reports its pid, and waits.
+const WITH_GRANDCHILD: &str =
+    r#"sleep 1000 & echo "{\"type\":\"system\",\"subtype\":\"child\",\"pid\":$!}"; wait"#;
+
+#[tokio::test]
+async fn messages_arrive_in_order_then_one_exit_with_code_and_stderr() {
+    let (_process, _handle, mut events) = ClaudeProcess::spawn(sh(r#"
+        echo '{"type":"system","subtype":"init","session_id":"s1"}'
+        echo 'garbage that is not json'
+        echo '{"type":"some_future_type"}'
+        echo '{"type":"result","subtype":"success","result":"done"}'
+        echo 'Error: sk-ant-api03-TOPSECRET is invalid' >&2
+        exit 3
+    "#))
+    .unwrap();
+    let (messages, exit) = until_exit(&mut events).await;
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(matches!(&messages[0], ClaudeMessage::System(s) if s.subtype == "init"));
+    assert!(
+        matches!(&messages[1], ClaudeMessage::Result(r) if r.result.as_deref() == Some("done"))
+    );
+    assert_eq!(exit.status, "exit code 3");
+    assert_eq!(exit.code, Some(3));
+    assert_eq!(exit.stderr_tail, "Error: sk-ant-[REDACTED] is invalid\n");
+}
+
+#[tokio::test]
+async fn a_20_mib_line_arrives_whole() {
+    let (_process, _handle, mut events) = ClaudeProcess::spawn(python(
+        r#"
+import json, sys
+text = "x" * (20 << 20)
+sys.stdout.write(json.dumps({"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}) + "\n")
+sys.stdout.write('{"type":"result","subtype":"success"}\n')
+"#,
+    ))
+    .unwrap();
+    let (messages, exit) = until_exit(&mut events).await;
+    let ClaudeMessage::Assistant(a) = &messages[0] else {
+        panic!("{:?}", messages[0])
+    };
+    let ContentBlock::Text { text } = &a.message.content[0] else {
+        panic!()
+    };
+    assert_eq!(text.len(), 20 << 20);
+    assert!(matches!(messages[1], ClaudeMessage::Result(_)));
+    assert_eq!(exit.code, Some(0));
+}
+
+#[tokio::test]
+async fn kill_takes_down_claudes_children_too() {
+    let (process, _handle, mut events) = ClaudeProcess::spawn(sh(WITH_GRANDCHILD)).unwrap();
+    let grandchild = system_field(&next_message(&mut events).await, "pid")
+        .as_u64()
+        .unwrap() as u32;
+    assert!(!is_dead(grandchild), "the grandchild runs before the kill");
+    process.kill();
+    let (_, exit) = until_exit(&mut events).await;
+    assert_eq!(exit.status, "killed by signal 9");
+    assert_eq!(exit.code, None);
+    assert!(
+        wait_dead(grandchild).await,
+        "grandchild {grandchild} survived"
+    );
+    assert!(
+        !group::is_live(process.pid() as i32),
+        "a reaped group leaves the registry"
+    );
+    process.kill(); // again, after reaping: a no-op
+}
+
+#[tokio::test]
+async fn dropping_the_process_leaves_no_orphans() {
+    let (process, _handle, mut events) = ClaudeProcess::spawn(sh(WITH_GRANDCHILD)).unwrap();
+    let grandchild = system_field(&next_message(&mut events).await, "pid")
+        .as_u64()
+        .unwrap() as u32;
+    let pid = process.pid();
+    drop(process);
+    let (_, exit) = until_exit(&mut events).await;
+    assert_eq!(exit.status, "killed by signal 9");
+    assert!(wait_dead(pid).await && wait_dead(grandchild).await);
+}
+
+#[tokio::test]
+async fn a_child_killed_by_someone_else_is_reported_and_kill_still_works() {
+    let (process, _handle, mut events) = ClaudeProcess::spawn(sh("exec sleep 1000")).unwrap();
+    // SAFETY: signals our own child.
+    assert_eq!(
+        unsafe { libc::kill(process.pid() as i32, libc::SIGTERM) },
+        0
+    );
+    let (_, exit) = until_exit(&mut events).await;
+    assert_eq!(exit.status, format!("killed by signal {}", libc::SIGTERM));
+    process.kill();
+    process.kill();
+}
+
+/// Answers control requests: two at a time and in reverse order (so correlation, not order, must
+/// match them up), `set_model` with an error, `interrupt` never. Also answers an id nobody asked.
+const CONTROL_PEER: &str = r#"
+import json, sys
+print(json.dumps({"type": "control_response", "response": {"subtype": "success", "request_id": "nobody", "response": {}}}), flush=True)
+held = []
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("type") != "control_request" or m["request"]["subtype"] == "interrupt":
+        continue
+    held.append(m)
+    if len(held) < 2:
+        continue
+    for m in reversed(held):
+        rid, req = m["request_id"], m["request"]
+        if req["subtype"] == "set_model":
+            out = {"subtype": "error", "request_id": rid, "error": "no such model: " + req["model"]}
+        else:
+            out = {"subtype": "success", "request_id": rid, "response": {"mode": req.get("mode")}}
+        print(json.dumps({"type": "control_response", "response": out}), flush=True)
+    print(json.dumps({"type": "system", "subtype": "answered"}), flush=True)
+    held = []
+"#;
+
+#[tokio::test]
+async fn requests_get_their_own_answers_and_unanswered_ones_time_out() {
+    let (_process, handle, mut events) = ClaudeProcess::spawn(python(CONTROL_PEER)).unwrap();
+    let wait = Duration::from_secs(5);
+    let (mode, model) = tokio::join!(
+        handle.request(
+            OutboundControl::SetPermissionMode {
+                mode: "plan".into()
+            },
+            wait
+        ),
+        handle.request(
+            OutboundControl::SetModel {
+                model: Some("opus-9".into())
+            },
+            wait
+        ),
+    );
+    assert_eq!(mode.unwrap(), json!({"mode": "plan"}));
+    assert!(
+        matches!(model, Err(ClaudeError::ControlError(ref m)) if m == "no such model: opus-9"),
+        "{model:?}"
+    );
+    // Control responses are not forwarded; other lines are.
+    assert!(
+        matches!(next_message(&mut events).await, ClaudeMessage::System(s) if s.subtype == "answered")
+    );
+
+    let err = handle
+        .request(OutboundControl::Interrupt, Duration::from_millis(200))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ClaudeError::Timeout { ref request, .. } if request == "interrupt"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn pending_and_later_requests_fail_when_claude_exits() {
+    let (_process, handle, mut events) = ClaudeProcess::spawn(python(
+        "import sys; sys.stdin.readline(); sys.stderr.write('fatal: bad flag\\n'); sys.exit(2)",
+    ))
+    .unwrap();
+    let err = handle
+        .request(OutboundControl::Interrupt, Duration::from_secs(5))
+        .await
+        .unwrap_err();
+    let ClaudeError::Exited {
+        status,
+        stderr_tail,
+    } = &err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(status, "exit code 2");
+    assert_eq!(stderr_tail, "fatal: bad flag\n");
+    let (_, exit) = until_exit(&mut events).await;
+    assert_eq!(exit.code, Some(2));
+    let later = handle
+        .request(OutboundControl::Interrupt, Duration::from_secs(5))
+        .await
+        .unwrap_err();
+    assert!(matches!(later, ClaudeError::Exited { .. }), "{later}");
+    let send = handle.respond_success("r", json!({})).await.unwrap_err();
+    assert!(matches!(send, ClaudeError::Exited { .. }), "{send}");
+}
+
+#[tokio::test]
+async fn shutdown_closes_stdin_first_and_kills_only_if_claude_lingers() {
+    let (mut polite, _h, _events) = ClaudeProcess::spawn(sh("cat >/dev/null; exit 0")).unwrap();
+    let exit = polite.shutdown(Duration::from_secs(2)).await;
+    assert_eq!(exit.code, Some(0));
+
+    let (mut stubborn, _h, _events) = ClaudeProcess::spawn(sh("exec sleep 1000")).unwrap();
+    let exit = stubborn.shutdown(Duration::from_millis(100)).await;
+    assert_eq!(exit.status, "killed by signal 9");
+    assert_eq!(stubborn.exit_info(), Some(exit));
+}
+
+#[tokio::test]
+async fn cwd_extra_env_and_the_adapters_env_reach_claude() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = sh(
+        r#"printf '{"type":"system","subtype":"env","foo":"%s","home":"%s","cwd":"%s"}\n' "$FOO" "$HOME" "$(pwd -P)""#,
+    );
+    opts.cwd = dir.path().to_path_buf();
+    opts.extra_env = vec![("FOO".into(), "bar".into())];
+    let (_process, _handle, mut events) = ClaudeProcess::spawn(opts).unwrap();
+    let m = next_message(&mut events).await;
+    assert_eq!(system_field(&m, "foo"), "bar");
+    assert_eq!(
+        system_field(&m, "home"),
+        std::env::var("HOME").unwrap_or_default().as_str()
+    );
+    assert_eq!(
+        system_field(&m, "cwd"),
+        dir.path().canonicalize().unwrap().to_str().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn a_missing_program_is_a_spawn_error_naming_it() {
+    let opts = program("/nonexistent/claude", "--x", "");
+    let err = ClaudeProcess::spawn(opts).err().expect("spawn fails");
+    assert!(matches!(err, ClaudeError::Spawn { .. }));
+    assert!(err.to_string().contains("/nonexistent/claude"), "{err}");
+}
+
+/// `kill_all_children` kills every claude in the process, so it runs in a child test process of its
+/// own, where it cannot hit other tests' children.
+#[test]
+fn kill_all_children_kills_every_live_claude() {
+    let run = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "claude::process_tests::kill_all_children_in_own_process",
+        ])
+        .env("CLAUDE_ACP_KILL_ALL_TEST", "1")
+        .output()
+        .unwrap();
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        run.status.success() && report.contains("1 passed"),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+#[ignore = "run by kill_all_children_kills_every_live_claude in its own process"]
+async fn kill_all_children_in_own_process() {
+    assert_eq!(
+        std::env::var("CLAUDE_ACP_KILL_ALL_TEST").as_deref(),
+        Ok("1"),
+        "run only in its own process"
+    );
+    let (_a, _ha, mut a_events) = ClaudeProcess::spawn(sh(WITH_GRANDCHILD)).unwrap();
+    let (_b, _hb, mut b_events) = ClaudeProcess::spawn(sh(WITH_GRANDCHILD)).unwrap();
+    let a_grandchild = system_field(&next_message(&mut a_events).await, "pid")
+        .as_u64()
+        .unwrap() as u32;
+    let b_grandchild = system_field(&next_message(&mut b_events).await, "pid")
+        .as_u64()
+        .unwrap() as u32;
+    assert_eq!(kill_all_children(), 2);
+    assert_eq!(
+        until_exit(&mut a_events).await.1.status,
+        "killed by signal 9"
+    );
+    assert_eq!(
+        until_exit(&mut b_events).await.1.status,
+        "killed by signal 9"
+    );
+    assert!(wait_dead(a_grandchild).await && wait_dead(b_grandchild).await);
+    assert_eq!(kill_all_children(), 0, "reaped groups are forgotten");
+}
