@@ -17,4 +17,4 @@ pub use locate::{ClaudeCommand, LocateEnv, LocateError, locate};
 pub use process::{ClaudeEvent, ClaudeProcess, ExitInfo, SpawnOptions};
 
 #[cfg(test)]
-mod process_tests;
+mod tests;

@@ -1,97 +1,8 @@
-//! Tests that spawn real (small) child processes in place of claude.
+//! The process lifecycle: output in order, one exit, kills that leave no orphans, spawn options.
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
-use tokio::sync::mpsc::UnboundedReceiver;
-
-use super::wire::{ClaudeMessage, ContentBlock, OutboundControl};
 use super::*;
-
-const EVENT_WAIT: Duration = Duration::from_secs(5);
-
-fn program(program: &str, flag: &str, script: &str) -> SpawnOptions {
-    SpawnOptions {
-        command: ClaudeCommand {
-            program: program.into(),
-            prefix_args: vec![flag.into(), script.into()],
-        },
-        cwd: std::env::temp_dir(),
-        args: vec![],
-        extra_env: vec![],
-    }
-}
-
-fn sh(script: &str) -> SpawnOptions {
-    program("sh", "-c", script)
-}
-
-fn python(script: &str) -> SpawnOptions {
-    program("python3", "-c", script)
-}
-
-/// Every message, then the one exit; checks nothing follows the exit.
-async fn until_exit(events: &mut UnboundedReceiver<ClaudeEvent>) -> (Vec<ClaudeMessage>, ExitInfo) {
-    let mut messages = Vec::new();
-    loop {
-        match tokio::time::timeout(EVENT_WAIT, events.recv())
-            .await
-            .expect("an event in time")
-        {
-            Some(ClaudeEvent::Message(m)) => messages.push(m),
-            Some(ClaudeEvent::Exited(info)) => {
-                let after = tokio::time::timeout(EVENT_WAIT, events.recv())
-                    .await
-                    .expect("the channel closes");
-                assert_eq!(after, None, "nothing after Exited");
-                return (messages, info);
-            }
-            None => panic!("channel closed without Exited"),
-        }
-    }
-}
-
-async fn next_message(events: &mut UnboundedReceiver<ClaudeEvent>) -> ClaudeMessage {
-    match tokio::time::timeout(EVENT_WAIT, events.recv())
-        .await
-        .expect("an event in time")
-    {
-        Some(ClaudeEvent::Message(m)) => m,
-        other => panic!("expected a message, got {other:?}"),
-    }
-}
-
-fn system_field(message: &ClaudeMessage, key: &str) -> Value {
-    let ClaudeMessage::System(s) = message else {
-        panic!("not a system message: {message:?}")
-    };
-    s.rest.get(key).cloned().unwrap_or(Value::Null)
-}
-
-/// Dead means gone from /proc, or a zombie nobody reaped yet (pid 1 in a container may not reap).
-fn is_dead(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
-}
-
-async fn wait_dead(pid: u32) -> bool {
-    for _ in 0..100 {
-        if is_dead(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
-}
-
-/// A child that starts `sleep 1000` in the background, reports its pid, and waits.
-const WITH_GRANDCHILD: &str =
-    r#"sleep 1000 & echo "{\"type\":\"system\",\"subtype\":\"child\",\"pid\":$!}"; wait"#;
 
 #[tokio::test]
 async fn messages_arrive_in_order_then_one_exit_with_code_and_stderr() {
@@ -187,98 +98,6 @@ async fn a_child_killed_by_someone_else_is_reported_and_kill_still_works() {
     process.kill();
 }
 
-/// Answers control requests: two at a time and in reverse order (so correlation, not order, must
-/// match them up), `set_model` with an error, `interrupt` never. Also answers an id nobody asked.
-const CONTROL_PEER: &str = r#"
-import json, sys
-print(json.dumps({"type": "control_response", "response": {"subtype": "success", "request_id": "nobody", "response": {}}}), flush=True)
-held = []
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("type") != "control_request" or m["request"]["subtype"] == "interrupt":
-        continue
-    held.append(m)
-    if len(held) < 2:
-        continue
-    for m in reversed(held):
-        rid, req = m["request_id"], m["request"]
-        if req["subtype"] == "set_model":
-            out = {"subtype": "error", "request_id": rid, "error": "no such model: " + req["model"]}
-        else:
-            out = {"subtype": "success", "request_id": rid, "response": {"mode": req.get("mode")}}
-        print(json.dumps({"type": "control_response", "response": out}), flush=True)
-    print(json.dumps({"type": "system", "subtype": "answered"}), flush=True)
-    held = []
-"#;
-
-#[tokio::test]
-async fn requests_get_their_own_answers_and_unanswered_ones_time_out() {
-    let (_process, handle, mut events) = ClaudeProcess::spawn(python(CONTROL_PEER)).unwrap();
-    let wait = Duration::from_secs(5);
-    let (mode, model) = tokio::join!(
-        handle.request(
-            OutboundControl::SetPermissionMode {
-                mode: "plan".into()
-            },
-            wait
-        ),
-        handle.request(
-            OutboundControl::SetModel {
-                model: Some("opus-9".into())
-            },
-            wait
-        ),
-    );
-    assert_eq!(mode.unwrap(), json!({"mode": "plan"}));
-    assert!(
-        matches!(model, Err(ClaudeError::ControlError(ref m)) if m == "no such model: opus-9"),
-        "{model:?}"
-    );
-    // Control responses are not forwarded; other lines are.
-    assert!(
-        matches!(next_message(&mut events).await, ClaudeMessage::System(s) if s.subtype == "answered")
-    );
-
-    let err = handle
-        .request(OutboundControl::Interrupt, Duration::from_millis(200))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, ClaudeError::Timeout { ref request, .. } if request == "interrupt"),
-        "{err}"
-    );
-}
-
-#[tokio::test]
-async fn pending_and_later_requests_fail_when_claude_exits() {
-    let (_process, handle, mut events) = ClaudeProcess::spawn(python(
-        "import sys; sys.stdin.readline(); sys.stderr.write('fatal: bad flag\\n'); sys.exit(2)",
-    ))
-    .unwrap();
-    let err = handle
-        .request(OutboundControl::Interrupt, Duration::from_secs(5))
-        .await
-        .unwrap_err();
-    let ClaudeError::Exited {
-        status,
-        stderr_tail,
-    } = &err
-    else {
-        panic!("{err}")
-    };
-    assert_eq!(status, "exit code 2");
-    assert_eq!(stderr_tail, "fatal: bad flag\n");
-    let (_, exit) = until_exit(&mut events).await;
-    assert_eq!(exit.code, Some(2));
-    let later = handle
-        .request(OutboundControl::Interrupt, Duration::from_secs(5))
-        .await
-        .unwrap_err();
-    assert!(matches!(later, ClaudeError::Exited { .. }), "{later}");
-    let send = handle.respond_success("r", json!({})).await.unwrap_err();
-    assert!(matches!(send, ClaudeError::Exited { .. }), "{send}");
-}
-
 #[tokio::test]
 async fn shutdown_closes_stdin_first_and_kills_only_if_claude_lingers() {
     let (mut polite, _h, _events) = ClaudeProcess::spawn(sh("cat >/dev/null; exit 0")).unwrap();
@@ -328,7 +147,7 @@ fn kill_all_children_kills_every_live_claude() {
         .args([
             "--ignored",
             "--exact",
-            "claude::process_tests::kill_all_children_in_own_process",
+            "claude::tests::process::kill_all_children_in_own_process",
         ])
         .env("CLAUDE_ACP_KILL_ALL_TEST", "1")
         .output()
