@@ -121,7 +121,9 @@ fn resolve_named(name: &Path, source: &str, env: &LocateEnv) -> Result<ClaudeCom
             });
     }
     if is_executable(name) {
-        return Ok(ClaudeCommand::new(name));
+        // Absolute, because claude is started in the session's cwd, not the adapter's.
+        let absolute = std::path::absolute(name).unwrap_or_else(|_| name.to_path_buf());
+        return Ok(ClaudeCommand::new(absolute));
     }
     Err(LocateError {
         looked: vec![format!("{source} {}: {}", name.display(), why_not(name))],
@@ -230,6 +232,31 @@ mod tests {
             locate_in(None, &e).unwrap().program,
             dir.path().join("bin1/claude")
         );
+    }
+
+    #[test]
+    fn a_relative_explicit_path_is_made_absolute() {
+        let dir = tempfile::tempdir().unwrap();
+        make_executable(&dir.path().join("bin1/claude"));
+        let cwd = std::env::current_dir().unwrap();
+        let relative = pathdiff(dir.path(), &cwd).join("bin1/claude");
+        let found = locate_in(Some(&relative), &env(dir.path()))
+            .unwrap()
+            .program;
+        assert!(found.is_absolute(), "{}", found.display());
+        assert_eq!(
+            found.canonicalize().unwrap(),
+            dir.path().join("bin1/claude").canonicalize().unwrap()
+        );
+    }
+
+    /// `target` relative to `base`, through `..` up to the root.
+    fn pathdiff(target: &Path, base: &Path) -> PathBuf {
+        let mut up = PathBuf::new();
+        for _ in base.components().skip(1) {
+            up.push("..");
+        }
+        up.join(target.strip_prefix("/").unwrap())
     }
 
     #[test]

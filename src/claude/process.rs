@@ -200,7 +200,7 @@ impl ClaudeProcess {
         tokio::time::timeout(KILL_REAP_WAIT, self.wait())
             .await
             .unwrap_or_else(|_| ExitInfo {
-                status: "killed by signal 9".into(),
+                status: "still running after SIGKILL".into(),
                 code: None,
                 stderr_tail: String::new(),
             })
