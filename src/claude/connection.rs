@@ -1,0 +1,276 @@
+//! `ClaudeHandle`: writing lines to claude's stdin and asking it control requests.
+//!
+//! All writes go through one writer task, so lines never interleave and a caller that gives up
+//! half-way (a cancelled future) can never leave half a line behind: claude dies on a non-JSON line.
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::control::PendingRequests;
+use super::error::ClaudeError;
+use super::process::ExitInfo;
+use super::wire::{ClaudeInput, OutboundControl};
+
+/// How long a failed write waits for claude's exit to be known, to report "claude exited (...)"
+/// with its stderr rather than a bare "broken pipe".
+const EXIT_REPORT_WAIT: Duration = Duration::from_secs(1);
+
+enum WriterCommand {
+    Line {
+        line: String,
+        written: oneshot::Sender<io::Result<()>>,
+    },
+    CloseStdin,
+}
+
+/// Talks to one claude process. Cheap to clone; all clones write through the same writer.
+#[derive(Clone)]
+pub struct ClaudeHandle {
+    writer: mpsc::UnboundedSender<WriterCommand>,
+    pending: Arc<PendingRequests>,
+    exit: watch::Receiver<Option<ExitInfo>>,
+}
+
+impl ClaudeHandle {
+    /// Starts the writer task on `stdin`.
+    pub(crate) fn start<W>(
+        stdin: W,
+        pending: Arc<PendingRequests>,
+        exit: watch::Receiver<Option<ExitInfo>>,
+    ) -> Self
+    where
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (writer, commands) = mpsc::unbounded_channel();
+        tokio::spawn(write_lines(stdin, commands));
+        ClaudeHandle {
+            writer,
+            pending,
+            exit,
+        }
+    }
+
+    /// Writes one line to claude's stdin, returning once it is written.
+    pub async fn send(&self, input: ClaudeInput) -> Result<(), ClaudeError> {
+        let (written, result) = oneshot::channel();
+        let command = WriterCommand::Line {
+            line: input.to_line(),
+            written,
+        };
+        if self.writer.send(command).is_err() {
+            return Err(self.write_failed(closed_stdin()).await);
+        }
+        match result.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => Err(self.write_failed(error).await),
+            Err(_) => Err(self.write_failed(closed_stdin()).await),
+        }
+    }
+
+    /// Sends a control request and waits up to `timeout` for claude's answer: the `response` object
+    /// of a success, `ControlError` for an error, `Exited` if claude dies first.
+    pub async fn request(
+        &self,
+        request: OutboundControl,
+        timeout: Duration,
+    ) -> Result<Value, ClaudeError> {
+        let request_id = uuid::Uuid::new_v4().to_string();
+        let name = subtype_of(&request);
+        // Registered before the line is written: claude may answer before `send` returns.
+        let mut answer = self.pending.register(&request_id)?;
+        let exchange = async {
+            self.send(ClaudeInput::ControlRequest {
+                request_id: request_id.clone(),
+                request,
+            })
+            .await?;
+            answer.answer().await
+        };
+        // Dropping `answer` on timeout unregisters the request; a late answer is then ignored.
+        tokio::time::timeout(timeout, exchange)
+            .await
+            .unwrap_or(Err(ClaudeError::Timeout {
+                request: name,
+                after: timeout,
+            }))
+    }
+
+    /// Answers one of claude's control requests with success.
+    pub async fn respond_success(
+        &self,
+        request_id: &str,
+        response: Value,
+    ) -> Result<(), ClaudeError> {
+        self.send(ClaudeInput::success(request_id, response)).await
+    }
+
+    /// Answers one of claude's control requests with an error.
+    pub async fn respond_error(&self, request_id: &str, error: &str) -> Result<(), ClaudeError> {
+        self.send(ClaudeInput::error(request_id, error)).await
+    }
+
+    /// Closes claude's stdin after the lines already sent; claude then finishes its turn and exits.
+    /// Later `send`s fail.
+    pub fn close_stdin(&self) {
+        let _ = self.writer.send(WriterCommand::CloseStdin);
+    }
+
+    /// How claude exited, once it has.
+    pub fn exit_info(&self) -> Option<ExitInfo> {
+        self.exit.borrow().clone()
+    }
+
+    /// A failed write most likely means claude died: report its exit if it comes soon.
+    async fn write_failed(&self, error: io::Error) -> ClaudeError {
+        let mut exit = self.exit.clone();
+        match tokio::time::timeout(EXIT_REPORT_WAIT, exit.wait_for(Option::is_some)).await {
+            Ok(Ok(info)) => {
+                let info = info.clone().expect("waited for Some");
+                ClaudeError::Exited {
+                    status: info.status,
+                    stderr_tail: info.stderr_tail,
+                }
+            }
+            _ => ClaudeError::Io(error),
+        }
+    }
+}
+
+fn closed_stdin() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "claude's stdin is closed")
+}
+
+fn subtype_of(request: &OutboundControl) -> String {
+    serde_json::to_value(request)
+        .ok()
+        .and_then(|v| v.get("subtype").and_then(Value::as_str).map(str::to_owned))
+        .unwrap_or_else(|| "control request".to_owned())
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(
+    stdin: W,
+    mut commands: mpsc::UnboundedReceiver<WriterCommand>,
+) {
+    let mut stdin = Some(stdin);
+    while let Some(command) = commands.recv().await {
+        match command {
+            WriterCommand::Line { line, written } => {
+                let result = match stdin.as_mut() {
+                    Some(pipe) => write_line(pipe, &line).await,
+                    None => Err(closed_stdin()),
+                };
+                if let Err(error) = &result {
+                    // After a failed write part of a line may be in the pipe; never write after it.
+                    if stdin.take().is_some() {
+                        tracing::debug!(%error, "writing to claude's stdin failed");
+                    }
+                }
+                let _ = written.send(result);
+            }
+            WriterCommand::CloseStdin => {
+                if let Some(mut pipe) = stdin.take() {
+                    let _ = pipe.shutdown().await;
+                }
+            }
+        }
+    }
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(pipe: &mut W, line: &str) -> io::Result<()> {
+    pipe.write_all(line.as_bytes()).await?;
+    pipe.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::claude::wire::ControlResponse;
+    use serde_json::json;
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    fn handle_on_duplex() -> (
+        ClaudeHandle,
+        Arc<PendingRequests>,
+        BufReader<tokio::io::DuplexStream>,
+    ) {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let pending = Arc::new(PendingRequests::default());
+        // No process behind this pipe: its exit is never known.
+        let (_, exit_rx) = watch::channel(None);
+        (
+            ClaudeHandle::start(ours, Arc::clone(&pending), exit_rx),
+            pending,
+            BufReader::new(theirs),
+        )
+    }
+
+    #[tokio::test]
+    async fn concurrent_sends_write_whole_lines() {
+        let (handle, _pending, mut claude_stdin) = handle_on_duplex();
+        let mut tasks = Vec::new();
+        for i in 0..20 {
+            let h = handle.clone();
+            tasks.push(tokio::spawn(async move {
+                h.respond_success(&format!("r{i}"), json!({"pad": "x".repeat(5000)}))
+                    .await
+            }));
+        }
+        let mut seen = Vec::new();
+        for _ in 0..20 {
+            let mut line = String::new();
+            claude_stdin.read_line(&mut line).await.unwrap();
+            let v: Value = serde_json::from_str(&line).expect("every line is whole JSON");
+            seen.push(v["response"]["request_id"].as_str().unwrap().to_owned());
+        }
+        for t in tasks {
+            t.await.unwrap().unwrap();
+        }
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), 20);
+    }
+
+    #[tokio::test]
+    async fn request_times_out_and_forgets_its_id() {
+        let (handle, pending, mut claude_stdin) = handle_on_duplex();
+        let err = handle
+            .request(OutboundControl::Interrupt, Duration::from_millis(50))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, ClaudeError::Timeout { ref request, .. } if request == "interrupt"),
+            "{err}"
+        );
+        assert_eq!(pending.waiting_count(), 0);
+        let mut line = String::new();
+        claude_stdin.read_line(&mut line).await.unwrap();
+        let id = serde_json::from_str::<Value>(&line).unwrap()["request_id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        // The late answer goes nowhere and breaks nothing.
+        pending.resolve(ControlResponse::Success {
+            request_id: id,
+            response: json!({}),
+        });
+    }
+
+    #[tokio::test]
+    async fn send_after_close_stdin_fails_and_the_pipe_sees_eof() {
+        let (handle, _pending, mut claude_stdin) = handle_on_duplex();
+        handle.close_stdin();
+        let mut rest = String::new();
+        assert_eq!(claude_stdin.read_line(&mut rest).await.unwrap(), 0, "EOF");
+        // The exit is never known here, so the error is the plain I/O one.
+        let err = handle.respond_error("r", "x").await.unwrap_err();
+        assert!(
+            matches!(err, ClaudeError::Io(ref e) if e.kind() == io::ErrorKind::BrokenPipe),
+            "{err}"
+        );
+    }
+}

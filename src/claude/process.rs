@@ -1,0 +1,298 @@
+//! Spawning claude in its own process group and supervising it until it exits: one `Exited` event,
+//! pending requests failed, and nothing it started left running.
+
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::process::{Child, Command};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+
+use super::connection::ClaudeHandle;
+use super::control::PendingRequests;
+use super::error::ClaudeError;
+use super::group;
+use super::locate::ClaudeCommand;
+use super::streams::{StderrTail, read_stderr, read_stdout};
+use super::wire::ClaudeMessage;
+
+/// After claude exits, how long its stdout may take to drain before the rest is given up on (only a
+/// process that escaped claude's group can hold the pipe open that long).
+const STDOUT_DRAIN: Duration = Duration::from_secs(2);
+const STDERR_DRAIN: Duration = Duration::from_millis(500);
+/// After SIGKILL, how long `shutdown` waits to see the exit.
+const KILL_REAP_WAIT: Duration = Duration::from_secs(2);
+
+/// How to start claude.
+#[derive(Debug, Clone)]
+pub struct SpawnOptions {
+    pub command: ClaudeCommand,
+    pub cwd: PathBuf,
+    /// claude's own arguments, after `command.prefix_args`.
+    pub args: Vec<String>,
+    /// Set on top of the adapter's environment, which claude inherits unchanged.
+    pub extra_env: Vec<(String, String)>,
+}
+
+/// What the process reports, in order: messages as they arrive, then exactly one `Exited`.
+// Nearly every event is a Message, so boxing it would only add an allocation per line.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClaudeEvent {
+    /// Every stdout message except control responses (those answer `ClaudeHandle::request`).
+    Message(ClaudeMessage),
+    Exited(ExitInfo),
+}
+
+/// How claude ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// "exit code 1" or "killed by signal 9".
+    pub status: String,
+    pub code: Option<i32>,
+    /// The last ~8 KiB of stderr, secrets redacted.
+    pub stderr_tail: String,
+}
+
+impl ExitInfo {
+    fn new(status: io::Result<ExitStatus>, stderr_tail: String) -> Self {
+        let (status, code) = match status {
+            Ok(s) => match (s.code(), s.signal()) {
+                (Some(code), _) => (format!("exit code {code}"), Some(code)),
+                (None, Some(signal)) => (format!("killed by signal {signal}"), None),
+                (None, None) => (s.to_string(), None),
+            },
+            Err(error) => (format!("unknown exit status ({error})"), None),
+        };
+        ExitInfo {
+            status,
+            code,
+            stderr_tail,
+        }
+    }
+}
+
+impl From<ExitInfo> for ClaudeError {
+    fn from(info: ExitInfo) -> Self {
+        ClaudeError::Exited {
+            status: info.status,
+            stderr_tail: info.stderr_tail,
+        }
+    }
+}
+
+/// The running claude. Dropping it kills claude and everything it started.
+pub struct ClaudeProcess {
+    pid: u32,
+    exit: watch::Receiver<Option<ExitInfo>>,
+    handle: ClaudeHandle,
+}
+
+impl ClaudeProcess {
+    /// Starts claude and the tasks that read its output. Must be called within a tokio runtime.
+    ///
+    /// Events come on an unbounded channel on purpose: a bounded one could block the stdout reader,
+    /// and with it the control response the consumer may be awaiting, and streaming must never be
+    /// dropped.
+    pub fn spawn(
+        opts: SpawnOptions,
+    ) -> Result<
+        (
+            ClaudeProcess,
+            ClaudeHandle,
+            mpsc::UnboundedReceiver<ClaudeEvent>,
+        ),
+        ClaudeError,
+    > {
+        let mut command = Command::new(&opts.command.program);
+        command
+            .args(&opts.command.prefix_args)
+            .args(&opts.args)
+            .envs(opts.extra_env.iter().map(|(k, v)| (k, v)))
+            .current_dir(&opts.cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own group, so killing the group also kills the tools and servers claude started.
+            .process_group(0);
+        let spawn_error = |source| ClaudeError::Spawn {
+            program: opts.command.program.clone(),
+            source,
+        };
+        let (mut child, pid) = group::spawn_registered(|| {
+            let child = command.spawn()?;
+            let pid = child
+                .id()
+                .ok_or_else(|| io::Error::other("child exited before it had a pid"))?;
+            Ok((child, pid))
+        })
+        .map_err(spawn_error)?;
+        let (stdin, stdout, stderr) =
+            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+                (Some(i), Some(o), Some(e)) => (i, o, e),
+                _ => unreachable!("all three pipes were requested"),
+            };
+        tracing::debug!(pid, program = %opts.command.program.display(), "claude started");
+
+        let pending = Arc::new(PendingRequests::default());
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let (exit_tx, exit_rx) = watch::channel(None);
+        let handle = ClaudeHandle::start(stdin, Arc::clone(&pending), exit_rx.clone());
+
+        let reader = {
+            let (pending, events) = (Arc::clone(&pending), events_tx.clone());
+            tokio::spawn(async move { read_stdout(stdout, &pending, &events).await })
+        };
+        let tail = StderrTail::default();
+        let stderr_reader = tokio::spawn(read_stderr(stderr, tail.clone()));
+        let streams = Streams {
+            reader,
+            stderr_reader,
+            tail,
+        };
+        tokio::spawn(supervise(child, pid, streams, pending, events_tx, exit_tx));
+
+        let process = ClaudeProcess {
+            pid,
+            exit: exit_rx,
+            handle: handle.clone(),
+        };
+        Ok((process, handle, events_rx))
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// How claude exited, once it has.
+    pub fn exit_info(&self) -> Option<ExitInfo> {
+        self.exit.borrow().clone()
+    }
+
+    /// Waits for claude to exit (and its output to be read).
+    pub async fn wait(&mut self) -> ExitInfo {
+        match self.exit.wait_for(Option::is_some).await {
+            Ok(info) => info.clone().expect("waited for Some"),
+            // The supervisor is gone (the runtime is shutting down): claude is being killed by Drop.
+            Err(_) => ExitInfo {
+                status: "unknown".into(),
+                code: None,
+                stderr_tail: String::new(),
+            },
+        }
+    }
+
+    /// Ends claude politely: closes its stdin, waits up to `grace` for it to exit, then kills its group.
+    pub async fn shutdown(&mut self, grace: Duration) -> ExitInfo {
+        self.handle.close_stdin();
+        if let Ok(info) = tokio::time::timeout(grace, self.wait()).await {
+            return info;
+        }
+        tracing::debug!(
+            pid = self.pid,
+            "claude did not exit after stdin closed; killing it"
+        );
+        self.kill();
+        tokio::time::timeout(KILL_REAP_WAIT, self.wait())
+            .await
+            .unwrap_or_else(|_| ExitInfo {
+                status: "still running after SIGKILL".into(),
+                code: None,
+                stderr_tail: String::new(),
+            })
+    }
+
+    /// SIGKILLs claude's whole process group now. Idempotent; does nothing once claude is reaped.
+    pub fn kill(&self) {
+        group::kill_group(self.pid as i32);
+    }
+}
+
+impl Drop for ClaudeProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+struct Streams {
+    reader: JoinHandle<()>,
+    stderr_reader: JoinHandle<()>,
+    tail: StderrTail,
+}
+
+/// Waits for claude to exit, then cleans up and reports, in this order: leftovers in its group
+/// killed, leader reaped, stdout drained (so every message comes before `Exited`), pending requests
+/// failed, exit published, `Exited` sent.
+async fn supervise(
+    mut child: Child,
+    pid: u32,
+    mut streams: Streams,
+    pending: Arc<PendingRequests>,
+    events: mpsc::UnboundedSender<ClaudeEvent>,
+    exit: watch::Sender<Option<ExitInfo>>,
+) {
+    let status = if wait_exited_unreaped(pid).await {
+        group::retire_group(pid as i32);
+        child.wait().await
+    } else {
+        // Could not watch without reaping: reap, then clean up the group (a tiny pid-reuse window).
+        let status = child.wait().await;
+        group::retire_group(pid as i32);
+        status
+    };
+    if tokio::time::timeout(STDOUT_DRAIN, &mut streams.reader)
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            pid,
+            "claude's stdout stayed open after it exited; dropping the rest"
+        );
+        streams.reader.abort();
+    }
+    if tokio::time::timeout(STDERR_DRAIN, &mut streams.stderr_reader)
+        .await
+        .is_err()
+    {
+        streams.stderr_reader.abort();
+    }
+    let info = ExitInfo::new(status, streams.tail.text());
+    tracing::debug!(pid, status = %info.status, "claude exited");
+    pending.fail_all(&info.status, &info.stderr_tail);
+    exit.send_replace(Some(info.clone()));
+    let _ = events.send(ClaudeEvent::Exited(info));
+}
+
+/// Waits until `pid` has exited but leaves it a zombie, so its pid (the group's id) stays reserved
+/// while the group is cleaned up. Returns false if that could not be done.
+async fn wait_exited_unreaped(pid: u32) -> bool {
+    let (tx, rx) = oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name(format!("claude-{pid}-exit"))
+        .spawn(move || {
+            let exited = loop {
+                // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid.
+                let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+                let rc = unsafe {
+                    libc::waitid(
+                        libc::P_PID,
+                        pid as libc::id_t,
+                        &mut info,
+                        libc::WEXITED | libc::WNOWAIT,
+                    )
+                };
+                if rc == 0 {
+                    break true;
+                }
+                if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                    break false;
+                }
+            };
+            let _ = tx.send(exited);
+        });
+    spawned.is_ok() && rx.await.unwrap_or(false)
+}

@@ -1,0 +1,75 @@
+//! Making claude's output safe to log: secrets masked, long lines cut.
+
+/// The prefix of Anthropic API keys and OAuth tokens (`sk-ant-api03-...`, `sk-ant-oat01-...`).
+const KEY_PREFIX: &str = "sk-ant-";
+
+/// `text` with every `sk-ant-...` key replaced by `sk-ant-[REDACTED]`.
+pub fn redact_secrets(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(KEY_PREFIX) {
+        out.push_str(&rest[..at]);
+        out.push_str(KEY_PREFIX);
+        out.push_str("[REDACTED]");
+        let after = &rest[at + KEY_PREFIX.len()..];
+        let key_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .unwrap_or(after.len());
+        rest = &after[key_len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A log-safe excerpt: at most `max` bytes (cut at a char boundary), secrets redacted, and the full
+/// length named when cut so a reader knows the line was longer.
+pub fn log_excerpt(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return redact_secrets(text);
+    }
+    // Cut a little past `max` before redacting so a key straddling the cut is still recognised.
+    let mut end = (max + 128).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let redacted = redact_secrets(&text[..end]);
+    let mut cut = max.min(redacted.len());
+    while !redacted.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}... ({} bytes)", &redacted[..cut], text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_masked_wherever_they_appear() {
+        let line = "auth failed for sk-ant-api03-AbC_d-9 (key sk-ant-oat01-x), retry";
+        let safe = redact_secrets(line);
+        assert_eq!(
+            safe,
+            "auth failed for sk-ant-[REDACTED] (key sk-ant-[REDACTED]), retry"
+        );
+        assert_eq!(redact_secrets("no secret here"), "no secret here");
+        assert_eq!(
+            redact_secrets("ends with sk-ant-"),
+            "ends with sk-ant-[REDACTED]"
+        );
+    }
+
+    #[test]
+    fn excerpts_are_cut_and_redacted() {
+        let long = format!("{}sk-ant-api03-{}", "a".repeat(190), "Z".repeat(100));
+        let safe = log_excerpt(&long, 200);
+        assert!(!safe.contains("ZZ"), "{safe}");
+        assert!(
+            safe.ends_with(&format!("... ({} bytes)", long.len())),
+            "{safe}"
+        );
+        assert_eq!(log_excerpt("short", 200), "short");
+        // A cut inside a multi-byte char must not panic.
+        assert!(log_excerpt(&"é".repeat(300), 201).starts_with('é'));
+    }
+}
