@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::acp::{AcpEditor, serve_stdio};
-use crate::claude::{locate, process};
+use crate::claude::{kill_all_children, locate};
 use crate::domain::AgentCore;
 use crate::session::Sessions;
 use crate::session::config::{AdapterConfig, PermissionTransport};
@@ -31,13 +31,13 @@ pub async fn run(claude_path: Option<&std::path::Path>, transport: PermissionTra
         }
         signal = termination_signal() => {
             tracing::info!("{signal}: stopping every claude");
-            process::kill_all_children();
+            kill_all_children();
             // The conventional exit status for death by signal.
             128 + if signal == "SIGINT" { 2 } else { 15 }
         }
     };
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, core.shutdown()).await;
-    process::kill_all_children();
+    kill_all_children();
     code
 }
 
