@@ -21,17 +21,17 @@ pub fn tool_result_update(result: &ToolResult<'_>) -> ToolCallUpdate {
     let text = result.content.text();
     let tool = result.tool_name.unwrap_or_default();
     let content = if result.is_error {
-        Some(vec![shown(tool, text.clone())])
+        Some(vec![shown(tool, &text)])
     } else {
         match tool {
             // Keep the diff the call already shows; "updated successfully" says less.
             "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => None,
-            "Bash" => Some(vec![shown(
-                tool,
-                bash_output(result.structured).unwrap_or_else(|| text.clone()),
-            )]),
+            "Bash" => Some(vec![match bash_output(result.structured) {
+                Some(output) => shown(tool, &output),
+                None => shown(tool, &text),
+            }]),
             _ if text.is_empty() => None,
-            _ => Some(vec![shown(tool, text.clone())]),
+            _ => Some(vec![shown(tool, &text)]),
         }
     };
     ToolCallUpdate {
@@ -70,12 +70,13 @@ fn bash_output(structured: Option<&Value>) -> Option<String> {
 }
 
 /// Command output and file text go in a code block, so markdown in them is not rendered.
-fn shown(tool: &str, text: String) -> ToolContent {
+/// One copy of the output either way: big outputs (tens of MiB) pass through a few times at most.
+fn shown(tool: &str, text: &str) -> ToolContent {
     match tool {
-        "Bash" | "Read" if !text.is_empty() => ToolContent::Text {
-            text: fenced(&text),
+        "Bash" | "Read" if !text.is_empty() => ToolContent::Text { text: fenced(text) },
+        _ => ToolContent::Text {
+            text: text.to_owned(),
         },
-        _ => ToolContent::Text { text },
     }
 }
 

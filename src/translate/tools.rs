@@ -112,7 +112,9 @@ pub fn title_for(name: &str, input: &Value, cwd: &Path, meta: Option<&ToolUseMet
             }
             title
         }
-        "WebFetch" => s("url").map_or("Fetch a web page".into(), |u| format!("Fetch {u}")),
+        "WebFetch" => s("url").map_or("Fetch a web page".into(), |u| {
+            format!("Fetch {}", shorten(u))
+        }),
         "WebSearch" => s("query").map_or("Search the web".into(), |q| {
             format!("Search the web: {}", shorten(q))
         }),

@@ -267,3 +267,89 @@ fn usage_reports_the_last_response_s_context() {
         (2711, 1_000_000, Some(0.021516))
     );
 }
+
+#[test]
+fn a_whole_message_on_one_line_is_sent_in_order() {
+    let mut t = TurnTranslator::new(PathBuf::from("/w"));
+    let got = feed(
+        &mut t,
+        json!({"type": "assistant", "message": {"id": "m1", "content": [
+            {"type": "thinking", "thinking": "hmm"},
+            {"type": "text", "text": "Reading."},
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/w/a"}},
+        ]}}),
+    );
+    assert_eq!(thoughts(&got), "hmm");
+    assert_eq!(agent_text(&got), "Reading.");
+    assert!(matches!(got.last(), Some(SessionUpdate::ToolCall(c)) if c.id == "t1"));
+}
+
+#[test]
+fn results_sharing_a_line_each_end_their_own_call() {
+    let mut t = TurnTranslator::new(PathBuf::from("/w"));
+    for (id, cmd) in [("t1", "ls"), ("t2", "pwd")] {
+        feed(
+            &mut t,
+            json!({"type": "assistant", "message": {"id": "m1", "content": [
+                {"type": "tool_use", "id": id, "name": "Bash", "input": {"command": cmd}},
+            ]}}),
+        );
+    }
+    let got = feed(
+        &mut t,
+        json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "a.rs"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "boom", "is_error": true},
+        ]}, "tool_use_result": {"stdout": "a.rs", "stderr": ""}}),
+    );
+    let ends: Vec<_> = got
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(c) => {
+                Some((c.id.as_str(), c.status, c.raw_output.clone().unwrap()))
+            }
+            _ => None,
+        })
+        .collect();
+    // The line's one structured result cannot be told apart: each call keeps its own text.
+    assert_eq!(ends.len(), 2);
+    assert_eq!((ends[0].0, ends[0].1), ("t1", Some(ToolStatus::Completed)));
+    assert_eq!(ends[0].2["output"], "a.rs");
+    assert_eq!((ends[1].0, ends[1].1), ("t2", Some(ToolStatus::Failed)));
+    assert_eq!(ends[1].2["output"], "boom");
+    // A result for a call never shown is not sent: the editor would not know the id.
+    let stray = feed(
+        &mut t,
+        json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "nope", "content": "x"},
+        ]}}),
+    );
+    assert!(stray.is_empty());
+}
+
+#[test]
+fn a_later_unstreamed_message_is_sent_whole() {
+    let mut t = TurnTranslator::new(PathBuf::from("/w"));
+    let ev =
+        |event: Value| json!({"type": "stream_event", "event": event, "parent_tool_use_id": null});
+    feed(
+        &mut t,
+        ev(json!({"type": "message_start", "message": {"id": "m1"}})),
+    );
+    feed(
+        &mut t,
+        ev(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text"}})),
+    );
+    feed(
+        &mut t,
+        ev(
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}),
+        ),
+    );
+    assert!(feed(&mut t, json!({"type": "assistant", "message": {"id": "m1", "content": [{"type": "text", "text": "Hi"}]}})).is_empty());
+    let got = feed(
+        &mut t,
+        json!({"type": "assistant", "message": {"id": "m2", "content": [{"type": "text", "text": "Hi again"}]}}),
+    );
+    assert_eq!(agent_text(&got), "Hi again");
+}
