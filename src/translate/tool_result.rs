@@ -21,9 +21,13 @@ pub fn tool_result_update(result: &ToolResult<'_>) -> ToolCallUpdate {
     let text = result.content.text();
     let tool = result.tool_name.unwrap_or_default();
     let content = if result.is_error {
-        Some(vec![shown(tool, &text)])
+        Some(vec![shown(tool, error_text(&text))])
     } else {
         match tool {
+            // The change the user approved in place of the model's: show what was written.
+            "Write" | "Edit" if user_modified(result.structured) => {
+                modified_diff(tool, result.structured)
+            }
             // Keep the diff the call already shows; "updated successfully" says less.
             "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => None,
             "Bash" => Some(vec![match bash_output(result.structured) {
@@ -45,6 +49,41 @@ pub fn tool_result_update(result: &ToolResult<'_>) -> ToolCallUpdate {
         raw_output: Some(raw_output(result.structured, text)),
         ..ToolCallUpdate::default()
     }
+}
+
+/// claude wraps some failures in `<tool_use_error>` tags meant for the model.
+fn error_text(text: &str) -> &str {
+    let trimmed = text.trim();
+    trimmed
+        .strip_prefix("<tool_use_error>")
+        .and_then(|t| t.strip_suffix("</tool_use_error>"))
+        .unwrap_or(text)
+}
+
+fn user_modified(structured: Option<&Value>) -> bool {
+    structured
+        .and_then(|r| r.get("userModified"))
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
+/// The diff of what Write or Edit did, from their structured result.
+fn modified_diff(tool: &str, structured: Option<&Value>) -> Option<Vec<ToolContent>> {
+    let r = structured?;
+    let s = |key: &str| r.get(key).and_then(Value::as_str);
+    let path = s("filePath")?.to_owned();
+    let (old_text, new_text) = match tool {
+        "Write" => (
+            s("originalFile").map(str::to_owned),
+            s("content")?.to_owned(),
+        ),
+        _ => (Some(s("oldString")?.to_owned()), s("newString")?.to_owned()),
+    };
+    Some(vec![ToolContent::Diff {
+        path,
+        old_text,
+        new_text,
+    }])
 }
 
 /// `tool_use_result` when it is an object, else `{"output": ...}` around it or the result text.
@@ -188,6 +227,41 @@ mod tests {
         );
         assert_eq!(u.content, None);
         assert_eq!(u.status, Some(ToolStatus::Completed));
+    }
+
+    #[test]
+    fn an_edit_the_user_changed_shows_what_was_written() {
+        let written = json!({"type": "create", "filePath": "/w/a.txt", "content": "theirs\n", "originalFile": null, "userModified": true});
+        let u = update("Write", "File created successfully", false, Some(written));
+        assert_eq!(
+            u.content,
+            Some(vec![ToolContent::Diff {
+                path: "/w/a.txt".into(),
+                old_text: None,
+                new_text: "theirs\n".into()
+            }])
+        );
+        let edited = json!({"filePath": "/w/a.txt", "oldString": "a", "newString": "c", "userModified": true});
+        let u = update("Edit", "updated", false, Some(edited));
+        assert_eq!(
+            u.content,
+            Some(vec![ToolContent::Diff {
+                path: "/w/a.txt".into(),
+                old_text: Some("a".into()),
+                new_text: "c".into()
+            }])
+        );
+    }
+
+    #[test]
+    fn tool_use_error_tags_are_not_shown() {
+        let u = update(
+            "Write",
+            "<tool_use_error>Error calling tool (Write): bad</tool_use_error>",
+            true,
+            None,
+        );
+        assert_eq!(texts(&u), vec!["Error calling tool (Write): bad"]);
     }
 
     #[test]
