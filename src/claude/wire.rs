@@ -106,6 +106,21 @@ pub struct AssistantMessage {
     pub session_id: Option<String>,
     #[serde(default)]
     pub aborted: bool,
+    /// Display names of the MCP tools this line uses (absent for built-in tools).
+    #[serde(default)]
+    pub tool_use_meta: Option<Vec<ToolUseMeta>>,
+}
+
+/// `tool_use_meta[]` of an assistant line: how claude names an MCP tool use for people.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ToolUseMeta {
+    pub id: String,
+    #[serde(default)]
+    pub display_name: Option<String>,
+    #[serde(default)]
+    pub server_display_name: Option<String>,
+    #[serde(default)]
+    pub tool_name: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

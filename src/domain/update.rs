@@ -2,9 +2,10 @@
 
 use serde_json::Value;
 
-/// One `session/update` notification's payload.
+/// One `session/update` notification's payload. Tagged `session_update` (ACP's `sessionUpdate`):
+/// a `kind` tag would clash with `ToolCall::kind`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "session_update", rename_all = "snake_case")]
 pub enum SessionUpdate {
     UserMessageChunk { content: ContentChunk },
     AgentMessageChunk { content: ContentChunk },

@@ -1,0 +1,178 @@
+//! claude's `result` line -> how the turn ended, and how full the context window is.
+
+use serde_json::Value;
+
+use crate::claude::wire::ResultMessage;
+use crate::domain::{SessionUpdate, StopReason, Usage};
+
+/// The end of a turn: updates to send first (the usage), then the prompt's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnEnd {
+    pub updates: Vec<SessionUpdate>,
+    /// The stop reason, or claude's error message. The session overrides it with `Cancelled` when
+    /// the user cancelled.
+    pub outcome: Result<StopReason, String>,
+}
+
+/// The context tokens of one API response: what went in (fresh, cached and cache-written input)
+/// plus what came out, which is the conversation the next request carries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ContextTokens {
+    pub input: u64,
+    pub output: u64,
+}
+
+impl ContextTokens {
+    /// From an API `usage` object (assistant line, `message_start`, or the result's).
+    pub fn from_usage(usage: &Value) -> Self {
+        let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        ContextTokens {
+            input: n("input_tokens")
+                + n("cache_read_input_tokens")
+                + n("cache_creation_input_tokens"),
+            output: n("output_tokens"),
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.input + self.output
+    }
+}
+
+/// How the turn ended, from claude's `result`.
+pub fn outcome(r: &ResultMessage) -> Result<StopReason, String> {
+    if let Some("aborted_streaming" | "aborted_tools") = r.terminal_reason.as_deref() {
+        return Ok(StopReason::Cancelled);
+    }
+    if r.subtype == "error_max_turns" {
+        return Ok(StopReason::MaxTurnRequests);
+    }
+    if r.is_error || r.subtype.starts_with("error") {
+        return Err(error_message(r));
+    }
+    Ok(match r.stop_reason.as_deref() {
+        Some("max_tokens") => StopReason::MaxTokens,
+        Some("refusal") => StopReason::Refusal,
+        _ => StopReason::EndTurn,
+    })
+}
+
+fn error_message(r: &ResultMessage) -> String {
+    if let Some(text) = r.result.as_deref().filter(|t| !t.trim().is_empty()) {
+        return text.to_owned();
+    }
+    let errors: Vec<String> = r
+        .errors
+        .iter()
+        .map(|e| match e {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    if errors.is_empty() {
+        format!("claude ended the turn with an error ({})", r.subtype)
+    } else {
+        errors.join("\n")
+    }
+}
+
+/// The `usage_update` for the turn: `used` is the context of the last main-thread API response
+/// (`last`), or the result's own usage when no response was seen; `size` the largest
+/// `modelUsage.<model>.contextWindow`. No update when claude did not say the window's size.
+pub fn usage_update(r: &ResultMessage, last: Option<ContextTokens>) -> Option<SessionUpdate> {
+    let size = r
+        .model_usage
+        .as_ref()?
+        .values()
+        .filter_map(|m| m.get("contextWindow").and_then(Value::as_u64))
+        .max()?;
+    let used = last
+        .or_else(|| r.usage.as_ref().map(ContextTokens::from_usage))?
+        .total();
+    Some(SessionUpdate::Usage(Usage {
+        used,
+        size,
+        cost_usd: r.total_cost_usd,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn result(v: Value) -> ResultMessage {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn stop_reasons_follow_claude_s_result() {
+        let table = [
+            (
+                json!({"subtype": "success", "stop_reason": "end_turn", "terminal_reason": "completed"}),
+                Ok(StopReason::EndTurn),
+            ),
+            (
+                json!({"subtype": "success", "stop_reason": "max_tokens"}),
+                Ok(StopReason::MaxTokens),
+            ),
+            (
+                json!({"subtype": "success", "stop_reason": "refusal"}),
+                Ok(StopReason::Refusal),
+            ),
+            (
+                json!({"subtype": "error_max_turns", "is_error": true}),
+                Ok(StopReason::MaxTurnRequests),
+            ),
+            (
+                json!({"subtype": "error_during_execution", "is_error": true, "terminal_reason": "aborted_streaming", "errors": ["x"]}),
+                Ok(StopReason::Cancelled),
+            ),
+            (
+                json!({"subtype": "error_during_execution", "is_error": true, "terminal_reason": "aborted_tools"}),
+                Ok(StopReason::Cancelled),
+            ),
+            (
+                json!({"subtype": "success", "is_error": true, "result": "API Error: 401 invalid x-api-key"}),
+                Err("API Error: 401 invalid x-api-key".to_owned()),
+            ),
+            (
+                json!({"subtype": "error_during_execution", "is_error": true, "errors": ["one", "two"]}),
+                Err("one\ntwo".to_owned()),
+            ),
+        ];
+        for (line, want) in table {
+            assert_eq!(outcome(&result(line.clone())), want, "{line}");
+        }
+    }
+
+    #[test]
+    fn usage_is_the_last_response_s_context_against_the_largest_window() {
+        let r = result(json!({
+            "subtype": "success", "total_cost_usd": 0.5,
+            "usage": {"input_tokens": 5000, "output_tokens": 20},
+            "modelUsage": {"a": {"contextWindow": 200000}, "b": {"contextWindow": 1000000}},
+        }));
+        let last = ContextTokens {
+            input: 2700,
+            output: 10,
+        };
+        assert_eq!(
+            usage_update(&r, Some(last)),
+            Some(SessionUpdate::Usage(Usage {
+                used: 2710,
+                size: 1_000_000,
+                cost_usd: Some(0.5)
+            }))
+        );
+        // No response seen (interrupted before any): the result's usage stands in.
+        let Some(SessionUpdate::Usage(u)) = usage_update(&r, None) else {
+            panic!()
+        };
+        assert_eq!(u.used, 5020);
+        assert_eq!(
+            usage_update(&result(json!({"subtype": "success"})), Some(last)),
+            None
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! What claude says about itself (the `initialize` reply, `system/init`) -> what the session shows.
+
+use serde_json::Value;
+
+use crate::claude::wire::SystemMessage;
+use crate::domain::SlashCommand;
+
+/// The facts of a `system/init` line (claude prints one at the start of every turn).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InitInfo {
+    pub session_id: Option<String>,
+    pub claude_code_version: Option<String>,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    pub cwd: Option<String>,
+    pub tools: Vec<String>,
+    pub slash_commands: Vec<String>,
+}
+
+impl InitInfo {
+    pub fn from_system(m: &SystemMessage) -> Self {
+        let strings = |key: &str| -> Vec<String> {
+            m.rest
+                .get(key)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let owned = |key: &str| m.str_field(key).map(str::to_owned);
+        InitInfo {
+            session_id: m.session_id.clone(),
+            claude_code_version: owned("claude_code_version"),
+            model: owned("model"),
+            permission_mode: owned("permissionMode"),
+            cwd: owned("cwd"),
+            tools: strings("tools"),
+            slash_commands: strings("slash_commands"),
+        }
+    }
+}
+
+/// The slash commands of claude's `initialize` reply (`commands[{name, description, argumentHint}]`).
+pub fn available_commands(reply: &Value) -> Option<Vec<SlashCommand>> {
+    let commands = reply.get("commands")?.as_array()?;
+    Some(
+        commands
+            .iter()
+            .filter_map(|c| {
+                let name = c
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .filter(|n| !n.is_empty())?;
+                Some(SlashCommand {
+                    name: name.to_owned(),
+                    description: c
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    input_hint: c
+                        .get("argumentHint")
+                        .and_then(Value::as_str)
+                        .filter(|h| !h.trim().is_empty())
+                        .map(str::to_owned),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The models of claude's `initialize` reply as (id, name, description): `value`, `displayName`.
+pub fn models(reply: &Value) -> Vec<(String, String, Option<String>)> {
+    let Some(models) = reply.get("models").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    models
+        .iter()
+        .filter_map(|m| {
+            let id = m
+                .get("value")
+                .and_then(Value::as_str)
+                .filter(|v| !v.is_empty())?;
+            let name = m.get("displayName").and_then(Value::as_str).unwrap_or(id);
+            let description = m
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            Some((id.to_owned(), name.to_owned(), description))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn commands_keep_their_hint_only_when_there_is_one() {
+        let reply = json!({"commands": [
+            {"name": "debug", "description": "Debug", "argumentHint": "[issue]", "builtin": true},
+            {"name": "verify", "description": "Verify", "argumentHint": ""},
+            {"description": "nameless"},
+        ]});
+        let got = available_commands(&reply).unwrap();
+        assert_eq!(
+            got,
+            vec![
+                SlashCommand {
+                    name: "debug".into(),
+                    description: "Debug".into(),
+                    input_hint: Some("[issue]".into())
+                },
+                SlashCommand {
+                    name: "verify".into(),
+                    description: "Verify".into(),
+                    input_hint: None
+                },
+            ]
+        );
+        assert_eq!(available_commands(&json!({})), None);
+    }
+
+    #[test]
+    fn models_are_named_by_their_display_name() {
+        let reply = json!({"models": [
+            {"value": "default", "displayName": "Default (recommended)", "description": "Opus"},
+            {"value": "sonnet"},
+        ]});
+        assert_eq!(
+            models(&reply),
+            vec![
+                (
+                    "default".into(),
+                    "Default (recommended)".into(),
+                    Some("Opus".into())
+                ),
+                ("sonnet".into(), "sonnet".into(), None),
+            ]
+        );
+    }
+}

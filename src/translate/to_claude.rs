@@ -1,0 +1,274 @@
+//! An editor prompt -> the `user` line claude reads. Never produces a message the API would
+//! reject: no empty or blank text blocks, only image types the API takes, never empty content.
+
+use serde_json::{Value, json};
+
+use crate::claude::wire::{ClaudeInput, UserInputMessage};
+use crate::domain::PromptBlock;
+
+/// Image types the Messages API accepts in an image block.
+const API_IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// Sent in place of a prompt with nothing in it, since claude needs non-empty content.
+pub const EMPTY_PROMPT_TEXT: &str = "(The user sent an empty message.)";
+
+/// The `user` line for one prompt.
+pub fn user_message(session_id: &str, blocks: &[PromptBlock]) -> ClaudeInput {
+    let mut content: Vec<Value> = blocks.iter().filter_map(block).collect();
+    if content.is_empty() {
+        content.push(text(EMPTY_PROMPT_TEXT.to_owned()));
+    }
+    ClaudeInput::User {
+        message: UserInputMessage {
+            role: "user",
+            content,
+        },
+        parent_tool_use_id: None,
+        session_id: session_id.to_owned(),
+    }
+}
+
+fn block(block: &PromptBlock) -> Option<Value> {
+    match block {
+        PromptBlock::Text(t) if t.trim().is_empty() => None,
+        PromptBlock::Text(t) => Some(text(t.clone())),
+        PromptBlock::Image {
+            data,
+            mime_type,
+            uri,
+        } => {
+            if !data.is_empty() && API_IMAGE_TYPES.contains(&mime_type.as_str()) {
+                Some(image(mime_type, data))
+            } else {
+                let what = uri.as_deref().map_or(String::new(), |u| format!(" {u}"));
+                Some(text(format!(
+                    "[An image{what} ({mime_type}) was attached but could not be included.]"
+                )))
+            }
+        }
+        PromptBlock::ResourceLink { uri, name } => Some(text(link(uri, name))),
+        PromptBlock::EmbeddedText {
+            uri, text: body, ..
+        } => Some(text(format!(
+            "<context ref=\"{}\">\n{body}\n</context>",
+            attr(uri)
+        ))),
+        PromptBlock::EmbeddedBlob {
+            uri,
+            blob,
+            mime_type,
+        } => match mime_type.as_deref() {
+            Some(mime) if !blob.is_empty() && API_IMAGE_TYPES.contains(&mime) => {
+                Some(image(mime, blob))
+            }
+            mime => Some(text(format!(
+                "[The file {} ({}) was attached as binary data, which is not included here.]",
+                file_path(uri).unwrap_or_else(|| uri.clone()),
+                mime.unwrap_or("unknown type")
+            ))),
+        },
+    }
+}
+
+fn text(text: String) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+fn image(media_type: &str, data: &str) -> Value {
+    json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
+}
+
+/// A file the user pointed at: `@/abs/path`, the way claude's own prompt box refers to files.
+fn link(uri: &str, name: &str) -> String {
+    match file_path(uri) {
+        Some(path) => format!("@{path}"),
+        None if name.is_empty() || name == uri => format!("<{uri}>"),
+        None => format!("[{name}]({uri})"),
+    }
+}
+
+/// The path of a `file://` URI, percent-decoded.
+pub(crate) fn file_path(uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix("file://")?;
+    // file://host/path: only the empty host and localhost mean this machine.
+    let path = if rest.starts_with('/') {
+        rest
+    } else {
+        rest.strip_prefix("localhost")?
+    };
+    Some(percent_decode(path))
+}
+
+fn percent_decode(s: &str) -> String {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push(hi << 4 | lo);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn attr(value: &str) -> String {
+    value.replace('&', "&amp;").replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn content(blocks: &[PromptBlock]) -> Vec<Value> {
+        let ClaudeInput::User {
+            message,
+            parent_tool_use_id,
+            session_id,
+        } = user_message("s1", blocks)
+        else {
+            panic!("not a user message")
+        };
+        assert_eq!(message.role, "user");
+        assert_eq!(parent_tool_use_id, None);
+        assert_eq!(session_id, "s1");
+        message.content
+    }
+
+    #[test]
+    fn the_line_has_the_shape_claude_reads() {
+        let line = user_message("s1", &[PromptBlock::Text("hi".into())]).to_line();
+        assert_eq!(
+            line,
+            "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},\"parent_tool_use_id\":null,\"session_id\":\"s1\"}\n"
+        );
+    }
+
+    #[test]
+    fn text_and_images_pass_through() {
+        let got = content(&[
+            PromptBlock::Text("look".into()),
+            PromptBlock::Image {
+                data: "AAAA".into(),
+                mime_type: "image/png".into(),
+                uri: None,
+            },
+        ]);
+        assert_eq!(
+            got,
+            vec![
+                json!({"type": "text", "text": "look"}),
+                json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_image_type_the_api_rejects_becomes_a_note() {
+        let got = content(&[PromptBlock::Image {
+            data: "PHN2Zz4=".into(),
+            mime_type: "image/svg+xml".into(),
+            uri: Some("file:///a.svg".into()),
+        }]);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0]["type"], "text");
+        assert!(got[0]["text"].as_str().unwrap().contains("image/svg+xml"));
+    }
+
+    #[test]
+    fn a_file_link_becomes_an_at_path_reference() {
+        let got = content(&[PromptBlock::ResourceLink {
+            uri: "file:///home/me/my%20project/main.rs".into(),
+            name: "main.rs".into(),
+        }]);
+        assert_eq!(
+            got,
+            vec![json!({"type": "text", "text": "@/home/me/my project/main.rs"})]
+        );
+        let got = content(&[PromptBlock::ResourceLink {
+            uri: "https://x.dev/doc".into(),
+            name: "doc".into(),
+        }]);
+        assert_eq!(
+            got,
+            vec![json!({"type": "text", "text": "[doc](https://x.dev/doc)"})]
+        );
+    }
+
+    #[test]
+    fn embedded_text_is_wrapped_in_a_context_tag() {
+        let got = content(&[PromptBlock::EmbeddedText {
+            uri: "file:///p/a.rs".into(),
+            text: "fn a() {}".into(),
+            mime_type: Some("text/x-rust".into()),
+        }]);
+        assert_eq!(
+            got,
+            vec![
+                json!({"type": "text", "text": "<context ref=\"file:///p/a.rs\">\nfn a() {}\n</context>"})
+            ]
+        );
+    }
+
+    #[test]
+    fn embedded_blobs_are_images_when_they_can_be_and_notes_otherwise() {
+        let got = content(&[
+            PromptBlock::EmbeddedBlob {
+                uri: "file:///p/a.jpg".into(),
+                blob: "/9j/".into(),
+                mime_type: Some("image/jpeg".into()),
+            },
+            PromptBlock::EmbeddedBlob {
+                uri: "file:///p/a.zip".into(),
+                blob: "UEsD".into(),
+                mime_type: Some("application/zip".into()),
+            },
+        ]);
+        assert_eq!(
+            got[0],
+            json!({"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "/9j/"}})
+        );
+        let note = got[1]["text"].as_str().unwrap();
+        assert!(
+            note.contains("/p/a.zip") && note.contains("application/zip"),
+            "{note}"
+        );
+        assert!(!note.contains("UEsD"));
+    }
+
+    #[test]
+    fn an_empty_or_blank_prompt_still_has_content() {
+        for blocks in [
+            vec![],
+            vec![PromptBlock::Text(String::new())],
+            vec![PromptBlock::Text(" \n".into())],
+        ] {
+            assert_eq!(
+                content(&blocks),
+                vec![json!({"type": "text", "text": EMPTY_PROMPT_TEXT})]
+            );
+        }
+        // A blank block next to a real one is dropped, not sent.
+        let got = content(&[PromptBlock::Text("".into()), PromptBlock::Text("go".into())]);
+        assert_eq!(got, vec![json!({"type": "text", "text": "go"})]);
+    }
+
+    #[test]
+    fn file_uris_decode_to_paths() {
+        assert_eq!(
+            file_path("file:///a/b%C3%A9.txt").as_deref(),
+            Some("/a/bé.txt")
+        );
+        assert_eq!(file_path("file://localhost/a").as_deref(), Some("/a"));
+        assert_eq!(file_path("file://otherhost/a"), None);
+        assert_eq!(file_path("https://a"), None);
+        assert_eq!(file_path("file:///100%").as_deref(), Some("/100%"));
+    }
+}

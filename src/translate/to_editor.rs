@@ -1,0 +1,368 @@
+//! claude's stdout lines -> the session updates the editor sees, one turn at a time.
+//!
+//! Rules (checked against the 2.1.332 transcripts):
+//! - Text and thinking are relayed from `stream_event` deltas as they arrive. claude then prints an
+//!   assembled `assistant` line per content block, *before* that block's `content_block_stop`; that
+//!   line's block is the one most recently started in its message. Whatever the deltas already relayed
+//!   of it is not sent again (only a tail the deltas missed is). Without stream events for a message,
+//!   the `assistant` lines' text and thinking are sent whole.
+//! - Subagent traffic (`parent_tool_use_id` set): its text and thinking are not the main agent's words
+//!   and are dropped; its tool calls and their results are shown, so the user sees what runs.
+//! - Every `tool_use` becomes a tool call, including TodoWrite and the Task* tools, which also update
+//!   the plan (main thread only: a subagent's to-do list is not the session's plan).
+//! - `user` lines: tool results end their tool calls; claude's injected text ("[Request interrupted
+//!   by user]") is not shown. A result for a tool use this translator never saw is dropped.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::plan::{self, TaskList};
+use super::result::{self, ContextTokens, TurnEnd};
+use super::session_info::InitInfo;
+use super::tool_result::{ToolResult, tool_result_update};
+use super::tools::tool_call_for;
+use crate::claude::wire::{
+    AssistantMessage, ClaudeMessage, ContentBlock, ResultMessage, StreamEvent, SystemMessage,
+    UserContent, UserEcho,
+};
+use crate::domain::{ContentChunk, SessionUpdate};
+
+/// Something the session must act on, beyond forwarding updates.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnSignal {
+    /// claude started a turn (`system/init`).
+    Init(InitInfo),
+    /// claude's permission mode is not the one last observed (init or `system/status`), e.g. after
+    /// ExitPlanMode or a mode set from elsewhere.
+    ModeChanged(String),
+    /// claude denied a tool use on its own, without asking (`system/permission_denied`).
+    PermissionDenied {
+        tool_name: String,
+        tool_use_id: Option<String>,
+        message: String,
+    },
+}
+
+/// What one stdout line means for the editor.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Translation {
+    pub updates: Vec<SessionUpdate>,
+    pub signals: Vec<TurnSignal>,
+}
+
+/// A tool use waiting for its result.
+struct PendingTool {
+    name: String,
+    main_thread: bool,
+    /// Kept only for the Task* tools, whose result is read against their input.
+    input: Option<Value>,
+}
+
+/// The main thread's message being streamed.
+#[derive(Default)]
+struct Stream {
+    message_id: Option<String>,
+    /// The index of the block most recently started: the next assembled line is that block.
+    block: Option<u64>,
+    /// Bytes of text or thinking relayed per block index.
+    relayed: HashMap<u64, usize>,
+}
+
+/// Translates one session's claude output. One per session; `start_turn` at each prompt.
+pub struct TurnTranslator {
+    cwd: PathBuf,
+    stream: Stream,
+    tools: HashMap<String, PendingTool>,
+    tasks: TaskList,
+    mode: Option<String>,
+    /// The last main-thread API response of the turn and its context size.
+    last_context: Option<(Option<String>, ContextTokens)>,
+}
+
+impl TurnTranslator {
+    pub fn new(cwd: PathBuf) -> Self {
+        TurnTranslator {
+            cwd,
+            stream: Stream::default(),
+            tools: HashMap::new(),
+            tasks: TaskList::default(),
+            mode: None,
+            last_context: None,
+        }
+    }
+
+    /// Forgets the previous turn's streaming and tool state. The plan and the mode carry over.
+    pub fn start_turn(&mut self) {
+        self.stream = Stream::default();
+        self.tools.clear();
+        self.last_context = None;
+    }
+
+    /// claude's permission mode as last seen on its stdout.
+    pub fn observed_mode(&self) -> Option<&str> {
+        self.mode.as_deref()
+    }
+
+    /// One stdout line. `result` lines go to [`TurnTranslator::on_result`]; control traffic is the
+    /// session's and yields nothing here.
+    pub fn on_message(&mut self, msg: &ClaudeMessage) -> Translation {
+        let mut out = Translation::default();
+        match msg {
+            ClaudeMessage::StreamEvent(e) => self.on_stream_event(e, &mut out),
+            ClaudeMessage::Assistant(a) => self.on_assistant(a, &mut out),
+            ClaudeMessage::User(u) => self.on_user(u, &mut out),
+            ClaudeMessage::System(s) => self.on_system(s, &mut out),
+            _ => {}
+        }
+        out
+    }
+
+    /// The end of the turn: the usage update and the stop reason. Resets the turn state.
+    pub fn on_result(&mut self, r: &ResultMessage) -> TurnEnd {
+        let last = self.last_context.take().map(|(_, tokens)| tokens);
+        let end = TurnEnd {
+            updates: result::usage_update(r, last).into_iter().collect(),
+            outcome: result::outcome(r),
+        };
+        self.start_turn();
+        end
+    }
+
+    fn on_stream_event(&mut self, e: &StreamEvent, out: &mut Translation) {
+        if e.parent_tool_use_id.is_some() {
+            return;
+        }
+        let event = &e.event;
+        let index = event.get("index").and_then(Value::as_u64);
+        match event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+        {
+            "message_start" => {
+                let message = event.get("message");
+                let id = message
+                    .and_then(|m| m.get("id"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                if let Some(usage) = message.and_then(|m| m.get("usage")) {
+                    self.last_context = Some((id.clone(), ContextTokens::from_usage(usage)));
+                }
+                self.stream = Stream {
+                    message_id: id,
+                    ..Stream::default()
+                };
+            }
+            "content_block_start" => self.stream.block = index,
+            "content_block_delta" => {
+                let delta = event.get("delta");
+                let kind = delta.and_then(|d| d.get("type")).and_then(Value::as_str);
+                let (text, thought) = match kind {
+                    Some("text_delta") => (delta.and_then(|d| d.get("text")), false),
+                    Some("thinking_delta") => (delta.and_then(|d| d.get("thinking")), true),
+                    _ => return,
+                };
+                let Some(text) = text.and_then(Value::as_str).filter(|t| !t.is_empty()) else {
+                    return;
+                };
+                *self.stream.relayed.entry(index.unwrap_or(0)).or_default() += text.len();
+                out.updates.push(chunk(text.to_owned(), thought));
+            }
+            "message_delta" => {
+                // The final output count; the assembled lines carry the count at message start.
+                let output = event
+                    .pointer("/usage/output_tokens")
+                    .and_then(Value::as_u64);
+                if let (Some(output), Some((id, tokens))) = (output, self.last_context.as_mut())
+                    && *id == self.stream.message_id
+                {
+                    tokens.output = tokens.output.max(output);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_assistant(&mut self, a: &AssistantMessage, out: &mut Translation) {
+        let main_thread = a.parent_tool_use_id.is_none();
+        let message_id = a.message.id.clone();
+        let streamed = main_thread && message_id.is_some() && message_id == self.stream.message_id;
+        if main_thread && let Some(usage) = &a.message.usage {
+            let mut tokens = ContextTokens::from_usage(usage);
+            if let Some((id, seen)) = &self.last_context
+                && *id == message_id
+            {
+                tokens.output = tokens.output.max(seen.output);
+            }
+            self.last_context = Some((message_id.clone(), tokens));
+        }
+        let single = a.message.content.len() == 1;
+        for (position, block) in a.message.content.iter().enumerate() {
+            // claude prints one block per line; a line with several is a whole message.
+            let index = if single {
+                self.stream.block.unwrap_or(0)
+            } else {
+                position as u64
+            };
+            match block {
+                ContentBlock::Text { text } if main_thread => {
+                    self.relay_rest(text, streamed, index, false, out)
+                }
+                ContentBlock::Thinking { thinking, .. } if main_thread => {
+                    self.relay_rest(thinking, streamed, index, true, out)
+                }
+                ContentBlock::ToolUse { id, name, input } => {
+                    self.on_tool_use(a, id, name, input, out)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Sends what streaming did not already relay of an assembled text or thinking block.
+    fn relay_rest(
+        &self,
+        text: &str,
+        streamed: bool,
+        index: u64,
+        thought: bool,
+        out: &mut Translation,
+    ) {
+        let relayed = if streamed {
+            self.stream.relayed.get(&index).copied().unwrap_or(0)
+        } else {
+            0
+        };
+        let rest = match text.get(relayed..) {
+            Some(rest) => rest,
+            // The deltas do not line up with the assembled text; sending it again would duplicate it.
+            None => return,
+        };
+        if !rest.is_empty() {
+            out.updates.push(chunk(rest.to_owned(), thought));
+        }
+    }
+
+    fn on_tool_use(
+        &mut self,
+        a: &AssistantMessage,
+        id: &str,
+        name: &str,
+        input: &Value,
+        out: &mut Translation,
+    ) {
+        if self.tools.contains_key(id) {
+            return;
+        }
+        let main_thread = a.parent_tool_use_id.is_none();
+        let meta = a.tool_use_meta.iter().flatten().find(|m| m.id == id);
+        out.updates.push(SessionUpdate::ToolCall(tool_call_for(
+            name, id, input, &self.cwd, meta,
+        )));
+        if main_thread
+            && name == "TodoWrite"
+            && let Some(entries) = plan::todo_write_plan(input)
+        {
+            out.updates.push(SessionUpdate::Plan { entries });
+        }
+        let input = plan::is_task_tool(name).then(|| input.clone());
+        self.tools.insert(
+            id.to_owned(),
+            PendingTool {
+                name: name.to_owned(),
+                main_thread,
+                input,
+            },
+        );
+    }
+
+    fn on_user(&mut self, u: &UserEcho, out: &mut Translation) {
+        let UserContent::Blocks(blocks) = &u.message.content else {
+            return;
+        };
+        let results = blocks
+            .iter()
+            .filter(|b| matches!(b, ContentBlock::ToolResult { .. }))
+            .count();
+        for block in blocks {
+            let ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } = block
+            else {
+                continue;
+            };
+            let Some(tool) = self.tools.remove(tool_use_id) else {
+                tracing::debug!(tool_use_id, "a result for an unseen tool use was dropped");
+                continue;
+            };
+            // `tool_use_result` describes the line's only result; with several it is ambiguous.
+            let structured = if results == 1 {
+                u.tool_use_result.as_ref()
+            } else {
+                None
+            };
+            let is_error = is_error.unwrap_or(false);
+            out.updates
+                .push(SessionUpdate::ToolCallUpdate(tool_result_update(
+                    &ToolResult {
+                        tool_use_id,
+                        tool_name: Some(&tool.name),
+                        content,
+                        is_error,
+                        structured,
+                    },
+                )));
+            if let (false, true, Some(input)) = (is_error, tool.main_thread, &tool.input)
+                && let Some(entries) =
+                    self.tasks
+                        .apply(&tool.name, input, structured, &content.text())
+            {
+                out.updates.push(SessionUpdate::Plan { entries });
+            }
+        }
+    }
+
+    fn on_system(&mut self, s: &SystemMessage, out: &mut Translation) {
+        match s.subtype.as_str() {
+            "init" => {
+                let info = InitInfo::from_system(s);
+                let mode = info.permission_mode.clone();
+                out.signals.push(TurnSignal::Init(info));
+                if let Some(mode) = mode {
+                    self.observe_mode(&mode, out);
+                }
+            }
+            "status" => {
+                if let Some(mode) = s.str_field("permissionMode") {
+                    self.observe_mode(mode, out);
+                }
+            }
+            "permission_denied" => out.signals.push(TurnSignal::PermissionDenied {
+                tool_name: s.str_field("tool_name").unwrap_or_default().to_owned(),
+                tool_use_id: s.str_field("tool_use_id").map(str::to_owned),
+                message: s.str_field("message").unwrap_or_default().to_owned(),
+            }),
+            _ => {}
+        }
+    }
+
+    fn observe_mode(&mut self, mode: &str, out: &mut Translation) {
+        if self.mode.as_deref() != Some(mode) {
+            self.mode = Some(mode.to_owned());
+            out.signals.push(TurnSignal::ModeChanged(mode.to_owned()));
+        }
+    }
+}
+
+fn chunk(text: String, thought: bool) -> SessionUpdate {
+    let content = ContentChunk::Text { text };
+    if thought {
+        SessionUpdate::AgentThoughtChunk { content }
+    } else {
+        SessionUpdate::AgentMessageChunk { content }
+    }
+}
