@@ -18,7 +18,7 @@ use super::config::AdapterConfig;
 use super::control::{ControlAction, classify};
 use super::spawn::{SessionFlags, Start};
 use super::{modes, permissions, spawn};
-use crate::claude::process::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
+use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::claude::wire::{ClaudeInput, ClaudeMessage, OutboundControl, PermissionDecision};
 use crate::domain::{
     AgentError, ConfigOption, EditorClient, PromptBlock, SessionUpdate, StopReason,
