@@ -24,8 +24,8 @@ pub struct Choices {
     pub allow_always: Vec<Value>,
     /// The mode "always allow" switches claude to (a `setMode` suggestion), if any.
     pub allow_always_mode: Option<String>,
-    /// Deny rules of an "always reject" answer (`Bash(make clean)`), in claude's rule syntax.
-    pub deny_rules: Vec<String>,
+    /// Deny rules of an "always reject" answer.
+    pub deny_rules: Vec<ToolRule>,
 }
 
 pub fn build(req: &CanUseTool, cwd: &Path) -> Choices {
@@ -61,7 +61,7 @@ pub fn build(req: &CanUseTool, cwd: &Path) -> Choices {
     if !deny_rules.is_empty() {
         options.push(option(
             REJECT_ALWAYS,
-            &format!("Always reject {} in this session", deny_rules.join(", ")),
+            &format!("Always reject {} in this session", labels(&deny_rules)),
             PermissionOptionKind::RejectAlways,
         ));
     }
@@ -140,20 +140,55 @@ fn rule_label(rule: &Value, req: &CanUseTool) -> Option<String> {
     }
 }
 
+/// A permission rule: a tool, and the input pattern it applies to (none: every call).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRule {
+    pub tool: String,
+    pub content: Option<String>,
+}
+
+impl ToolRule {
+    fn new(tool: &str, content: Option<&str>) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            content: content.map(str::to_owned),
+        }
+    }
+
+    /// As people read it: `Bash(npm test:*)`.
+    pub fn label(&self) -> String {
+        match &self.content {
+            Some(content) => format!("{}({content})", self.tool),
+            None => self.tool.clone(),
+        }
+    }
+
+    /// As claude's settings hold it: `\`, `(` and `)` in the content escaped with a backslash.
+    pub fn setting(&self) -> String {
+        match &self.content {
+            Some(content) => {
+                let content = content
+                    .replace('\\', "\\\\")
+                    .replace('(', "\\(")
+                    .replace(')', "\\)");
+                format!("{}({content})", self.tool)
+            }
+            None => self.tool.clone(),
+        }
+    }
+}
+
 /// The deny rules that match this call the way the allow suggestions do: claude's own patterns
 /// when it suggested some, else one built from the input.
-fn deny_rules(req: &CanUseTool, cwd: &Path) -> Vec<String> {
-    let suggested: Vec<String> = req
+fn deny_rules(req: &CanUseTool, cwd: &Path) -> Vec<ToolRule> {
+    let suggested: Vec<ToolRule> = req
         .permission_suggestions
         .iter()
         .filter(|s| s["type"] == "addRules" && s["behavior"].as_str().unwrap_or("allow") == "allow")
         .flat_map(|s| s["rules"].as_array().cloned().unwrap_or_default())
         .filter_map(|rule| {
             let tool = rule["toolName"].as_str()?;
-            Some(match rule["ruleContent"].as_str() {
-                Some(content) => format!("{tool}({content})"),
-                None => tool.to_owned(),
-            })
+            Some(ToolRule::new(tool, rule["ruleContent"].as_str()))
         })
         .collect();
     if !suggested.is_empty() {
@@ -162,34 +197,31 @@ fn deny_rules(req: &CanUseTool, cwd: &Path) -> Vec<String> {
     derived_rule(req, cwd).into_iter().collect()
 }
 
-fn derived_rule(req: &CanUseTool, cwd: &Path) -> Option<String> {
+fn derived_rule(req: &CanUseTool, cwd: &Path) -> Option<ToolRule> {
     let s = |key: &str| {
         req.input
             .get(key)
             .and_then(Value::as_str)
             .filter(|v| !v.is_empty())
     };
+    // claude matches every file-editing tool against `Edit` rules. Paths are absolute (`//`
+    // + path): a relative one would be read against a settings file's folder.
+    let path = |tool: &str, p: &str| {
+        ToolRule::new(tool, Some(&format!("/{}", cwd.join(p).to_string_lossy())))
+    };
     let tool = req.tool_name.as_str();
     match tool {
-        // claude matches every file-editing tool against `Edit` rules; `//` marks an absolute path.
-        "Write" | "Edit" | "MultiEdit" => {
-            s("file_path").map(|p| format!("Edit(/{})", absolute(p, cwd)))
-        }
-        "NotebookEdit" => s("notebook_path").map(|p| format!("Edit(/{})", absolute(p, cwd))),
-        "Read" => s("file_path").map(|p| format!("Read(/{})", absolute(p, cwd))),
-        "Bash" => s("command").map(|c| format!("Bash({c})")),
+        "Write" | "Edit" | "MultiEdit" => s("file_path").map(|p| path("Edit", p)),
+        "NotebookEdit" => s("notebook_path").map(|p| path("Edit", p)),
+        "Read" => s("file_path").map(|p| path("Read", p)),
+        "Bash" => s("command").map(|c| ToolRule::new("Bash", Some(c))),
         "WebFetch" => s("url")
             .and_then(host)
-            .map(|h| format!("WebFetch(domain:{h})")),
+            .map(|h| ToolRule::new("WebFetch", Some(&format!("domain:{h}")))),
         // A question or a plan is answered, never ruled on.
         "AskUserQuestion" | "ExitPlanMode" | "EnterPlanMode" => None,
-        _ => Some(tool.to_owned()),
+        _ => Some(ToolRule::new(tool, None)),
     }
-}
-
-/// Absolute paths only: a relative one would be read against a settings file's folder.
-fn absolute(path: &str, cwd: &Path) -> String {
-    cwd.join(path).to_string_lossy().into_owned()
 }
 
 fn host(url: &str) -> Option<String> {
@@ -197,6 +229,14 @@ fn host(url: &str) -> Option<String> {
     let authority = rest.split(['/', '?', '#']).next()?;
     let host = authority.rsplit('@').next()?.split(':').next()?;
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+pub fn labels(rules: &[ToolRule]) -> String {
+    rules
+        .iter()
+        .map(ToolRule::label)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// "a", "a and b", "a, b and c".

@@ -4,7 +4,7 @@
 //! for "always allow", claude's suggestions as `updatedPermissions`. Deny replies always carry a
 //! message, which the model reads; "always reject" also puts a deny rule in force.
 
-use super::options::{ALLOW_ALWAYS, ALLOW_ONCE, Choices, REJECT_ALWAYS, REJECT_ONCE};
+use super::options::{ALLOW_ALWAYS, ALLOW_ONCE, Choices, REJECT_ALWAYS, REJECT_ONCE, labels};
 use super::{Decision, SessionRules, allowed_input, deny};
 use crate::claude::wire::{CanUseTool, PermissionDecision};
 use crate::domain::{EditorError, PermissionOutcome};
@@ -45,10 +45,18 @@ pub fn answer(
         REJECT_ALWAYS if offered => Decision {
             reply: deny(format!(
                 "The user rejected this {tool} call and every call like it for the rest of the session ({}).",
-                choices.deny_rules.join(", ")
+                labels(&choices.deny_rules)
             )),
             mode_change: None,
-            flag_settings: Some(rules.add_deny(&choices.deny_rules)),
+            flag_settings: Some(
+                rules.add_deny(
+                    &choices
+                        .deny_rules
+                        .iter()
+                        .map(|r| r.setting())
+                        .collect::<Vec<_>>(),
+                ),
+            ),
         },
         other => Decision::reply(deny(format!(
             "Denied: the editor answered with an option this prompt did not offer (`{other}`), so {tool} did not run."

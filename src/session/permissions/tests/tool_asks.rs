@@ -278,3 +278,24 @@ async fn an_input_that_is_not_an_object_is_allowed_as_an_empty_one() {
         json!({"behavior": "allow", "updatedInput": {}})
     );
 }
+
+#[tokio::test]
+async fn deny_rules_escape_parentheses_as_claude_writes_them_but_labels_do_not() {
+    let req = request(
+        json!({"tool_name": "Bash", "input": {"command": "python3 -c 'print(42)'"},
+        "permission_suggestions": [{"type": "addRules",
+            "rules": [{"toolName": "Bash", "ruleContent": "python3 -c 'print(42)'"}],
+            "behavior": "allow", "destination": "localSettings"}]}),
+    );
+    let editor = StubEditor::answering(vec![pick(REJECT_ALWAYS)]);
+    let decision = run(&editor, req).await;
+
+    assert_eq!(
+        editor.option_names(0)[3],
+        "Always reject Bash(python3 -c 'print(42)') in this session"
+    );
+    assert_eq!(
+        decision.flag_settings,
+        Some(json!({"permissions": {"deny": ["Bash(python3 -c 'print\\(42\\)')"]}}))
+    );
+}
