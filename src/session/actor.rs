@@ -223,7 +223,11 @@ impl SessionActor {
                         return;
                     }
                 },
-                Some(event) = next_event(&mut self.live) => self.on_claude(event),
+                event = next_event(&mut self.live) => match event {
+                    Some(event) => self.on_claude(event),
+                    // The reader ends after its one `Exited`; a closed channel without it still means gone.
+                    None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
+                },
                 Some(internal) = self.internal_rx.recv() => self.on_internal(internal),
                 () = sleep_until(deadline) => {
                     tracing::warn!(session = %self.id, "claude did not end the turn after an interrupt; stopping it");
@@ -464,6 +468,11 @@ impl SessionActor {
     fn on_signal(&mut self, signal: translate::TurnSignal) {
         match signal {
             translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
+            translate::TurnSignal::Init(info) => {
+                if let Some(version) = info.claude_code_version.as_deref() {
+                    check_version(version);
+                }
+            }
             other => tracing::debug!(session = %self.id, ?other, "signal"),
         }
     }
@@ -545,6 +554,20 @@ impl SessionActor {
         if self.turn.is_some() {
             self.finish_turn(Ok(StopReason::Cancelled));
         }
+    }
+}
+
+/// The drift canary: claude's protocol is undocumented, so say when it runs untested.
+fn check_version(version: &str) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    if !crate::doctor::version_is_tested(version) {
+        WARNED.call_once(|| {
+            let (lo, hi) = crate::doctor::TESTED_CLAUDE_VERSIONS;
+            tracing::warn!(
+                "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
+                 if permission prompts or streaming misbehave, report it with this version"
+            );
+        });
     }
 }
 
