@@ -1,1 +1,114 @@
-//! placeholder
+//! A replay stand-in for the `claude` CLI: it plays a scripted conversation on stdin/stdout,
+//! checking each line claude-acp sends and answering with what the real CLI 2.1.332 emits.
+//!
+//! Run as `claude-acp standin --script <file.jsonl> [claude's own args...]`; tests point
+//! `--claude-path` at a wrapper `exec claude-acp standin --script X "$@"`. claude's flags are
+//! accepted and ignored, except those that feed built-in variables (below).
+//!
+//! # Script format
+//! One JSON object per line; blank lines and lines starting with `//` or `#` are comments.
+//! Each step has exactly one of these keys:
+//!
+//! - `{"expect": P, "bind": {"var": "/json/pointer"}, "optional": false}` reads the next stdin
+//!   line, which must be JSON matching pattern `P`, then binds variables from it. Patterns:
+//!   objects match as a subset, arrays need the same length, `"$any"` matches any present value,
+//!   `"$absent"` requires the key to be missing, strings with `${var}` compare after substitution
+//!   (a whole-string `"${var}"` compares the bound JSON value), `$$` is a literal `$`.
+//!   With `"optional": true`, a line that does not match is kept for the next step (note that
+//!   the step still waits for a line). A mismatch prints
+//!   `standin: step N: expected <pattern> got <line> (at file:line)` on stderr and exits 3.
+//! - `{"expect_any_order": [P | {"expect": P, "bind": {...}}, ...]}` reads as many lines as
+//!   there are patterns, each matching a different pattern, in any order (for races such as an
+//!   interrupt crossing a permission answer).
+//! - `{"emit": J}` writes `J` as one line after `${var}` substitution inside strings; a
+//!   whole-string `"${var}"` becomes the bound value with its JSON type.
+//! - `{"emit_raw": "text"}` writes the text as is (garbage lines).
+//! - `{"emit_big_line": {"bytes": N, "template": J, "fill": "x"}}` writes `J` with the one
+//!   `${filler}` inside it grown so that the line is exactly `N` bytes (newline excluded).
+//! - `{"sleep_ms": N}`, `{"stderr": "text"}` (substituted), `{"exit": code}` (a crash).
+//! - `{"wait_eof": true}` ignores further lines (still logged) until stdin closes, then exits 0.
+//! - `{"hang": true}` ignores everything until killed.
+//! - `{"write_file": {"path": "hello.txt", "content": "..."}}` really writes the file, relative to
+//!   the stand-in's cwd (both substituted), as the Write tool would.
+//! - `{"set": {"var": J}}` sets variables (values substituted).
+//! - `{"label": "name"}` marks a place; `{"goto": "name"}` jumps there (a demo that loops).
+//! - `{"branch": [{"expect": P, "bind": {...}, "goto": "label"}, ...]}` reads one line and jumps
+//!   to the label of the first alternative that matches (e.g. allow vs deny); none is a mismatch.
+//! - `{"include": "name.jsonl"}` splices another script in: built-in snippets first
+//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like 2.1.332;
+//!   `system_init.jsonl`: the `system/init` line of a turn), then files next to the script.
+//!
+//! Any step may carry `"when": "--flag"` or `"unless": "--flag"` to run only if claude was (was
+//! not) given that flag; fixtures mark `stream_event` lines `"when": "--include-partial-messages"`.
+//!
+//! When stdin closes while a line is expected, the stand-in exits 0 quietly, as claude does.
+//! After the last step it waits for stdin to close; a line arriving then is a mismatch.
+//! A broken script (unbound variable, unwritable file) exits 2.
+//!
+//! Built-in variables: `session_id` (from `--session-id`, else `--resume` unless
+//! `--fork-session`, else a fresh uuid), `resume_id` (or null), `cwd`, `pid` (a number),
+//! `model` (`--model`, default `claude-opus-5-5`), `permission_mode` (`--permission-mode`,
+//! default `default`; scripts rebind it from `set_permission_mode`).
+//!
+//! If env `CLAUDE_STANDIN_LOG` names a file, one JSON line per event is appended to it:
+//! `{"event":"start","argv":[..],"cwd":..}`, `{"event":"recv","line":<JSON or string>}`,
+//! `{"event":"error","message":..}`, `{"event":"exit","code":N}`, each with `pid`.
+//!
+//! Fixtures live in `fixtures/standin/*.jsonl`, derived from the transcripts of the real CLI in
+//! `fixtures/transcripts/` (paths `/run/work` became `${cwd}`, session ids `${session_id}`).
+
+mod engine;
+mod pattern;
+mod script;
+
+pub use engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, Runtime, builtin_vars, run_with_runtime};
+pub use pattern::{PatternError, Vars, matches};
+pub use script::{Expectation, FlagCondition, LocatedStep, Script, ScriptError, Step};
+
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+
+/// Runs `script` on the process's own stdin/stdout/stderr and returns the exit code.
+///
+/// The caller must end the process with `std::process::exit(code)` right away: tokio's stdin
+/// reader sits on a blocking thread that would otherwise keep the runtime from shutting down.
+pub async fn run(script: Script, claude_args: Vec<String>) -> i32 {
+    run_with_io(
+        script,
+        claude_args,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        tokio::io::stderr(),
+    )
+    .await
+}
+
+/// Like [`run`] over any streams, with the log file, cwd and pid taken from the process.
+pub async fn run_with_io<R, W, E>(
+    script: Script,
+    claude_args: Vec<String>,
+    stdin: R,
+    stdout: W,
+    stderr: E,
+) -> i32
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+    E: AsyncWrite + Unpin,
+{
+    run_with_runtime(
+        script,
+        claude_args,
+        Runtime::from_env(),
+        BufReader::new(stdin),
+        stdout,
+        stderr,
+    )
+    .await
+}
+
+/// The demo's script, embedded: claude greets, writes `hello.txt` after a permission prompt,
+/// and answers.
+pub const DEMO_SCRIPT: &str = include_str!("../../fixtures/standin/demo.jsonl");
+
+#[cfg(test)]
+mod tests;
