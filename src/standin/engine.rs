@@ -1,10 +1,9 @@
 //! Runs a script against a stdin/stdout/stderr triple, the way the real CLI would talk.
 
 use super::pattern::{PatternError, Vars, matches};
+use super::runtime::{EventLog, Runtime, builtin_vars, fields};
 use super::script::{Expectation, LocatedStep, Script, Step};
 use serde_json::{Value, json};
-use std::io::Write as _;
-use std::path::PathBuf;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Exit code when the script itself is broken (unbound variable, unwritable file...).
@@ -12,100 +11,8 @@ pub const EXIT_SCRIPT_ERROR: i32 = 2;
 /// Exit code when a received line does not match what the script expects.
 pub const EXIT_MISMATCH: i32 = 3;
 
-/// The model the real CLI reports when no `--model` is given.
-const DEFAULT_MODEL: &str = "claude-opus-5-5";
 /// Received lines are cut to this length in error messages.
 const MAX_SHOWN: usize = 2000;
-
-/// What the engine needs from its surroundings, injectable so that tests run in-process.
-#[derive(Debug, Clone)]
-pub struct Runtime {
-    /// `CLAUDE_STANDIN_LOG`: a file that gets one JSON line per event, appended.
-    pub log_path: Option<PathBuf>,
-    /// Base of `write_file` paths and the value of `${cwd}`.
-    pub cwd: PathBuf,
-    pub pid: u32,
-}
-
-impl Runtime {
-    pub fn from_env() -> Runtime {
-        Runtime {
-            log_path: std::env::var_os("CLAUDE_STANDIN_LOG")
-                .filter(|p| !p.is_empty())
-                .map(PathBuf::from),
-            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-            pid: std::process::id(),
-        }
-    }
-}
-
-/// The value of `--flag value` or `--flag=value` in claude's arguments (last one wins).
-fn flag_value(args: &[String], flag: &str) -> Option<String> {
-    let mut found = None;
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        if arg == flag {
-            found = iter.next().cloned();
-        } else if let Some(v) = arg
-            .strip_prefix(flag)
-            .and_then(|rest| rest.strip_prefix('='))
-        {
-            found = Some(v.to_owned());
-        }
-    }
-    found
-}
-
-/// Built-in variables, derived from claude's arguments the way the CLI would.
-pub fn builtin_vars(args: &[String], runtime: &Runtime) -> Vars {
-    let mut vars = Vars::default();
-    let resume = flag_value(args, "--resume").or_else(|| flag_value(args, "-r"));
-    let forked = args.iter().any(|a| a == "--fork-session");
-    let session_id = flag_value(args, "--session-id")
-        .or_else(|| resume.clone().filter(|_| !forked))
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    vars.set("session_id", json!(session_id));
-    vars.set("resume_id", resume.map_or(Value::Null, Value::String));
-    vars.set("cwd", json!(runtime.cwd.to_string_lossy()));
-    vars.set("pid", json!(runtime.pid));
-    vars.set(
-        "model",
-        json!(flag_value(args, "--model").unwrap_or_else(|| DEFAULT_MODEL.to_owned())),
-    );
-    vars.set(
-        "permission_mode",
-        json!(flag_value(args, "--permission-mode").unwrap_or_else(|| "default".into())),
-    );
-    vars
-}
-
-/// Appends events to the `CLAUDE_STANDIN_LOG` file; failures to log never stop the script.
-struct EventLog {
-    path: Option<PathBuf>,
-    pid: u32,
-}
-
-impl EventLog {
-    fn record(&self, event: &str, mut fields: serde_json::Map<String, Value>) {
-        let Some(path) = &self.path else { return };
-        fields.insert("event".into(), json!(event));
-        fields.insert("pid".into(), json!(self.pid));
-        let mut line = Value::Object(fields).to_string();
-        line.push('\n');
-        // One write of one line in append mode, so that processes sharing the file do not interleave.
-        if let Ok(mut file) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
-            let _ = file.write_all(line.as_bytes());
-        }
-    }
-}
-
-fn fields(pairs: Vec<(&str, Value)>) -> serde_json::Map<String, Value> {
-    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
-}
 
 /// Why a run stopped before the end of the script.
 enum Stop {

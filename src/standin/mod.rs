@@ -1,7 +1,8 @@
 //! A replay stand-in for the `claude` CLI: it plays a scripted conversation on stdin/stdout,
 //! checking each line claude-acp sends and answering with what the real CLI 2.1.332 emits.
 //!
-//! Run as `claude-acp standin --script <file.jsonl> [claude's own args...]`; tests point
+//! Run as `claude-acp standin --script <file.jsonl> [claude's own args...]` (or `--demo` for the
+//! embedded [`DEMO_SCRIPT`]; main.rs calls [`run_cli`] then `std::process::exit`); tests point
 //! `--claude-path` at a wrapper `exec claude-acp standin --script X "$@"`. claude's flags are
 //! accepted and ignored, except those that feed built-in variables (below).
 //!
@@ -59,10 +60,13 @@
 
 mod engine;
 mod pattern;
+mod runtime;
 mod script;
+mod step_parse;
 
-pub use engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, Runtime, builtin_vars, run_with_runtime};
+pub use engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, run_with_runtime};
 pub use pattern::{PatternError, Vars, matches};
+pub use runtime::{Runtime, builtin_vars};
 pub use script::{Expectation, FlagCondition, LocatedStep, Script, ScriptError, Step};
 
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
@@ -80,6 +84,32 @@ pub async fn run(script: Script, claude_args: Vec<String>) -> i32 {
         tokio::io::stderr(),
     )
     .await
+}
+
+/// The whole `claude-acp standin ...` command: `args` are what follows `standin`, i.e.
+/// `--script <file.jsonl> [claude args...]` or `--demo [claude args...]` (the embedded demo).
+/// Returns the exit code; a script that cannot be loaded prints why on stderr and gives 2.
+/// As with [`run`], the caller must `std::process::exit` with the code.
+pub async fn run_cli(args: Vec<String>) -> i32 {
+    let script = match args.first().map(String::as_str) {
+        Some("--script") if args.len() >= 2 => {
+            Script::load(&args[1]).map(|s| (s, args[2..].to_vec()))
+        }
+        Some("--demo") => Script::parse(DEMO_SCRIPT).map(|s| (s, args[1..].to_vec())),
+        _ => {
+            eprintln!(
+                "usage: claude-acp standin (--script <file.jsonl> | --demo) [claude args...]"
+            );
+            return EXIT_SCRIPT_ERROR;
+        }
+    };
+    match script {
+        Ok((script, claude_args)) => run(script, claude_args).await,
+        Err(e) => {
+            eprintln!("standin: {e}");
+            EXIT_SCRIPT_ERROR
+        }
+    }
 }
 
 /// Like [`run`] over any streams, with the log file, cwd and pid taken from the process.
@@ -110,5 +140,9 @@ where
 /// and answers.
 pub const DEMO_SCRIPT: &str = include_str!("../../fixtures/standin/demo.jsonl");
 
+#[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
+mod test_driver;
 #[cfg(test)]
 mod tests;
