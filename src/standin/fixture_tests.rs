@@ -320,3 +320,25 @@ async fn the_big_tool_result_is_one_20_mib_line() {
     assert_eq!(big.to_string().len(), 20 * 1024 * 1024);
     assert_eq!(driver.finish().await.0, 0);
 }
+
+#[tokio::test]
+async fn set_model_is_acked_and_the_next_turn_reports_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = Script::load(fixture("set_model.jsonl")).unwrap();
+    let mut driver = Driver::start(script, &[], dir.path());
+    driver.initialize().await;
+    driver
+        .control(json!({"subtype":"set_model","model":"sonnet"}))
+        .await;
+    let ack = driver.next().await.unwrap();
+    assert_eq!(
+        ack["response"],
+        json!({"subtype":"success","request_id":"drv-2"})
+    );
+    let turn = driver.turn("who are you?", Answer::Allow, None).await;
+    let init = turn.iter().find(|l| l["subtype"] == "init").unwrap();
+    assert_eq!(init["model"], "sonnet");
+    let answer = turn.iter().find(|l| l["type"] == "assistant").unwrap();
+    assert_eq!(answer["message"]["model"], "sonnet");
+    assert_eq!(driver.finish().await.0, 0);
+}

@@ -383,3 +383,10 @@ fn every_fixture_script_and_the_demo_parse() {
             .any(|s| matches!(&s.step, Step::WriteFile { path, .. } if path == "hello.txt"))
     );
 }
+
+#[tokio::test]
+async fn run_cli_refuses_a_missing_or_unreadable_script() {
+    assert_eq!(run_cli(vec![]).await, EXIT_SCRIPT_ERROR);
+    let missing = vec!["--script".to_string(), "/nonexistent/x.jsonl".to_string()];
+    assert_eq!(run_cli(missing).await, EXIT_SCRIPT_ERROR);
+}
