@@ -2,7 +2,7 @@
 
 use super::pattern::{PatternError, Vars, matches};
 use super::runtime::{EventLog, Runtime, builtin_vars, fields};
-use super::script::{Expectation, LocatedStep, Script, Step};
+use super::script::{Expectation, Handler, LocatedStep, Script, Step};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -28,6 +28,8 @@ struct Engine<R, W, E> {
     stdout: W,
     stderr: E,
     pending: Option<String>,
+    /// `on` handlers registered so far, tried in order.
+    handlers: Vec<Handler>,
     claude_args: Vec<String>,
     vars: Vars,
     runtime: Runtime,
@@ -65,6 +67,7 @@ where
         stdout,
         stderr,
         pending: None,
+        handlers: Vec::new(),
         claude_args,
         vars,
         runtime,
@@ -146,9 +149,10 @@ where
                 }
                 Step::Exit(code) => return Err(Stop::Exit(*code)),
                 Step::WaitEof => {
-                    while self.next_line().await.is_some() {}
+                    while self.next_for(n, located, &[]).await?.is_some() {}
                     return Err(Stop::Eof);
                 }
+                Step::On(handler) => self.handlers.push(handler.clone()),
                 Step::Hang => {
                     // Keep reading so the adapter never blocks on a full pipe, then wait to be killed.
                     while self.next_line().await.is_some() {}
@@ -191,7 +195,12 @@ where
             }
         }
         // The script is over; like the idle CLI, wait for stdin to close. Anything more is a surprise.
-        match self.next_line().await {
+        let end = LocatedStep {
+            step: Step::WaitEof,
+            origin: "end of script".into(),
+            condition: None,
+        };
+        match self.next_for(steps.len() + 1, &end, &[]).await? {
             None => Ok(()),
             Some(line) => Err(Stop::Fail(
                 EXIT_MISMATCH,
@@ -210,7 +219,13 @@ where
         located: &LocatedStep,
         expectation: &Expectation,
     ) -> Result<(), Stop> {
-        let Some(line) = self.next_line().await else {
+        // An optional step leaves an unmatched line to the next step, handlers included.
+        let line = if expectation.optional {
+            self.next_line().await
+        } else {
+            self.next_for(n, located, &[&expectation.pattern]).await?
+        };
+        let Some(line) = line else {
             return Err(Stop::Eof);
         };
         let received = serde_json::from_str::<Value>(&line).ok();
@@ -235,7 +250,8 @@ where
         located: &LocatedStep,
         alternatives: &'s [(Expectation, String)],
     ) -> Result<&'s str, Stop> {
-        let Some(line) = self.next_line().await else {
+        let patterns: Vec<&Value> = alternatives.iter().map(|(e, _)| &e.pattern).collect();
+        let Some(line) = self.next_for(n, located, &patterns).await? else {
             return Err(Stop::Eof);
         };
         let all = Value::Array(
@@ -264,7 +280,8 @@ where
     ) -> Result<(), Stop> {
         let mut remaining: Vec<&Expectation> = items.iter().collect();
         while !remaining.is_empty() {
-            let Some(line) = self.next_line().await else {
+            let patterns: Vec<&Value> = remaining.iter().map(|e| &e.pattern).collect();
+            let Some(line) = self.next_for(n, located, &patterns).await? else {
                 return Err(Stop::Eof);
             };
             let all = Value::Array(remaining.iter().map(|e| e.pattern.clone()).collect());
@@ -319,6 +336,50 @@ where
                 ),
             )
         })
+    }
+
+    /// The next line that none of the `on` handlers takes: a line that matches one of `patterns`
+    /// (what the step wants) goes to the step, else the first handler that matches answers it.
+    async fn next_for(
+        &mut self,
+        n: usize,
+        located: &LocatedStep,
+        patterns: &[&Value],
+    ) -> Result<Option<String>, Stop> {
+        loop {
+            let Some(line) = self.next_line().await else {
+                return Ok(None);
+            };
+            let Ok(value) = serde_json::from_str::<Value>(&line) else {
+                return Ok(Some(line));
+            };
+            for pattern in patterns {
+                if self.check(n, located, pattern, &value)? {
+                    return Ok(Some(line));
+                }
+            }
+            let mut taken = None;
+            for (i, handler) in self.handlers.iter().enumerate() {
+                if self.check(n, located, &handler.expectation.pattern, &value)? {
+                    taken = Some(i);
+                    break;
+                }
+            }
+            let Some(i) = taken else {
+                return Ok(Some(line));
+            };
+            let handler = self.handlers[i].clone();
+            self.bind(n, located, &handler.expectation, &value)?;
+            for reply in &handler.replies {
+                let line = self.vars.substitute(reply).map_err(|e| {
+                    Stop::Fail(
+                        EXIT_SCRIPT_ERROR,
+                        format!("step {n}: {e} (in a handler from {})", handler.origin),
+                    )
+                })?;
+                self.write_stdout(&line.to_string()).await?;
+            }
+        }
     }
 
     /// The next stdin line (without its newline), logged; `None` at end of input.

@@ -342,3 +342,45 @@ async fn set_model_is_acked_and_the_next_turn_reports_the_model() {
     assert_eq!(answer["message"]["model"], "sonnet");
     assert_eq!(driver.finish().await.0, 0);
 }
+
+#[tokio::test]
+async fn control_requests_a_fixture_does_not_list_get_the_idle_cli_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut driver = Driver::start(
+        Script::load(fixture("text.jsonl")).unwrap(),
+        &[],
+        dir.path(),
+    );
+    driver.initialize().await;
+    driver
+        .control(json!({"subtype":"set_permission_mode","mode":"acceptEdits"}))
+        .await;
+    assert_eq!(
+        driver.next().await.unwrap()["response"]["response"],
+        json!({"mode":"acceptEdits"})
+    );
+    assert_eq!(
+        driver.next().await.unwrap()["permissionMode"],
+        "acceptEdits"
+    );
+    driver
+        .control(json!({"subtype":"set_model","model":"haiku"}))
+        .await;
+    assert_eq!(
+        driver.next().await.unwrap()["response"]["request_id"],
+        "drv-3"
+    );
+    let turn = driver.turn("hi", Answer::Allow, None).await;
+    let init = turn.iter().find(|l| l["subtype"] == "init").unwrap();
+    assert_eq!(
+        (&init["permissionMode"], &init["model"]),
+        (&json!("acceptEdits"), &json!("haiku"))
+    );
+    driver.control(json!({"subtype":"interrupt"})).await;
+    assert_eq!(
+        driver.next().await.unwrap()["response"]["response"],
+        json!({"still_queued":[]})
+    );
+    driver.turn("again", Answer::Allow, None).await;
+    assert_eq!(driver.finish().await.0, 0);
+}

@@ -32,11 +32,18 @@
 //! - `{"write_file": {"path": "hello.txt", "content": "..."}}` really writes the file, relative to
 //!   the stand-in's cwd (both substituted), as the Write tool would.
 //! - `{"set": {"var": J}}` sets variables (values substituted).
+//! - `{"on": P, "bind": {...}, "reply": [J, ...]}` registers a handler: from then on, a received
+//!   line that the current step does not want (and that is not read by an `optional` step) but
+//!   that matches `P` is bound, answered with the replies, and skipped. `initialize.jsonl`
+//!   includes `control_defaults.jsonl`, which answers `set_permission_mode` (ack + `system/status`,
+//!   rebinding `permission_mode`), `set_model` (ack, rebinding `model`) and `interrupt`
+//!   (`{"still_queued":[]}`) the way the idle CLI does, so every fixture tolerates them.
 //! - `{"label": "name"}` marks a place; `{"goto": "name"}` jumps there (a demo that loops).
 //! - `{"branch": [{"expect": P, "bind": {...}, "goto": "label"}, ...]}` reads one line and jumps
 //!   to the label of the first alternative that matches (e.g. allow vs deny); none is a mismatch.
 //! - `{"include": "name.jsonl"}` splices another script in: built-in snippets first
-//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like 2.1.332;
+//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like 2.1.332, then
+//!   installs the `control_defaults.jsonl` handlers;
 //!   `system_init.jsonl`: the `system/init` line of a turn), then files next to the script.
 //!
 //! Any step may carry `"when": "--flag"` or `"unless": "--flag"` to run only if claude was (was

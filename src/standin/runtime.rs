@@ -97,3 +97,38 @@ impl EventLog {
 pub(super) fn fields(pairs: Vec<(&str, Value)>) -> serde_json::Map<String, Value> {
     pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_id_follows_the_cli_rules() {
+        let rt = Runtime {
+            log_path: None,
+            cwd: "/w".into(),
+            pid: 1,
+        };
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let sid = |a: &[&str]| {
+            builtin_vars(&args(a), &rt)
+                .get("session_id")
+                .cloned()
+                .unwrap()
+        };
+        assert_eq!(sid(&["--session-id", "a"]), json!("a"));
+        assert_eq!(sid(&["--resume", "b"]), json!("b"));
+        assert_eq!(sid(&["--resume=c"]), json!("c"));
+        let forked = sid(&["--resume", "b", "--fork-session"]);
+        assert_ne!(forked, json!("b"));
+        assert_eq!(forked.as_str().unwrap().len(), 36, "a fresh uuid");
+        assert_eq!(
+            builtin_vars(&args(&["--resume", "b"]), &rt).get("resume_id"),
+            Some(&json!("b"))
+        );
+        assert_eq!(
+            builtin_vars(&args(&["--permission-mode", "plan"]), &rt).get("permission_mode"),
+            Some(&json!("plan"))
+        );
+    }
+}

@@ -12,6 +12,10 @@ const BUILTIN_SNIPPETS: &[(&str, &str)] = &[
         include_str!("../../fixtures/standin/snippets/initialize.jsonl"),
     ),
     (
+        "control_defaults.jsonl",
+        include_str!("../../fixtures/standin/snippets/control_defaults.jsonl"),
+    ),
+    (
         "system_init.jsonl",
         include_str!("../../fixtures/standin/snippets/system_init.jsonl"),
     ),
@@ -74,6 +78,8 @@ pub enum Step {
         content: String,
     },
     Set(Vec<(String, Value)>),
+    /// Registers a handler for lines that arrive while the script waits for something else.
+    On(Handler),
     /// A place `goto` and `branch` can jump to; does nothing itself.
     Label(String),
     Goto(String),
@@ -89,6 +95,16 @@ pub struct Expectation {
     pub bind: Vec<(String, String)>,
     /// When true, a line that does not match is left for the next step instead of failing.
     pub optional: bool,
+}
+
+/// `{"on": P, "bind": {...}, "reply": [J, ...]}`: from this step on, a received line that the
+/// current step does not want but that matches `P` is answered with the replies and skipped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handler {
+    pub expectation: Expectation,
+    pub replies: Vec<Value>,
+    /// Where the handler was written, for error messages.
+    pub origin: String,
 }
 
 /// Why a script could not be loaded.
@@ -227,7 +243,10 @@ fn parse_into(
             parse_into(&text, target, sub_dir.as_deref().or(dir), depth + 1, out)?;
             continue;
         }
-        let step = parse_step(&map).map_err(shape)?;
+        let mut step = parse_step(&map).map_err(shape)?;
+        if let Step::On(handler) = &mut step {
+            handler.origin = origin.clone();
+        }
         out.push(LocatedStep {
             step,
             origin,

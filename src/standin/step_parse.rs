@@ -1,6 +1,6 @@
 //! One script line (a JSON object) into a `Step`, with the checks that make a typo an error.
 
-use super::script::{Expectation, Step};
+use super::script::{Expectation, Handler, Step};
 use serde_json::{Map, Value};
 
 const STEP_KEYS: &[&str] = &[
@@ -19,6 +19,7 @@ const STEP_KEYS: &[&str] = &[
     "label",
     "goto",
     "branch",
+    "on",
 ];
 
 pub(super) fn parse_step(map: &Map<String, Value>) -> Result<Step, String> {
@@ -32,10 +33,10 @@ pub(super) fn parse_step(map: &Map<String, Value>) -> Result<Step, String> {
             "a step needs exactly one of {STEP_KEYS:?}, found {present:?}"
         ));
     };
-    let allowed_extra: &[&str] = if *key == "expect" {
-        &["bind", "optional"]
-    } else {
-        &[]
+    let allowed_extra: &[&str] = match *key {
+        "expect" => &["bind", "optional"],
+        "on" => &["bind", "reply"],
+        _ => &[],
     };
     if let Some(extra) = map
         .keys()
@@ -46,6 +47,24 @@ pub(super) fn parse_step(map: &Map<String, Value>) -> Result<Step, String> {
     let arg = &map[*key];
     Ok(match *key {
         "expect" => Step::Expect(parse_expectation(map)?),
+        "on" => {
+            let replies = match map.get("reply") {
+                None => vec![],
+                Some(Value::Array(lines)) => lines.clone(),
+                Some(_) => return Err("`reply` takes an array of lines to emit".into()),
+            };
+            let mut as_expect = Map::new();
+            as_expect.insert("expect".into(), arg.clone());
+            if let Some(bind) = map.get("bind") {
+                as_expect.insert("bind".into(), bind.clone());
+            }
+            let expectation = parse_expectation(&as_expect)?;
+            Step::On(Handler {
+                expectation,
+                replies,
+                origin: String::new(),
+            })
+        }
         "expect_any_order" => {
             let items = arg.as_array().ok_or("`expect_any_order` takes an array")?;
             let parsed = items

@@ -318,6 +318,30 @@ async fn the_log_records_argv_received_lines_and_the_exit() {
 }
 
 #[tokio::test]
+async fn on_handlers_answer_unlisted_lines_but_the_step_comes_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+{"on": {"type":"ping"}, "bind": {"n": "/n"}, "reply": [{"type":"pong","n":"${n}"}]}
+{"expect": {"type":"user"}}
+{"emit": {"turn": 1}}
+{"expect": {"type":"ping"}}
+{"emit": {"explicit": true}}
+"#;
+    let input = "{\"type\":\"ping\",\"n\":1}\n{\"type\":\"user\"}\n{\"type\":\"ping\",\"n\":2}\n{\"type\":\"ping\",\"n\":3}\n";
+    let out = run_text(script, &[], input, dir.path()).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.lines(),
+        vec![
+            json!({"type":"pong","n":1}),
+            json!({"turn":1}),
+            json!({"explicit":true}),
+            json!({"type":"pong","n":3})
+        ]
+    );
+}
+
+#[tokio::test]
 async fn hang_never_finishes_even_after_eof() {
     let dir = tempfile::tempdir().unwrap();
     let input = format!("{PROMPT}\n");
@@ -331,36 +355,6 @@ async fn hang_never_finishes_even_after_eof() {
         tokio::time::timeout(Duration::from_millis(300), run)
             .await
             .is_err()
-    );
-}
-
-#[test]
-fn session_id_follows_the_cli_rules() {
-    let rt = Runtime {
-        log_path: None,
-        cwd: "/w".into(),
-        pid: 1,
-    };
-    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let sid = |a: &[&str]| {
-        builtin_vars(&args(a), &rt)
-            .get("session_id")
-            .cloned()
-            .unwrap()
-    };
-    assert_eq!(sid(&["--session-id", "a"]), json!("a"));
-    assert_eq!(sid(&["--resume", "b"]), json!("b"));
-    assert_eq!(sid(&["--resume=c"]), json!("c"));
-    let forked = sid(&["--resume", "b", "--fork-session"]);
-    assert_ne!(forked, json!("b"));
-    assert_eq!(forked.as_str().unwrap().len(), 36, "a fresh uuid");
-    assert_eq!(
-        builtin_vars(&args(&["--resume", "b"]), &rt).get("resume_id"),
-        Some(&json!("b"))
-    );
-    assert_eq!(
-        builtin_vars(&args(&["--permission-mode", "plan"]), &rt).get("permission_mode"),
-        Some(&json!("plan"))
     );
 }
 
