@@ -66,6 +66,7 @@
 //! `fixtures/transcripts/` (paths `/run/work` became `${cwd}`, session ids `${session_id}`).
 
 mod engine;
+mod input;
 mod pattern;
 mod runtime;
 mod script;
