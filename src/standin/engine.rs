@@ -11,6 +11,8 @@ use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 pub const EXIT_SCRIPT_ERROR: i32 = 2;
 /// Exit code when a received line does not match what the script expects.
 pub const EXIT_MISMATCH: i32 = 3;
+/// What `claude --version` prints for the CLI the fixtures were captured from.
+pub const VERSION_LINE: &str = "2.1.332 (Claude Code)\n";
 
 /// Why a run stopped before the end of the script.
 pub(super) enum Stop {
@@ -59,6 +61,14 @@ where
             ("cwd", json!(runtime.cwd.to_string_lossy())),
         ]),
     );
+    if claude_args.iter().any(|a| a == "--version" || a == "-v") {
+        // `claude --version` prints this and exits, whatever the script says.
+        let mut stdout = stdout;
+        let _ = stdout.write_all(VERSION_LINE.as_bytes()).await;
+        let _ = stdout.flush().await;
+        log.record("exit", fields(vec![("code", json!(0))]));
+        return 0;
+    }
     let vars = builtin_vars(&claude_args, &runtime);
     let mut engine = Engine {
         stdin,

@@ -49,6 +49,8 @@
 //! Any step may carry `"when": "--flag"` or `"unless": "--flag"` to run only if claude was (was
 //! not) given that flag; fixtures mark `stream_event` lines `"when": "--include-partial-messages"`.
 //!
+//! `--version` (or `-v`) among claude's args prints `2.1.332 (Claude Code)` and exits 0, like the CLI.
+//!
 //! When stdin closes while a line is expected, the stand-in exits 0 quietly, as claude does.
 //! After the last step it waits for stdin to close; a line arriving then is a mismatch.
 //! A broken script (unbound variable, unwritable file) exits 2.
@@ -63,7 +65,31 @@
 //! `{"event":"error","message":..}`, `{"event":"exit","code":N}`, each with `pid`.
 //!
 //! Fixtures live in `fixtures/standin/*.jsonl`, derived from the transcripts of the real CLI in
-//! `fixtures/transcripts/` (paths `/run/work` became `${cwd}`, session ids `${session_id}`).
+//! `fixtures/transcripts/` by `fixtures/standin/tools/derive.py` (paths `/run/work` became
+//! `${cwd}`, session ids `${session_id}`; `stream_event` lines only with
+//! `--include-partial-messages`). Each starts with `initialize`; what each then wants:
+//!
+//! | fixture | the adapter sends | claude does |
+//! |---|---|---|
+//! | `text` | 2 prompts | plain answers; the 2nd thinks first |
+//! | `partial_messages` | 1 prompt | thinking, text, a Read (no ask), deltas |
+//! | `write_allow` | prompt, allow | Write ask; writes `updatedInput.content` to `hello.txt` |
+//! | `write_deny` | prompt, deny | Write ask; the error tool_result echoes the message |
+//! | `bash_edit` | prompt, allow x3 | Read, Edit, Bash, Bash (asks for Edit and both Bash) |
+//! | `ask_user_question` | prompt, allow | AskUserQuestion as can_use_tool |
+//! | `todowrite`, `task_tools` | 1 prompt | TodoWrite plan / Task tools, no asks |
+//! | `permission_mode` | set_permission_mode, prompt, allow, set_permission_mode, prompt, allow | acks + system/status |
+//! | `exit_plan_mode` | (set_permission_mode), prompt, allow or deny | ExitPlanMode ask; approval -> status default |
+//! | `set_model` | set_model, prompt | ack; the turn reports the new model |
+//! | `resume` | 1 prompt (spawn with `--resume <id>`) | answers in session `<id>` |
+//! | `interrupt` | prompt, interrupt after deltas, prompt | aborted partial, error_during_execution |
+//! | `interrupt_permission` | prompt, interrupt (ask left pending), prompt | control_cancel_request, aborted_tools |
+//! | `crash` | 1 prompt | some text, stderr, exit 1 |
+//! | `garbage` | prompt, error reply to `no_such_subtype` | non-JSON line, unknown types, then an answer |
+//! | `big_tool_result` | 1 prompt | a 20 MiB tool_result line |
+//! | `error_result`, `max_tokens` | 1 prompt | `is_error` result / `stop_reason: max_tokens` |
+//! | `hang` | 1 prompt | nothing, ever |
+//! | `demo` | prompts, each: allow, deny or interrupt | loops: a line, a Write of `hello.txt`, an answer |
 
 mod engine;
 mod input;
@@ -72,7 +98,7 @@ mod runtime;
 mod script;
 mod step_parse;
 
-pub use engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, run_with_runtime};
+pub use engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, VERSION_LINE, run_with_runtime};
 pub use pattern::{PatternError, Vars, matches};
 pub use runtime::{Runtime, builtin_vars};
 pub use script::{Expectation, FlagCondition, LocatedStep, Script, ScriptError, Step};

@@ -342,6 +342,22 @@ async fn on_handlers_answer_unlisted_lines_but_the_step_comes_first() {
 }
 
 #[tokio::test]
+async fn version_is_answered_like_the_real_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_text(
+        r#"{"expect": {"type":"user"}}"#,
+        &["--version"],
+        "",
+        dir.path(),
+    )
+    .await;
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "2.1.332 (Claude Code)\n")
+    );
+}
+
+#[tokio::test]
 async fn hang_never_finishes_even_after_eof() {
     let dir = tempfile::tempdir().unwrap();
     let input = format!("{PROMPT}\n");
