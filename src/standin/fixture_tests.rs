@@ -94,6 +94,27 @@ async fn write_allow_writes_what_the_adapter_allowed_and_deny_echoes_the_message
 }
 
 #[tokio::test]
+async fn bash_edit_writes_what_the_allowed_tools_wrote() {
+    let (dir, turns) = play(
+        "bash_edit.jsonl",
+        &[],
+        &[("please fix main", Answer::Allow)],
+    )
+    .await;
+    let main = std::fs::read_to_string(dir.path().join("src/main.rs")).unwrap();
+    assert!(main.contains("hello, world"), "{main}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("build.log")).unwrap(),
+        "built\n"
+    );
+    let asks = turns[0]
+        .iter()
+        .filter(|l| l["request"]["subtype"] == "can_use_tool")
+        .count();
+    assert_eq!(asks, 3);
+}
+
+#[tokio::test]
 async fn plain_fixtures_play_through() {
     for (name, prompts, args) in [
         ("text.jsonl", 2, &[][..]),

@@ -75,7 +75,7 @@
 //! | `partial_messages` | 1 prompt | thinking, text, a Read (no ask), deltas |
 //! | `write_allow` | prompt, allow | Write ask; writes `updatedInput.content` to `hello.txt` |
 //! | `write_deny` | prompt, deny | Write ask; the error tool_result echoes the message |
-//! | `bash_edit` | prompt, allow x3 | Read, Edit, Bash, Bash (asks for Edit and both Bash) |
+//! | `bash_edit` | prompt, allow x3 | Read, Edit, 3 Bash (asks: Edit, 2 Bash); writes `src/main.rs`, `build.log` |
 //! | `ask_user_question` | prompt, allow | AskUserQuestion as can_use_tool |
 //! | `todowrite`, `task_tools` | 1 prompt | TodoWrite plan / Task tools, no asks |
 //! | `permission_mode` | set_permission_mode, prompt, allow, set_permission_mode, prompt, allow | acks + system/status |
