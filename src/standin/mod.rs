@@ -103,6 +103,7 @@ pub use pattern::{PatternError, Vars, matches};
 pub use runtime::{Runtime, builtin_vars};
 pub use script::{Expectation, FlagCondition, LocatedStep, Script, ScriptError, Step};
 
+use std::path::{Path, PathBuf};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 
 /// Runs `script` on the process's own stdin/stdout/stderr and returns the exit code.
@@ -168,6 +169,39 @@ where
         stderr,
     )
     .await
+}
+
+/// Writes an executable `claude` wrapper into `dir` that runs `claude_acp standin --script
+/// <script> "$@"` (with `CLAUDE_STANDIN_LOG` set when `log` is given); tests pass the returned
+/// path as claude-acp's `--claude-path`.
+pub fn write_claude_wrapper(
+    dir: &Path,
+    claude_acp: &Path,
+    script: &Path,
+    log: Option<&Path>,
+) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut text = String::from("#!/bin/sh\n");
+    if let Some(log) = log {
+        text.push_str(&format!(
+            "CLAUDE_STANDIN_LOG={}\nexport CLAUDE_STANDIN_LOG\n",
+            sh_quote(log)
+        ));
+    }
+    text.push_str(&format!(
+        "exec {} standin --script {} \"$@\"\n",
+        sh_quote(claude_acp),
+        sh_quote(script)
+    ));
+    let path = dir.join("claude");
+    std::fs::write(&path, text)?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    Ok(path)
+}
+
+/// `path` as one single-quoted shell word.
+fn sh_quote(path: &Path) -> String {
+    format!("'{}'", path.to_string_lossy().replace('\'', "'\\''"))
 }
 
 /// The demo's script, embedded: claude greets, writes `hello.txt` after a permission prompt,
