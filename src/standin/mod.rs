@@ -209,6 +209,8 @@ fn sh_quote(path: &Path) -> String {
 pub const DEMO_SCRIPT: &str = include_str!("../../fixtures/standin/demo.jsonl");
 
 #[cfg(test)]
+mod cli_tests;
+#[cfg(test)]
 mod fixture_tests;
 #[cfg(test)]
 mod test_driver;
