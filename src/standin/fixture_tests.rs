@@ -2,7 +2,7 @@
 
 use super::test_driver::{Answer, Driver, fixture, play, results, texts};
 use super::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn the_demo_writes_hello_txt_when_allowed_and_not_when_denied() {
@@ -35,6 +35,17 @@ async fn the_demo_writes_hello_txt_when_allowed_and_not_when_denied() {
             "I'll create hello.txt for you.",
             "Created hello.txt. Open it to see the greeting."
         ]
+    );
+    let ask_ids: Vec<&Value> = turns
+        .iter()
+        .flatten()
+        .filter(|l| l["request"]["subtype"] == "can_use_tool")
+        .flat_map(|l| [&l["request_id"], &l["request"]["tool_use_id"]])
+        .collect();
+    assert_eq!(ask_ids.len(), 4);
+    assert!(
+        ask_ids[0] != ask_ids[2] && ask_ids[1] != ask_ids[3],
+        "each turn has fresh ids: {ask_ids:?}"
     );
     assert!(
         !turns[1].iter().any(|l| l["type"] == "stream_event"),

@@ -58,7 +58,8 @@
 //! Built-in variables: `session_id` (from `--session-id`, else `--resume` unless
 //! `--fork-session`, else a fresh uuid), `resume_id` (or null), `cwd`, `pid` (a number),
 //! `model` (`--model`, default `claude-opus-5-5`), `permission_mode` (`--permission-mode`,
-//! default `default`; scripts rebind it from `set_permission_mode`).
+//! default `default`; scripts rebind it from `set_permission_mode`), and `new_uuid`, a fresh uuid
+//! at each use (`{"set": {"tool_id": "toolu_${new_uuid}"}}` gives a looping script fresh ids).
 //!
 //! If env `CLAUDE_STANDIN_LOG` names a file, one JSON line per event is appended to it:
 //! `{"event":"start","argv":[..],"cwd":..}`, `{"event":"recv","line":<JSON or string>}`,

@@ -6,7 +6,11 @@
 //! `${var}` are compared after substitution. `$$` writes a literal `$`.
 
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
+
+/// The built-in variable that is a fresh uuid each time it is used.
+const NEW_UUID: &str = "new_uuid";
 
 /// Values bound so far: built-ins (`session_id`, `cwd`, ...) and whatever `bind` captured.
 #[derive(Debug, Clone, Default)]
@@ -57,7 +61,7 @@ impl Vars {
     pub fn substitute(&self, template: &Value) -> Result<Value, PatternError> {
         Ok(match template {
             Value::String(s) => match whole_variable(s) {
-                Some(name) => self.lookup(name)?.clone(),
+                Some(name) => self.lookup(name)?.into_owned(),
                 None => Value::String(self.substitute_str(s)?),
             },
             Value::Array(items) => Value::Array(
@@ -91,7 +95,7 @@ impl Vars {
                 let end = tail
                     .find('}')
                     .ok_or_else(|| PatternError::Unterminated(s.to_owned()))?;
-                match self.lookup(&tail[..end])? {
+                match self.lookup(&tail[..end])?.as_ref() {
                     Value::String(text) => out.push_str(text),
                     other => out.push_str(&other.to_string()),
                 }
@@ -105,9 +109,15 @@ impl Vars {
         Ok(out)
     }
 
-    fn lookup(&self, name: &str) -> Result<&Value, PatternError> {
+    /// A variable's value; `new_uuid` is a fresh v4 uuid at every use (so a looping script can
+    /// give each turn its own message, tool and request ids via `set`).
+    fn lookup(&self, name: &str) -> Result<Cow<'_, Value>, PatternError> {
+        if name == NEW_UUID && !self.values.contains_key(NEW_UUID) {
+            return Ok(Cow::Owned(Value::String(uuid::Uuid::new_v4().to_string())));
+        }
         self.values
             .get(name)
+            .map(Cow::Borrowed)
             .ok_or_else(|| PatternError::Unbound(name.to_owned()))
     }
 }
@@ -126,7 +136,7 @@ pub fn matches(pattern: &Value, received: &Value, vars: &Vars) -> Result<bool, P
         Value::String(s) if s == "$absent" => Ok(false),
         Value::String(s) => {
             if let Some(name) = whole_variable(s) {
-                return Ok(vars.lookup(name)? == received);
+                return Ok(vars.lookup(name)?.as_ref() == received);
             }
             if s.contains('$') {
                 return Ok(received.as_str() == Some(vars.substitute_str(s)?.as_str()));
@@ -245,6 +255,18 @@ mod tests {
             Err(PatternError::Unterminated("${oops".into()))
         );
         assert_eq!(v.substitute_str("a lone $ sign").unwrap(), "a lone $ sign");
+    }
+
+    #[test]
+    fn new_uuid_is_fresh_at_every_use() {
+        let v = Vars::default();
+        let out = v
+            .substitute(&json!(["${new_uuid}", "msg_${new_uuid}"]))
+            .unwrap();
+        let (a, b) = (out[0].as_str().unwrap(), out[1].as_str().unwrap());
+        assert_eq!(a.len(), 36);
+        assert!(b.starts_with("msg_") && b.len() == 40);
+        assert_ne!(a, &b[4..]);
     }
 
     #[test]
