@@ -102,7 +102,7 @@ mod step_parse;
 pub use engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, VERSION_LINE, run_with_runtime};
 pub use pattern::{PatternError, Vars, matches};
 pub use runtime::{Runtime, builtin_vars};
-pub use script::{Expectation, FlagCondition, LocatedStep, Script, ScriptError, Step};
+pub use script::{Expectation, FlagCondition, Handler, LocatedStep, Script, ScriptError, Step};
 
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
