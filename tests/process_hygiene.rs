@@ -25,19 +25,30 @@ async fn closing_stdin_ends_the_adapter_and_every_claude_within_two_seconds() {
     let (_s, c, _id, claude) = running("text").await;
     let adapter = c.pid();
     c.close_stdin().await;
-    let status = c.wait_exit(Duration::from_secs(2)).await.expect("adapter exited within 2 s");
+    let status = c
+        .wait_exit(Duration::from_secs(2))
+        .await
+        .expect("adapter exited within 2 s");
     assert!(status.success(), "{status:?}");
-    assert!(procs::wait_until_gone(&[claude, adapter], Duration::from_secs(1)).await, "claude left running");
+    assert!(
+        procs::wait_until_gone(&[claude, adapter], Duration::from_secs(1)).await,
+        "claude left running"
+    );
 }
 
 #[tokio::test]
 async fn closing_stdin_mid_turn_leaves_nothing_running() {
     let (s, c, id, claude) = running("hang").await;
-    c.notify("session/prompt", json!({"sessionId": id, "prompt": [{"type": "text", "text": "hang"}]})).await;
+    let prompt = json!({"jsonrpc": "2.0", "id": 77, "method": "session/prompt",
+        "params": {"sessionId": id, "prompt": [{"type": "text", "text": "hang"}]}});
+    c.send_raw(&prompt.to_string()).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(s.received().iter().any(|l| l["type"] == "user"));
     c.close_stdin().await;
-    assert!(c.wait_exit(Duration::from_secs(2)).await.is_some(), "adapter exited within 2 s");
+    assert!(
+        c.wait_exit(Duration::from_secs(2)).await.is_some(),
+        "adapter exited within 2 s"
+    );
     assert!(procs::wait_until_gone(&[claude], Duration::from_secs(1)).await);
 }
 
@@ -66,8 +77,13 @@ async fn an_editor_killing_the_whole_tree_right_after_closing_stdin_is_survived(
 #[tokio::test]
 async fn session_close_ends_that_claude_and_the_adapter_serves_on() {
     let (s, c, id, claude) = running("text").await;
-    c.request("session/close", json!({"sessionId": id})).await.unwrap();
-    assert!(procs::wait_until_gone(&[claude], Duration::from_secs(2)).await, "claude still running after close");
+    c.request("session/close", json!({"sessionId": id}))
+        .await
+        .unwrap();
+    assert!(
+        procs::wait_until_gone(&[claude], Duration::from_secs(2)).await,
+        "claude still running after close"
+    );
     let err = c.prompt(&id, "hi").await.unwrap_err();
     assert!(err.message.contains("unknown session"), "{}", err.message);
     let id2 = c.new_session(&s.work).await;
@@ -78,16 +94,32 @@ async fn session_close_ends_that_claude_and_the_adapter_serves_on() {
 async fn a_crash_mid_turn_is_an_error_with_status_and_stderr_and_the_next_prompt_resumes() {
     let (s, c, id, claude) = running("crash_then_resume").await;
     let err = c.prompt(&id, "do something").await.unwrap_err();
-    assert!(err.message.contains("exit code 1"), "names the exit status: {}", err.message);
-    assert!(err.message.contains("simulated crash"), "carries claude's stderr: {}", err.message);
+    assert!(
+        err.message.contains("exit code 1"),
+        "names the exit status: {}",
+        err.message
+    );
+    assert!(
+        err.message.contains("simulated crash"),
+        "carries claude's stderr: {}",
+        err.message
+    );
     assert!(procs::wait_until_gone(&[claude], Duration::from_secs(1)).await);
 
     let stop = c.prompt(&id, "try again").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn");
     let argvs = s.argvs();
     assert_eq!(argvs.len(), 2, "claude was started again");
-    assert!(argvs[1].join(" ").contains(&format!("--resume {id}")), "{:?}", argvs[1]);
-    assert!(c.agent_text(&id).contains("Resumed"), "{}", c.agent_text(&id));
+    assert!(
+        argvs[1].join(" ").contains(&format!("--resume {id}")),
+        "{:?}",
+        argvs[1]
+    );
+    assert!(
+        c.agent_text(&id).contains("Resumed"),
+        "{}",
+        c.agent_text(&id)
+    );
 }
 
 #[tokio::test]

@@ -18,8 +18,8 @@ use super::config::AdapterConfig;
 use super::control::{ControlAction, classify};
 use super::spawn::{SessionFlags, Start};
 use super::{modes, permissions, spawn};
-use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::claude::wire::{ClaudeInput, ClaudeMessage, OutboundControl, PermissionDecision};
+use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::domain::{
     AgentError, ConfigOption, EditorClient, PromptBlock, SessionUpdate, StopReason,
 };
@@ -191,12 +191,14 @@ impl SessionActor {
             events,
         });
         let internal = self.internal_tx.clone();
+        // Queued now, so it is claude's first line whatever the turn sends next.
+        let request = OutboundControl::Initialize {
+            hooks: None,
+            sdk_mcp_servers: vec![],
+        };
+        let initialize = handle.request(request, CONTROL_TIMEOUT);
         tokio::spawn(async move {
-            let request = OutboundControl::Initialize {
-                hooks: None,
-                sdk_mcp_servers: vec![],
-            };
-            match handle.request(request, CONTROL_TIMEOUT).await {
+            match initialize.await {
                 Ok(reply) => {
                     let _ = internal.send(Internal::Initialized(reply));
                 }
@@ -283,8 +285,9 @@ impl SessionActor {
         });
         self.conversation_stored = true;
         let internal_session = self.id.clone();
+        let sent = handle.send(message);
         tokio::spawn(async move {
-            if let Err(e) = handle.send(message).await {
+            if let Err(e) = sent.await {
                 // The exit event that follows ends the turn with claude's status and stderr.
                 tracing::warn!(session = %internal_session, "prompt not delivered to claude: {e}");
             }
@@ -313,15 +316,13 @@ impl SessionActor {
                     request_id,
                     serde_json::to_value(decision).unwrap_or_default(),
                 );
-                let h = h.clone();
-                tokio::spawn(async move {
-                    let _ = h.send(line).await;
-                });
+                spawn_send(h.clone(), line);
             }
         }
         if let Some(h) = handle {
+            let interrupt = h.request(OutboundControl::Interrupt, CONTROL_TIMEOUT);
             tokio::spawn(async move {
-                if let Err(e) = h.request(OutboundControl::Interrupt, CONTROL_TIMEOUT).await {
+                if let Err(e) = interrupt.await {
                     tracing::warn!("interrupt not acknowledged: {e}");
                 }
             });
@@ -572,8 +573,9 @@ fn check_version(version: &str) {
 }
 
 fn spawn_send(handle: ClaudeHandle, input: ClaudeInput) {
+    let sent = handle.send(input);
     tokio::spawn(async move {
-        if let Err(e) = handle.send(input).await {
+        if let Err(e) = sent.await {
             tracing::debug!("control reply not delivered: {e}");
         }
     });

@@ -16,14 +16,20 @@ pub struct Standin {
 }
 
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/standin").join(format!("{name}.jsonl"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/standin")
+        .join(format!("{name}.jsonl"))
 }
 
 impl Standin {
     /// A stand-in playing `fixtures/standin/<name>.jsonl`, with a fresh work directory.
     pub fn new(name: &str) -> Self {
         let script = fixture(name);
-        assert!(script.exists(), "missing stand-in script {}", script.display());
+        assert!(
+            script.exists(),
+            "missing stand-in script {}",
+            script.display()
+        );
         let dir = tempfile::tempdir().expect("temp dir");
         let wrapper = dir.path().join("claude");
         let body = format!(
@@ -37,7 +43,12 @@ impl Standin {
         let work = dir.path().join("work");
         std::fs::create_dir(&work).expect("work dir");
         let log = dir.path().join("standin.log");
-        Self { dir, wrapper, log, work }
+        Self {
+            dir,
+            wrapper,
+            log,
+            work,
+        }
     }
 
     pub fn dir(&self) -> &Path {
@@ -50,7 +61,10 @@ impl Standin {
         args.extend_from_slice(extra_args);
         AcpClient::spawn(
             &args,
-            &[("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")), ("RUST_LOG", "claude_acp=debug,info")],
+            &[
+                ("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")),
+                ("RUST_LOG", "claude_acp=debug,info"),
+            ],
             self.dir.path(),
         )
     }
@@ -69,13 +83,24 @@ impl Standin {
         self.events()
             .iter()
             .filter(|e| e["event"] == "start")
-            .map(|e| e["argv"].as_array().into_iter().flatten().filter_map(|a| a.as_str().map(String::from)).collect())
+            .map(|e| {
+                e["argv"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|a| a.as_str().map(String::from))
+                    .collect()
+            })
             .collect()
     }
 
     /// Every line the stand-in received from the adapter.
     pub fn received(&self) -> Vec<Value> {
-        self.events().into_iter().filter(|e| e["event"] == "recv").map(|e| e["line"].clone()).collect()
+        self.events()
+            .into_iter()
+            .filter(|e| e["event"] == "recv")
+            .map(|e| e["line"].clone())
+            .collect()
     }
 
     /// The pids of stand-in processes started so far.
@@ -95,7 +120,11 @@ impl Standin {
             if pids.len() >= n {
                 return pids;
             }
-            assert!(tokio::time::Instant::now() < deadline, "stand-in not started: {:?}", self.events());
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "stand-in not started: {:?}",
+                self.events()
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
