@@ -410,11 +410,12 @@ impl SessionActor {
         }
         self.models = translate::models(&reply);
         let before = self.config_options();
-        if let Some(mode) = reply.get("current_permission_mode").and_then(Value::as_str) {
-            if modes::is_known(mode, true) && mode != self.mode {
-                self.mode_changed(mode.to_owned());
-                return;
-            }
+        if let Some(mode) = reply.get("current_permission_mode").and_then(Value::as_str)
+            && modes::is_known(mode, true)
+            && mode != self.mode
+        {
+            self.mode_changed(mode.to_owned());
+            return;
         }
         if !self.models.is_empty() || before != self.config_options() {
             self.editor.session_update(
