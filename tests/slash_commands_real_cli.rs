@@ -15,7 +15,11 @@ async fn a_slash_command_prompt_is_run_by_claude_as_the_command() {
     let env = ClaudeEnv::new(&mock);
     let commands = env.work_dir().join(".claude/commands");
     std::fs::create_dir_all(&commands).unwrap();
-    std::fs::write(commands.join("greet.md"), "Greet $ARGUMENTS warmly, in one line.\n").unwrap();
+    std::fs::write(
+        commands.join("greet.md"),
+        "Greet $ARGUMENTS warmly, in one line.\n",
+    )
+    .unwrap();
 
     let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
     c.set_timeout(Duration::from_secs(60));
@@ -23,7 +27,10 @@ async fn a_slash_command_prompt_is_run_by_claude_as_the_command() {
     let id = c.new_session(env.work_dir()).await;
 
     let offered = c
-        .wait_for_update(|u| u["update"]["sessionUpdate"] == "available_commands_update", Duration::from_secs(30))
+        .wait_for_update(
+            |u| u["update"]["sessionUpdate"] == "available_commands_update",
+            Duration::from_secs(30),
+        )
         .await;
     let names: Vec<&str> = offered["update"]["availableCommands"]
         .as_array()
@@ -31,16 +38,25 @@ async fn a_slash_command_prompt_is_run_by_claude_as_the_command() {
         .iter()
         .filter_map(|c| c["name"].as_str())
         .collect();
-    assert!(names.contains(&"greet"), "the project's command is offered: {names:?}");
+    assert!(
+        names.contains(&"greet"),
+        "the project's command is offered: {names:?}"
+    );
     assert!(names.contains(&"compact"), "{names:?}");
-    assert!(!names.contains(&"login"), "terminal-only commands are hidden: {names:?}");
+    assert!(
+        !names.contains(&"login"),
+        "terminal-only commands are hidden: {names:?}"
+    );
 
     let stop = c.prompt(&id, "/greet Ada").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn");
     assert!(
         mock.any_request_contains("Greet Ada warmly"),
         "claude expanded the command before calling the model: {:?}",
-        mock.requests().iter().map(|r| r.latest_prompt_text()).collect::<Vec<_>>()
+        mock.requests()
+            .iter()
+            .map(|r| r.latest_prompt_text())
+            .collect::<Vec<_>>()
     );
     assert_eq!(c.agent_text(&id), "Hello, Ada!");
 }
