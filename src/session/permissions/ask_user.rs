@@ -6,8 +6,6 @@
 //! asked as toggles: the prompt comes back with the labels not yet picked and a "Done" option
 //! naming the picks so far, until the user picks "Done" or every label.
 
-use std::path::Path;
-
 use serde_json::{Map, Value};
 
 use super::reply::failed;
@@ -43,7 +41,6 @@ enum Unanswered {
 pub async fn ask(
     editor: &dyn EditorClient,
     session_id: &str,
-    _cwd: &Path,
     req: &CanUseTool,
 ) -> PermissionDecision {
     let questions = questions(&req.input);

@@ -41,7 +41,8 @@ pub struct Decision {
 }
 
 impl Decision {
-    fn reply(reply: PermissionDecision) -> Self {
+    /// A reply that changes nothing else.
+    fn plain(reply: PermissionDecision) -> Self {
         Self {
             reply,
             mode_change: None,
@@ -91,7 +92,7 @@ pub async fn decide(
 ) -> Decision {
     match req.tool_name.as_str() {
         "AskUserQuestion" => {
-            Decision::reply(ask_user::ask(editor.as_ref(), session_id, cwd, &req).await)
+            Decision::plain(ask_user::ask(editor.as_ref(), session_id, &req).await)
         }
         "ExitPlanMode" => plan_mode::ask(editor.as_ref(), session_id, cwd, &req).await,
         _ => {

@@ -63,19 +63,19 @@ pub async fn ask(
         Ok(PermissionOutcome::Selected { option_id }) => match option_id.as_str() {
             ACCEPT_EDITS => approve(req, "acceptEdits"),
             APPROVE_EACH_EDIT => approve(req, "default"),
-            KEEP_PLANNING => Decision::reply(deny(
+            KEEP_PLANNING => Decision::plain(deny(
                 "The user did not approve the plan and wants to keep planning. Stay in plan mode, \
                  ask what to change, and refine the plan.",
             )),
-            other => Decision::reply(deny(format!(
+            other => Decision::plain(deny(format!(
                 "Denied: the editor answered with an option this prompt did not offer (`{other}`); \
                  the plan was not approved. Stay in plan mode."
             ))),
         },
-        Ok(PermissionOutcome::Cancelled) => Decision::reply(deny(
+        Ok(PermissionOutcome::Cancelled) => Decision::plain(deny(
             "The user cancelled the plan approval; the plan was not approved. Stay in plan mode.",
         )),
-        Err(e) => Decision::reply(deny(failed("the plan approval", &e))),
+        Err(e) => Decision::plain(deny(failed("the plan approval", &e))),
     }
 }
 

@@ -19,15 +19,15 @@ pub fn answer(
     let option_id = match answer {
         Ok(PermissionOutcome::Selected { option_id }) => option_id,
         Ok(PermissionOutcome::Cancelled) => {
-            return Decision::reply(deny(format!(
+            return Decision::plain(deny(format!(
                 "The user cancelled the permission request, so {tool} did not run."
             )));
         }
-        Err(e) => return Decision::reply(deny(failed(tool, &e))),
+        Err(e) => return Decision::plain(deny(failed(tool, &e))),
     };
     let offered = choices.options.iter().any(|o| o.id == option_id);
     match option_id.as_str() {
-        ALLOW_ONCE if offered => Decision::reply(PermissionDecision::Allow {
+        ALLOW_ONCE if offered => Decision::plain(PermissionDecision::Allow {
             updated_input: allowed_input(req),
             updated_permissions: Vec::new(),
         }),
@@ -40,7 +40,7 @@ pub fn answer(
             flag_settings: None,
         },
         REJECT_ONCE if offered => {
-            Decision::reply(deny(format!("The user rejected this {tool} call.")))
+            Decision::plain(deny(format!("The user rejected this {tool} call.")))
         }
         REJECT_ALWAYS if offered => Decision {
             reply: deny(format!(
@@ -58,7 +58,7 @@ pub fn answer(
                 ),
             ),
         },
-        other => Decision::reply(deny(format!(
+        other => Decision::plain(deny(format!(
             "Denied: the editor answered with an option this prompt did not offer (`{other}`), so {tool} did not run."
         ))),
     }
