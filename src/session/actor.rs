@@ -90,6 +90,8 @@ pub struct SessionActor {
     translator: TurnTranslator,
     turn: Option<Turn>,
     mode: String,
+    /// Whether the mode was set or seen changing since the session opened.
+    mode_touched: bool,
     models: Vec<(String, String, Option<String>)>,
     model: Option<String>,
     permission_tasks: HashMap<String, JoinHandle<()>>,
@@ -123,6 +125,7 @@ impl SessionActor {
             next_start: start,
             turn: None,
             mode,
+            mode_touched: false,
             models: Vec::new(),
             model: None,
             permission_tasks: HashMap::new(),
@@ -386,6 +389,7 @@ impl SessionActor {
 
     /// Tells the editor in both forms clients read: the mode update and the config options.
     fn mode_changed(&mut self, mode: String) {
+        self.mode_touched = true;
         if self.mode == mode {
             return;
         }
@@ -427,7 +431,10 @@ impl SessionActor {
         }
         self.models = translate::models(&reply);
         let before = self.config_options();
+        // claude's starting mode counts only until anyone (the editor, claude) has changed it: the
+        // reply may arrive after an early `session/set_mode`.
         if let Some(mode) = reply.get("current_permission_mode").and_then(Value::as_str)
+            && !self.mode_touched
             && modes::is_known(mode, true)
             && mode != self.mode
         {
