@@ -107,3 +107,54 @@ async fn a_second_prompt_while_one_runs_is_refused_not_queued_silently() {
     assert!(err.message.contains("already running"), "{}", err.message);
     assert_eq!(first.unwrap()["stopReason"], "cancelled");
 }
+
+#[tokio::test]
+async fn claude_withdrawing_its_ask_withdraws_the_editors_prompt_and_a_late_answer_is_dropped() {
+    let s = Standin::new("control_cancel_request");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.hold_requests("session/request_permission");
+
+    let (stop, ()) = tokio::join!(c.prompt(&id, "write hello.txt"), async {
+        let ask = c.next_request("session/request_permission").await;
+        // Wait for the withdrawal, then answer anyway, as a slow editor would.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while !c
+            .transcript()
+            .iter()
+            .any(|m| m["method"] == "$/cancel_request")
+        {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no $/cancel_request for the withdrawn ask"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let cancel = c
+            .transcript()
+            .into_iter()
+            .find(|m| m["method"] == "$/cancel_request")
+            .unwrap();
+        assert_eq!(cancel["params"]["requestId"], ask.id);
+        c.respond(
+            &ask.id,
+            serde_json::json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}}),
+        )
+        .await;
+    });
+    assert_eq!(stop.unwrap()["stopReason"], "end_turn");
+    assert!(!s.work.join("hello.txt").exists());
+    // claude never got an answer to the withdrawn request: the next turn runs as scripted.
+    let stop = c.prompt(&id, "next").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert!(
+        c.agent_text(&id).ends_with("Second answer."),
+        "{}",
+        c.agent_text(&id)
+    );
+    assert!(
+        !s.received().iter().any(|l| l["type"] == "control_response"),
+        "no answer reached claude"
+    );
+}

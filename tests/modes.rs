@@ -18,7 +18,13 @@ fn mode_updates(c: &support::acp_client::AcpClient, id: &str) -> Vec<String> {
 }
 
 fn mode_option(update: &Value) -> Value {
-    update["configOptions"].as_array().unwrap().iter().find(|o| o["id"] == "mode").cloned().unwrap()
+    update["configOptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "mode")
+        .cloned()
+        .unwrap()
 }
 
 #[tokio::test]
@@ -27,21 +33,43 @@ async fn set_mode_and_set_config_option_both_change_claudes_mode_and_notify_both
     let c = s.adapter(&[]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
-    c.wait_for_update(|u| u["update"]["sessionUpdate"] == "available_commands_update", Duration::from_secs(5)).await;
+    c.wait_for_update(
+        |u| u["update"]["sessionUpdate"] == "available_commands_update",
+        Duration::from_secs(5),
+    )
+    .await;
 
-    c.request("session/set_mode", json!({"sessionId": id, "modeId": "acceptEdits"})).await.unwrap();
-    let sent: Vec<Value> = s.received().into_iter().filter(|l| l["request"]["subtype"] == "set_permission_mode").collect();
+    c.request(
+        "session/set_mode",
+        json!({"sessionId": id, "modeId": "acceptEdits"}),
+    )
+    .await
+    .unwrap();
+    let sent: Vec<Value> = s
+        .received()
+        .into_iter()
+        .filter(|l| l["request"]["subtype"] == "set_permission_mode")
+        .collect();
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0]["request"]["mode"], "acceptEdits");
     assert_eq!(mode_updates(&c, &id), vec!["acceptEdits"]);
     let options = c.updates_of_kind(&id, "config_option_update");
-    assert_eq!(mode_option(options.last().unwrap())["currentValue"], "acceptEdits");
+    assert_eq!(
+        mode_option(options.last().unwrap())["currentValue"],
+        "acceptEdits"
+    );
 
     c.allow_permissions();
-    assert_eq!(c.prompt(&id, "write one.txt").await.unwrap()["stopReason"], "end_turn");
+    assert_eq!(
+        c.prompt(&id, "write one.txt").await.unwrap()["stopReason"],
+        "end_turn"
+    );
 
     let reply = c
-        .request("session/set_config_option", json!({"sessionId": id, "configId": "mode", "value": "default"}))
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "mode", "value": "default"}),
+        )
         .await
         .unwrap();
     assert_eq!(mode_option(&reply)["currentValue"], "default");
@@ -61,10 +89,24 @@ async fn an_unknown_mode_is_refused_clearly_and_nothing_is_sent() {
     let c = s.adapter(&[]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
-    let err = c.request("session/set_mode", json!({"sessionId": id, "modeId": "yolo"})).await.unwrap_err();
+    let err = c
+        .request(
+            "session/set_mode",
+            json!({"sessionId": id, "modeId": "yolo"}),
+        )
+        .await
+        .unwrap_err();
     assert_eq!(err.code, -32602);
-    assert!(err.message.contains("unknown mode `yolo`"), "{}", err.message);
-    assert!(!s.received().iter().any(|l| l["request"]["subtype"] == "set_permission_mode"));
+    assert!(
+        err.message.contains("unknown mode `yolo`"),
+        "{}",
+        err.message
+    );
+    assert!(
+        !s.received()
+            .iter()
+            .any(|l| l["request"]["subtype"] == "set_permission_mode")
+    );
     assert_eq!(c.prompt(&id, "hi").await.unwrap()["stopReason"], "end_turn");
 }
 
@@ -78,28 +120,60 @@ async fn the_model_picker_lists_claudes_models_and_applies_the_choice() {
         .wait_for_update(
             |u| {
                 u["update"]["sessionUpdate"] == "config_option_update"
-                    && u["update"]["configOptions"].as_array().is_some_and(|o| o.iter().any(|o| o["id"] == "model"))
+                    && u["update"]["configOptions"]
+                        .as_array()
+                        .is_some_and(|o| o.iter().any(|o| o["id"] == "model"))
             },
             Duration::from_secs(5),
         )
         .await;
-    let model = update["update"]["configOptions"].as_array().unwrap().iter().find(|o| o["id"] == "model").unwrap().clone();
+    let model = update["update"]["configOptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "model")
+        .unwrap()
+        .clone();
     assert_eq!(model["category"], "model");
-    let values: Vec<&str> = model["options"].as_array().unwrap().iter().map(|o| o["value"].as_str().unwrap()).collect();
-    assert!(values.contains(&"opus") && values.contains(&"default"), "{values:?}");
+    let values: Vec<&str> = model["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["value"].as_str().unwrap())
+        .collect();
+    assert!(
+        values.contains(&"opus") && values.contains(&"default"),
+        "{values:?}"
+    );
 
     let reply = c
-        .request("session/set_config_option", json!({"sessionId": id, "configId": "model", "value": "opus"}))
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "model", "value": "opus"}),
+        )
         .await
         .unwrap();
-    let chosen = reply["configOptions"].as_array().unwrap().iter().find(|o| o["id"] == "model").unwrap().clone();
+    let chosen = reply["configOptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "model")
+        .unwrap()
+        .clone();
     assert_eq!(chosen["currentValue"], "opus");
-    let sent = s.received().into_iter().find(|l| l["request"]["subtype"] == "set_model").expect("set_model sent");
+    let sent = s
+        .received()
+        .into_iter()
+        .find(|l| l["request"]["subtype"] == "set_model")
+        .expect("set_model sent");
     assert_eq!(sent["request"]["model"], "opus");
     assert_eq!(c.prompt(&id, "hi").await.unwrap()["stopReason"], "end_turn");
 
     let err = c
-        .request("session/set_config_option", json!({"sessionId": id, "configId": "model", "value": "gpt-9"}))
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "model", "value": "gpt-9"}),
+        )
         .await
         .unwrap_err();
     assert!(err.message.contains("unknown model"), "{}", err.message);
