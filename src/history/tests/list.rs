@@ -1,0 +1,1 @@
+//! Listing stored sessions for `session/list`.
