@@ -43,7 +43,10 @@ async fn run_turn(claude: &mut StreamJsonProcess, prompt: &str, answer: impl Fn(
             return;
         }
         let tool = message["request"]["tool_name"].as_str().unwrap_or_default();
-        let id = message["request_id"].as_str().expect("request_id").to_string();
+        let id = message["request_id"]
+            .as_str()
+            .expect("request_id")
+            .to_string();
         claude.answer_control(&id, answer(tool)).await;
     }
 }
@@ -97,10 +100,7 @@ async fn regenerate_history_fixture() {
         Block::Text("Edited the line; I did not delete the file since you declined.".into()),
     ])));
 
-    let mut claude = StreamJsonProcess::spawn(env.claude_stream_json([
-        "--session-id",
-        SESSION_ID,
-    ]));
+    let mut claude = StreamJsonProcess::spawn(env.claude_stream_json(["--session-id", SESSION_ID]));
     run_turn(
         &mut claude,
         "Create notes.txt with two lines, then show it.",
@@ -111,7 +111,9 @@ async fn regenerate_history_fixture() {
         &mut claude,
         "Change the second line to \"2nd line\".",
         |tool| match tool {
-            "Bash" => json!({"behavior": "deny", "message": "The user declined to delete the file."}),
+            "Bash" => {
+                json!({"behavior": "deny", "message": "The user declined to delete the file."})
+            }
             _ => json!({"behavior": "allow"}),
         },
     )
@@ -122,13 +124,16 @@ async fn regenerate_history_fixture() {
     // A second session in the same project: an image prompt, a local slash command, a compaction.
     mock.push_rule(Rule::on_prompt(
         "create a detailed summary of the conversation",
-        Reply::text("<analysis>Short.</analysis>\n<summary>The user asked what an image shows.</summary>"),
+        Reply::text(
+            "<analysis>Short.</analysis>\n<summary>The user asked what an image shows.</summary>",
+        ),
     ));
-    mock.push_rule(Rule::on_prompt("Describe this image", Reply::text("A single red pixel.")));
-    let mut claude = StreamJsonProcess::spawn(env.claude_stream_json([
-        "--session-id",
-        EXTRAS_SESSION_ID,
-    ]));
+    mock.push_rule(Rule::on_prompt(
+        "Describe this image",
+        Reply::text("A single red pixel."),
+    ));
+    let mut claude =
+        StreamJsonProcess::spawn(env.claude_stream_json(["--session-id", EXTRAS_SESSION_ID]));
     claude
         .send(&json!({"type": "user", "parent_tool_use_id": null, "message": {"role": "user",
             "content": [
@@ -147,7 +152,11 @@ async fn regenerate_history_fixture() {
     let transcript = find_transcript(&env.home_dir().join(".claude/projects"), SESSION_ID);
     let extras = transcript.with_file_name(format!("{EXTRAS_SESSION_ID}.jsonl"));
     let slug_dir = transcript.parent().expect("project dir");
-    let slug = slug_dir.file_name().expect("slug").to_string_lossy().into_owned();
+    let slug = slug_dir
+        .file_name()
+        .expect("slug")
+        .to_string_lossy()
+        .into_owned();
     let fixture_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/history");
     let target = fixture_dir.join("projects").join(&slug);
     std::fs::create_dir_all(&target).expect("fixture dir");
@@ -175,7 +184,10 @@ fn find_transcript(projects: &Path, session_id: &str) -> PathBuf {
         let project = project.expect("entry").path();
         for file in std::fs::read_dir(&project).expect("project dir") {
             let file = file.expect("entry").path();
-            if file.file_name().is_some_and(|n| *n == *format!("{session_id}.jsonl")) {
+            if file
+                .file_name()
+                .is_some_and(|n| *n == *format!("{session_id}.jsonl"))
+            {
                 found.push(file);
             }
         }

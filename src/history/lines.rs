@@ -98,7 +98,12 @@ const INJECTED_PREFIXES: [&str; 4] = [
 ];
 
 pub(super) fn classify_user(line: &Value) -> UserLine {
-    let hidden = ["isMeta", "isCompactSummary", "isVisibleInTranscriptOnly", "isSidechain"];
+    let hidden = [
+        "isMeta",
+        "isCompactSummary",
+        "isVisibleInTranscriptOnly",
+        "isSidechain",
+    ];
     if hidden.iter().any(|key| flag(line, key)) {
         return UserLine::Skip;
     }
@@ -141,11 +146,16 @@ fn classify_blocks(blocks: &[Value]) -> UserLine {
     for block in blocks {
         match line_type(block) {
             "text" => {
-                let text = block.get("text").and_then(Value::as_str).unwrap_or_default();
+                let text = block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 match classify_text(text) {
                     UserLine::Prompt(mut text_chunks) => chunks.append(&mut text_chunks),
                     // A command wrapper in block form: the whole line is that command.
-                    other @ (UserLine::Command(_) | UserLine::CommandOutput(_)) if blocks.len() == 1 => {
+                    other @ (UserLine::Command(_) | UserLine::CommandOutput(_))
+                        if blocks.len() == 1 =>
+                    {
                         return other;
                     }
                     _ => {}

@@ -241,8 +241,3 @@ fn short_title(text: &str) -> String {
     let cut: String = line.chars().take(TITLE_MAX_CHARS - 1).collect();
     format!("{}…", cut.trim_end())
 }
-
-#[cfg(test)]
-pub(super) fn title_of(file: &Path) -> Option<String> {
-    scan(file).and_then(|s| s.title)
-}

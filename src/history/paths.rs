@@ -132,6 +132,6 @@ pub fn find(config_dir: &Path, session_id: &str) -> Option<(PathBuf, PathBuf)> {
         })
         .collect();
     // The same id in two projects should not happen; prefer the one written last.
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|entry| std::cmp::Reverse(entry.0));
     found.into_iter().next().map(|(_, file, cwd)| (file, cwd))
 }

@@ -145,7 +145,8 @@ impl Thread {
             UserLine::Prompt(chunks) => {
                 self.translator.start_turn();
                 for content in chunks {
-                    self.updates.push(SessionUpdate::UserMessageChunk { content });
+                    self.updates
+                        .push(SessionUpdate::UserMessageChunk { content });
                 }
             }
             UserLine::Command(typed) => {

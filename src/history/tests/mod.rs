@@ -27,7 +27,10 @@ pub fn fixture_cwd() -> PathBuf {
 
 /// The session with text, thinking, Write, Bash, Edit and a denied Bash.
 pub fn fixture_session() -> String {
-    fixture_paths()["session_id"].as_str().expect("id").to_owned()
+    fixture_paths()["session_id"]
+        .as_str()
+        .expect("id")
+        .to_owned()
 }
 
 /// The session with an image prompt, `/cost` and `/compact`.
@@ -53,7 +56,13 @@ pub fn assistant_line(uuid: &str, parent: &str, text: &str) -> Value {
 
 /// Writes `<config>/projects/<slug of cwd>/<id>.jsonl` with `lines`, last modified `age_secs`
 /// seconds after a fixed instant (so ordering by age is deterministic).
-pub fn write_session(config: &Path, cwd: &Path, id: &str, lines: &[Value], age_secs: u64) -> PathBuf {
+pub fn write_session(
+    config: &Path,
+    cwd: &Path,
+    id: &str,
+    lines: &[Value],
+    age_secs: u64,
+) -> PathBuf {
     let dir = config
         .join("projects")
         .join(crate::history::project_slug(cwd));

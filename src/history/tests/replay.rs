@@ -16,7 +16,9 @@ fn outline(updates: &[SessionUpdate]) -> Vec<String> {
             SessionUpdate::UserMessageChunk { content } => format!("user: {}", chunk(content)),
             SessionUpdate::AgentMessageChunk { content } => format!("agent: {}", chunk(content)),
             SessionUpdate::AgentThoughtChunk { content } => format!("thought: {}", chunk(content)),
-            SessionUpdate::ToolCall(call) => format!("tool {:?} {:?}: {}", call.kind, call.status, call.title),
+            SessionUpdate::ToolCall(call) => {
+                format!("tool {:?} {:?}: {}", call.kind, call.status, call.title)
+            }
             SessionUpdate::ToolCallUpdate(update) => format!("update {:?}", update.status),
             other => format!("{other:?}"),
         })
@@ -72,12 +74,21 @@ fn tool_results_carry_their_output_and_the_denial_reason() {
         .collect();
     let bash_output = &tool_updates[1];
     let shown = serde_json::to_string(&bash_output.content).unwrap();
-    assert!(shown.contains("first line") && shown.contains("second line"), "{shown}");
-    assert!(bash_output.raw_output.is_some(), "raw_output is always an object");
+    assert!(
+        shown.contains("first line") && shown.contains("second line"),
+        "{shown}"
+    );
+    assert!(
+        bash_output.raw_output.is_some(),
+        "raw_output is always an object"
+    );
     let denied = &tool_updates[3];
     assert_eq!(denied.status, Some(ToolStatus::Failed));
     let shown = serde_json::to_string(&denied.content).unwrap();
-    assert!(shown.contains("The user declined to delete the file."), "{shown}");
+    assert!(
+        shown.contains("The user declined to delete the file."),
+        "{shown}"
+    );
     // The Write call shows its diff from the tool use itself.
     let write = updates
         .iter()
@@ -87,7 +98,10 @@ fn tool_results_carry_their_output_and_the_denial_reason() {
         })
         .unwrap();
     assert!(
-        write.content.iter().any(|c| matches!(c, ToolContent::Diff { new_text, .. }
+        write
+            .content
+            .iter()
+            .any(|c| matches!(c, ToolContent::Diff { new_text, .. }
             if new_text == "first line\nsecond line\n")),
         "{:?}",
         write.content
@@ -98,19 +112,34 @@ fn tool_results_carry_their_output_and_the_denial_reason() {
 fn images_slash_commands_and_their_output_replay_but_claudes_injections_do_not() {
     let updates = fixture_replay(&fixture_extras_session());
     let outline = outline(&updates);
-    assert_eq!(outline[..4], [
-        "user: Describe this image",
-        "user: [image image/png]",
-        "agent: A single red pixel.",
-        // `/cost` is an alias: claude records the command it ran.
-        "user: /usage",
-    ]);
-    assert!(outline[4].starts_with("agent: Estimated cost:"), "{outline:#?}");
+    assert_eq!(
+        outline[..4],
+        [
+            "user: Describe this image",
+            "user: [image image/png]",
+            "agent: A single red pixel.",
+            // `/cost` is an alias: claude records the command it ran.
+            "user: /usage",
+        ]
+    );
+    assert!(
+        outline[4].starts_with("agent: Estimated cost:"),
+        "{outline:#?}"
+    );
     assert_eq!(outline[5..], ["user: /compact", "agent: Compacted"]);
     let all = outline.join("\n");
-    assert!(!all.contains("[Image: source:"), "the meta line about the pasted image is hidden");
-    assert!(!all.contains("continued from a previous conversation"), "the compaction summary is hidden");
-    assert!(!all.contains("local-command"), "no wrapper tags reach the editor");
+    assert!(
+        !all.contains("[Image: source:"),
+        "the meta line about the pasted image is hidden"
+    );
+    assert!(
+        !all.contains("continued from a previous conversation"),
+        "the compaction summary is hidden"
+    );
+    assert!(
+        !all.contains("local-command"),
+        "no wrapper tags reach the editor"
+    );
 }
 
 fn temp_copy_of_fixture() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -130,7 +159,9 @@ fn a_truncated_last_line_and_unknown_line_types_are_skipped() {
     let whole = replay_file(&copy, &fixture_cwd()).unwrap();
     let mut text = fs::read_to_string(&copy).unwrap();
     text.push_str("{\"type\":\"a-line-type-from-the-future\",\"uuid\":\"x\"}\n");
-    text.push_str("{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"cut o");
+    text.push_str(
+        "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"cut o",
+    );
     fs::write(&copy, text).unwrap();
     assert_eq!(replay_file(&copy, &fixture_cwd()).unwrap(), whole);
 }
@@ -139,21 +170,30 @@ fn a_truncated_last_line_and_unknown_line_types_are_skipped() {
 fn a_branch_abandoned_by_a_rewind_is_not_replayed() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path().join("work");
-    let file = write_session(dir.path(), &cwd, "rewound", &[
-        user_line("u1", None, &cwd, "first question"),
-        assistant_line("a1", "u1", "first answer"),
-        user_line("u2", Some("a1"), &cwd, "abandoned question"),
-        assistant_line("a2", "u2", "abandoned answer"),
-        // The person rewound to after a1 and asked again.
-        user_line("u3", Some("a1"), &cwd, "second question"),
-        assistant_line("a3", "u3", "second answer"),
-    ], 0);
-    assert_eq!(outline(&replay_file(&file, &cwd).unwrap()), [
-        "user: first question",
-        "agent: first answer",
-        "user: second question",
-        "agent: second answer",
-    ]);
+    let file = write_session(
+        dir.path(),
+        &cwd,
+        "rewound",
+        &[
+            user_line("u1", None, &cwd, "first question"),
+            assistant_line("a1", "u1", "first answer"),
+            user_line("u2", Some("a1"), &cwd, "abandoned question"),
+            assistant_line("a2", "u2", "abandoned answer"),
+            // The person rewound to after a1 and asked again.
+            user_line("u3", Some("a1"), &cwd, "second question"),
+            assistant_line("a3", "u3", "second answer"),
+        ],
+        0,
+    );
+    assert_eq!(
+        outline(&replay_file(&file, &cwd).unwrap()),
+        [
+            "user: first question",
+            "agent: first answer",
+            "user: second question",
+            "agent: second answer",
+        ]
+    );
 }
 
 #[test]
@@ -163,16 +203,22 @@ fn a_tool_call_that_never_got_a_result_ends_failed() {
     let tool_use: Value = json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1",
         "message": {"id": "m1", "role": "assistant", "content": [
             {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "sleep 100"}}]}});
-    let file = write_session(dir.path(), &cwd, "stopped", &[
-        user_line("u1", None, &cwd, "wait a while"),
-        tool_use,
-    ], 0);
+    let file = write_session(
+        dir.path(),
+        &cwd,
+        "stopped",
+        &[user_line("u1", None, &cwd, "wait a while"), tool_use],
+        0,
+    );
     let updates = replay_file(&file, &cwd).unwrap();
-    assert_eq!(outline(&updates), [
-        "user: wait a while",
-        "tool Execute Pending: Run `sleep 100`",
-        "update Some(Failed)",
-    ]);
+    assert_eq!(
+        outline(&updates),
+        [
+            "user: wait a while",
+            "tool Execute Pending: Run `sleep 100`",
+            "update Some(Failed)",
+        ]
+    );
 }
 
 #[test]
@@ -181,17 +227,23 @@ fn interrupt_markers_and_meta_lines_are_not_shown_as_prompts() {
     let cwd = dir.path().join("work");
     let mut meta = user_line("m1", Some("u1"), &cwd, "injected context");
     meta["isMeta"] = json!(true);
-    let file = write_session(dir.path(), &cwd, "interrupted", &[
-        user_line("u1", None, &cwd, "do something long"),
-        meta,
-        json!({"type": "user", "uuid": "i1", "parentUuid": "m1", "message": {"role": "user",
+    let file = write_session(
+        dir.path(),
+        &cwd,
+        "interrupted",
+        &[
+            user_line("u1", None, &cwd, "do something long"),
+            meta,
+            json!({"type": "user", "uuid": "i1", "parentUuid": "m1", "message": {"role": "user",
                "content": [{"type": "text", "text": "[Request interrupted by user]"}]}}),
-        user_line("u2", Some("i1"), &cwd, "never mind"),
-    ], 0);
-    assert_eq!(outline(&replay_file(&file, &cwd).unwrap()), [
-        "user: do something long",
-        "user: never mind",
-    ]);
+            user_line("u2", Some("i1"), &cwd, "never mind"),
+        ],
+        0,
+    );
+    assert_eq!(
+        outline(&replay_file(&file, &cwd).unwrap()),
+        ["user: do something long", "user: never mind",]
+    );
 }
 
 #[test]
@@ -214,7 +266,10 @@ fn unknown_and_malformed_ids_are_errors() {
     ));
     for bad in ["../paths", "a/b", "", "x.jsonl"] {
         assert!(
-            matches!(replay(&config, &cwd, bad), Err(HistoryError::InvalidSessionId(_))),
+            matches!(
+                replay(&config, &cwd, bad),
+                Err(HistoryError::InvalidSessionId(_))
+            ),
             "{bad:?}"
         );
         assert!(crate::history::find(&config, bad).is_none());
