@@ -140,3 +140,61 @@ async fn two_sessions_run_side_by_side_each_with_its_own_claude() {
     assert!(c.wait_exit(Duration::from_secs(2)).await.is_some());
     assert!(procs::wait_until_gone(&pids, Duration::from_secs(1)).await);
 }
+
+#[tokio::test]
+async fn a_trimmed_environment_without_anthropic_variables_still_works() {
+    let s = Standin::new("text");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
+    cmd.env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .arg("--claude-path")
+        .arg(&s.wrapper)
+        .env("CLAUDE_STANDIN_LOG", &s.log)
+        .current_dir(s.dir());
+    let c = AcpClient::from_command(cmd);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    assert_eq!(c.prompt(&id, "hi").await.unwrap()["stopReason"], "end_turn");
+    assert_eq!(c.agent_text(&id), "Hello from the mock model!");
+}
+
+#[tokio::test]
+async fn claude_gets_the_adapters_environment_unchanged_and_runs_in_the_session_cwd() {
+    let s = Standin::new("text");
+    let dump = s.dir().join("claude.env");
+    let wrapper = s.dir().join("claude-env-dump");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nenv > '{}'\npwd >> '{}'\nexec '{}' \"$@\"\n",
+            dump.display(),
+            dump.display(),
+            s.wrapper.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("/usr/bin:/bin:{}", s.dir().display());
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
+    cmd.env_clear()
+        .env("PATH", &path)
+        .env("MY_EDITOR_SETTING", "kept as is")
+        .arg("--claude-path")
+        .arg(&wrapper)
+        .current_dir(s.dir());
+    let c = AcpClient::from_command(cmd);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.prompt(&id, "hi").await.unwrap();
+    let seen = std::fs::read_to_string(&dump).unwrap();
+    assert!(seen.lines().any(|l| l == format!("PATH={path}")), "{seen}");
+    assert!(
+        seen.lines().any(|l| l == "MY_EDITOR_SETTING=kept as is"),
+        "{seen}"
+    );
+    assert_eq!(
+        seen.lines().last().unwrap(),
+        s.work.canonicalize().unwrap().to_str().unwrap()
+    );
+}

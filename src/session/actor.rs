@@ -449,7 +449,7 @@ impl SessionActor {
                     self.editor.session_update(&self.id, update);
                 }
                 if self.turn.is_some() {
-                    let outcome = end.outcome.map_err(AgentError::Internal);
+                    let outcome = end.outcome.map_err(turn_error);
                     self.finish_turn(outcome);
                 } else {
                     tracing::debug!(session = %self.id, "a result outside any turn was dropped");
@@ -556,6 +556,22 @@ impl SessionActor {
         if self.turn.is_some() {
             self.finish_turn(Ok(StopReason::Cancelled));
         }
+    }
+}
+
+/// claude's error text -> the editor's error; "not logged in" is ACP's auth_required, so the
+/// editor can offer its login flow.
+fn turn_error(message: String) -> AgentError {
+    let lower = message.to_lowercase();
+    if lower.contains("not logged in")
+        || lower.contains("/login")
+        || lower.contains("invalid api key")
+    {
+        AgentError::AuthRequired(format!(
+            "{message} (log in with `claude-acp login`, or set ANTHROPIC_API_KEY)"
+        ))
+    } else {
+        AgentError::Internal(message)
     }
 }
 
