@@ -1,6 +1,7 @@
 //! Regenerates `fixtures/history/`: a real claude transcript (`<HOME>/.claude/projects/<slug>/<id>.jsonl`)
 //! written by the pinned CLI against the mock API, with text, thinking, an allowed Write, an allowed Bash,
-//! an allowed Edit and a denied Bash. Ignored: run it by hand when the pinned CLI changes
+//! an allowed Edit and a denied Bash, then resumed by a second claude process for one more turn; and a second
+//! session with an image prompt, `/cost` and `/compact`. Ignored: run it by hand when the pinned CLI changes
 //! (`cargo test --test history_fixture -- --ignored`), then review the diff of the fixture.
 
 mod support;
@@ -116,6 +117,21 @@ async fn regenerate_history_fixture() {
             }
             _ => json!({"behavior": "allow"}),
         },
+    )
+    .await;
+    let status = claude.finish(STEP).await;
+    assert!(status.success(), "claude exited with {status}");
+
+    // The same session resumed by a new claude process: one more turn in the same transcript.
+    mock.push_rule(Rule::on_prompt(
+        "Anything else",
+        Reply::text("Nothing else: notes.txt is done."),
+    ));
+    let mut claude = StreamJsonProcess::spawn(env.claude_stream_json(["--resume", SESSION_ID]));
+    run_turn(
+        &mut claude,
+        "Anything else to do?",
+        |_| json!({"behavior": "allow"}),
     )
     .await;
     let status = claude.finish(STEP).await;

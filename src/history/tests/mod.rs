@@ -25,7 +25,7 @@ pub fn fixture_cwd() -> PathBuf {
     PathBuf::from(fixture_paths()["cwd"].as_str().expect("cwd"))
 }
 
-/// The session with text, thinking, Write, Bash, Edit and a denied Bash.
+/// The session with text, thinking, Write, Bash, Edit and a denied Bash, resumed once.
 pub fn fixture_session() -> String {
     fixture_paths()["session_id"]
         .as_str()

@@ -57,6 +57,9 @@ fn the_fixture_thread_replays_every_block_kind_in_order() {
             "update Some(Failed)",
             "thought: The deletion was refused, so I stop here.",
             "agent: Edited the line; I did not delete the file since you declined.",
+            // A later claude process resumed the session: its turn is in the same file.
+            "user: Anything else to do?",
+            "agent: Nothing else: notes.txt is done.",
         ]
     );
     insta::assert_json_snapshot!("fixture_thread", updates);
@@ -250,7 +253,7 @@ fn interrupt_markers_and_meta_lines_are_not_shown_as_prompts() {
 fn a_session_is_found_by_id_when_the_cwd_does_not_match() {
     let elsewhere = std::path::Path::new("/somewhere/else");
     let updates = replay(&fixture_config_dir(), elsewhere, &fixture_session()).unwrap();
-    assert_eq!(updates.len(), 15);
+    assert_eq!(updates.len(), 17);
     let (file, cwd) = crate::history::find(&fixture_config_dir(), &fixture_session()).unwrap();
     assert_eq!(cwd, fixture_cwd());
     assert!(file.ends_with(format!("{}.jsonl", fixture_session())));
