@@ -138,6 +138,10 @@ const RESERVED_FLAGS: &[&str] = &[
 ];
 
 /// The claude flags and environment `_meta` asks for (nothing when it is absent).
+///
+/// Some of these flags are variadic in claude's parser (`--allowedTools`, `--add-dir`, `--betas`,
+/// `--mcp-config`): they take every following argument up to the next `--flag`, so nothing
+/// positional may follow them on claude's command line.
 pub fn flags_from_meta(meta: Option<&Value>) -> Result<SessionFlags, MetaError> {
     let mut flags = SessionFlags::default();
     let Some(meta) = meta.filter(|m| !m.is_null()) else {
