@@ -6,6 +6,7 @@ pub mod cli;
 pub mod demo;
 pub mod doctor;
 pub mod domain;
+pub mod history;
 pub mod logging;
 pub mod serve;
 pub mod session;

@@ -1,0 +1,47 @@
+//! claude's stored conversations: where they are, which ones exist, and what they said.
+//!
+//! claude keeps every session as one JSON-lines transcript,
+//! `<config dir>/projects/<cwd slug>/<session id>.jsonl`, where the config dir is
+//! `$CLAUDE_CONFIG_DIR` or `~/.claude` (see [`paths`] for the slug rule). This module reads them for
+//! `session/list` ([`list`]), `session/load` ([`replay`]) and locating a session by id alone
+//! ([`find`]). Everything here is blocking file I/O: call it from `spawn_blocking`.
+//!
+//! Transcript lines seen with CLI 2.1.332 (`fixtures/history/`): `user` (prompts, tool results,
+//! slash-command wrappers, `isMeta` injections, the `isCompactSummary` after `/compact`), `assistant`
+//! (one content block per line), `system` (`local_command` output, `compact_boundary`), `attachment`,
+//! and bookkeeping lines (`queue-operation`, `last-prompt`, `api-request*`, `cost-state`,
+//! `custom-title`, `ai-title`, ...). Unknown types are ignored; a line that is not JSON (a transcript
+//! cut off mid-write) is skipped.
+
+mod lines;
+mod list;
+mod paths;
+mod replay;
+mod time;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+
+pub use list::{DEFAULT_PAGE_SIZE, list};
+pub use paths::{default_config_dir, find, project_slug};
+pub use replay::{replay, replay_file};
+
+/// Why stored history could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("no stored claude session {0}")]
+    NotFound(String),
+    /// An id that is not a plain file name (it could name a file outside the projects folder).
+    #[error("{0:?} is not a claude session id")]
+    InvalidSessionId(String),
+    #[error("the session/list cursor {0:?} was not issued by this agent")]
+    InvalidCursor(String),
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}

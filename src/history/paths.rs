@@ -1,0 +1,137 @@
+//! Where claude stores a session: the config dir, the per-cwd project folder, and lookup by id.
+//!
+//! The folder name ("slug") rule, read from the 2.1.332 CLI: every UTF-16 code unit of the cwd that
+//! is not an ASCII letter or digit becomes `-` (so `/home/me/my.app` is `-home-me-my-app`); a slug
+//! longer than 200 characters is cut to 200 and followed by `-` and a hash of the path. claude uses
+//! the cwd after resolving symlinks. We do not recompute that hash: a long slug's folder is found by
+//! its 200-character prefix, and every session's own recorded `cwd` decides whether it belongs.
+//! (claude also honours `CLAUDE_CODE_PROJECT_DIR_NAME` when `CLAUDE_CONFIG_DIR` is set; such
+//! sessions are still found by id and by listing all projects.)
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::HistoryError;
+use super::lines;
+
+/// Slugs longer than this are truncated and get a hash suffix.
+const MAX_SLUG_LEN: usize = 200;
+
+/// claude's config dir: `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`. `None` without either.
+pub fn default_config_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|home| PathBuf::from(home).join(".claude"))
+}
+
+/// The folder name claude gives a cwd under `projects/`, before any long-path truncation.
+pub fn project_slug(cwd: &Path) -> String {
+    cwd.to_string_lossy()
+        .chars()
+        .flat_map(|c| {
+            let dashes = if c.is_ascii_alphanumeric() {
+                0
+            } else {
+                c.len_utf16()
+            };
+            std::iter::repeat_n('-', dashes).chain((dashes == 0).then_some(c))
+        })
+        .collect()
+}
+
+pub(super) fn projects_dir(config_dir: &Path) -> PathBuf {
+    config_dir.join("projects")
+}
+
+/// The cwd as given and with symlinks resolved (claude records the latter), without duplicates.
+pub(super) fn cwd_variants(cwd: &Path) -> Vec<PathBuf> {
+    let mut variants = vec![cwd.to_path_buf()];
+    if let Ok(real) = fs::canonicalize(cwd)
+        && real != cwd
+    {
+        variants.push(real);
+    }
+    variants
+}
+
+/// The existing project folders that may hold sessions of `cwd`.
+pub(super) fn project_dirs_for(config_dir: &Path, cwd: &Path) -> Vec<PathBuf> {
+    let projects = projects_dir(config_dir);
+    let mut dirs = Vec::new();
+    for variant in cwd_variants(cwd) {
+        let slug = project_slug(&variant);
+        if slug.len() <= MAX_SLUG_LEN {
+            let dir = projects.join(&slug);
+            if dir.is_dir() && !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+            continue;
+        }
+        let prefix = format!("{}-", &slug[..MAX_SLUG_LEN]);
+        for dir in subdirs(&projects) {
+            let matches = dir
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix));
+            if matches && !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+    }
+    dirs
+}
+
+/// Every project folder under the config dir (none when it does not exist).
+pub(super) fn all_project_dirs(config_dir: &Path) -> Vec<PathBuf> {
+    subdirs(&projects_dir(config_dir))
+}
+
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Rejects ids that are not a single plain file name: the id becomes part of a path.
+pub(super) fn check_session_id(session_id: &str) -> Result<(), HistoryError> {
+    let plain = !session_id.is_empty()
+        && session_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if plain {
+        Ok(())
+    } else {
+        Err(HistoryError::InvalidSessionId(session_id.to_owned()))
+    }
+}
+
+pub(super) fn transcript_name(session_id: &str) -> String {
+    format!("{session_id}.jsonl")
+}
+
+/// Finds a session by id in any project: its transcript and the cwd it ran in. When the transcript
+/// records no cwd (nothing was said yet), `None`: claude could not resume it anyway.
+pub fn find(config_dir: &Path, session_id: &str) -> Option<(PathBuf, PathBuf)> {
+    check_session_id(session_id).ok()?;
+    let name = transcript_name(session_id);
+    let mut found: Vec<(std::time::SystemTime, PathBuf, PathBuf)> = all_project_dirs(config_dir)
+        .into_iter()
+        .map(|dir| dir.join(&name))
+        .filter(|file| file.is_file())
+        .filter_map(|file| {
+            let cwd = lines::recorded_cwd(&file)?;
+            let modified = fs::metadata(&file).and_then(|m| m.modified()).ok()?;
+            Some((modified, file, cwd))
+        })
+        .collect();
+    // The same id in two projects should not happen; prefer the one written last.
+    found.sort_by_key(|entry| std::cmp::Reverse(entry.0));
+    found.into_iter().next().map(|(_, file, cwd)| (file, cwd))
+}

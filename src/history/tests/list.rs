@@ -1,0 +1,277 @@
+//! Listing stored sessions for `session/list`.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::*;
+use crate::domain::SessionSummary;
+use crate::history::{HistoryError, list, project_slug};
+
+fn titles(sessions: &[SessionSummary]) -> Vec<Option<String>> {
+    sessions.iter().map(|s| s.title.clone()).collect()
+}
+
+#[test]
+fn the_fixture_sessions_are_listed_with_their_first_prompt_as_title() {
+    let page = list(&fixture_config_dir(), Some(&fixture_cwd()), None, 0).unwrap();
+    let mut found: Vec<(String, Option<String>)> = page
+        .sessions
+        .iter()
+        .map(|s| (s.session_id.clone(), s.title.clone()))
+        .collect();
+    found.sort();
+    let mut expected = vec![
+        (
+            fixture_session(),
+            Some("Create notes.txt with two lines, then show it.".to_owned()),
+        ),
+        (
+            fixture_extras_session(),
+            Some("Describe this image".to_owned()),
+        ),
+    ];
+    expected.sort();
+    assert_eq!(found, expected);
+    assert!(page.sessions.iter().all(|s| s.cwd == fixture_cwd()));
+    assert!(page.sessions.iter().all(|s| s.updated_at.is_some()));
+    assert_eq!(page.next_cursor, None);
+}
+
+/// 25 sessions: 15 in `a`, 10 in `b`, session `n` modified `n` seconds after a fixed instant.
+fn many_sessions(config: &Path) -> (PathBuf, PathBuf) {
+    let (a, b) = (PathBuf::from("/projects/a"), PathBuf::from("/projects/b"));
+    for n in 0..25u64 {
+        let cwd = if n % 5 < 3 { &a } else { &b };
+        let id = format!("session-{n:02}");
+        write_session(
+            config,
+            cwd,
+            &id,
+            &[user_line("u", None, cwd, &format!("prompt {n}"))],
+            n,
+        );
+    }
+    (a, b)
+}
+
+#[test]
+fn pages_cover_every_session_once_newest_first() {
+    let dir = tempfile::tempdir().unwrap();
+    many_sessions(dir.path());
+    let mut seen = Vec::new();
+    let mut cursor = None;
+    let mut pages = Vec::new();
+    loop {
+        let page = list(dir.path(), None, cursor.as_deref(), 10).unwrap();
+        pages.push(page.sessions.len());
+        seen.extend(page.sessions.into_iter().map(|s| s.session_id));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+        assert!(pages.len() < 10, "paging does not end");
+    }
+    assert_eq!(pages, [10, 10, 5]);
+    let expected: Vec<String> = (0..25).rev().map(|n| format!("session-{n:02}")).collect();
+    assert_eq!(seen, expected);
+}
+
+#[test]
+fn a_cwd_lists_only_its_own_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _b) = many_sessions(dir.path());
+    let page = list(dir.path(), Some(&a), None, 100).unwrap();
+    assert_eq!(page.sessions.len(), 15);
+    assert!(page.sessions.iter().all(|s| s.cwd == a));
+    assert_eq!(page.sessions[0].title.as_deref(), Some("prompt 22"));
+    // RFC 3339 from the file's mtime: 1_800_000_022 s after the epoch.
+    assert_eq!(
+        page.sessions[0].updated_at.as_deref(),
+        Some("2027-01-15T08:00:22.000Z")
+    );
+    let second = list(dir.path(), Some(&a), None, 7).unwrap();
+    let rest = list(dir.path(), Some(&a), second.next_cursor.as_deref(), 100).unwrap();
+    let ids: HashSet<_> = second
+        .sessions
+        .iter()
+        .chain(&rest.sessions)
+        .map(|s| &s.session_id)
+        .collect();
+    assert_eq!(
+        (second.sessions.len(), rest.sessions.len(), ids.len()),
+        (7, 8, 15)
+    );
+    assert_eq!(rest.next_cursor, None);
+}
+
+#[test]
+fn a_session_written_between_pages_does_not_shift_the_next_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = many_sessions(dir.path());
+    let first = list(dir.path(), None, None, 10).unwrap();
+    write_session(
+        dir.path(),
+        &a,
+        "brand-new",
+        &[user_line("u", None, &a, "new")],
+        100,
+    );
+    let second = list(dir.path(), None, first.next_cursor.as_deref(), 10).unwrap();
+    let expected: Vec<String> = (5..15).rev().map(|n| format!("session-{n:02}")).collect();
+    let got: Vec<String> = second.sessions.into_iter().map(|s| s.session_id).collect();
+    assert_eq!(got, expected);
+    let fresh = list(dir.path(), None, None, 1).unwrap();
+    assert_eq!(fresh.sessions[0].session_id, "brand-new");
+}
+
+#[test]
+fn titles_prefer_the_given_name_then_claudes_then_the_first_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = PathBuf::from("/titles");
+    let prompt = user_line("u", None, &cwd, "  fix the\n  login bug  ");
+    write_session(dir.path(), &cwd, "plain", std::slice::from_ref(&prompt), 1);
+    write_session(
+        dir.path(),
+        &cwd,
+        "ai",
+        &[
+            prompt.clone(),
+            json!({"type": "ai-title", "aiTitle": "Fix login bug", "sessionId": "ai"}),
+        ],
+        2,
+    );
+    write_session(
+        dir.path(),
+        &cwd,
+        "renamed",
+        &[
+            json!({"type": "custom-title", "customTitle": "first name", "sessionId": "renamed"}),
+            prompt.clone(),
+            json!({"type": "ai-title", "aiTitle": "Fix login bug", "sessionId": "renamed"}),
+            json!({"type": "custom-title", "customTitle": "My login work", "sessionId": "renamed"}),
+        ],
+        3,
+    );
+    let long = "word ".repeat(40);
+    write_session(
+        dir.path(),
+        &cwd,
+        "long",
+        &[user_line("u", None, &cwd, &long)],
+        4,
+    );
+    let command = json!({"type": "user", "cwd": cwd, "message": {"role": "user", "content":
+        "<command-name>/usage</command-name>\n<command-message>usage</command-message>\n<command-args></command-args>"}});
+    write_session(dir.path(), &cwd, "command", &[command], 5);
+    write_session(
+        dir.path(),
+        &cwd,
+        "empty",
+        &[json!({"type": "queue-operation", "operation": "enqueue", "sessionId": "empty"})],
+        6,
+    );
+
+    let page = list(dir.path(), Some(&cwd), None, 0).unwrap();
+    let ids: Vec<&str> = page
+        .sessions
+        .iter()
+        .map(|s| s.session_id.as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        ["command", "long", "renamed", "ai", "plain"],
+        "empty sessions are left out"
+    );
+    let titles = titles(&page.sessions);
+    assert_eq!(titles[0].as_deref(), Some("/usage"));
+    let long_title = titles[1].clone().unwrap();
+    assert_eq!(long_title.chars().count(), 80);
+    assert!(
+        long_title.starts_with("word word") && long_title.ends_with('…'),
+        "{long_title}"
+    );
+    assert_eq!(titles[2].as_deref(), Some("My login work"));
+    assert_eq!(titles[3].as_deref(), Some("Fix login bug"));
+    assert_eq!(titles[4].as_deref(), Some("fix the login bug"));
+}
+
+#[test]
+fn cwds_that_share_a_slug_are_told_apart_by_the_recorded_cwd() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dashed, nested) = (PathBuf::from("/a/b-c"), PathBuf::from("/a/b/c"));
+    assert_eq!(project_slug(&dashed), project_slug(&nested));
+    write_session(
+        dir.path(),
+        &dashed,
+        "dashed",
+        &[user_line("u", None, &dashed, "x")],
+        1,
+    );
+    write_session(
+        dir.path(),
+        &nested,
+        "nested",
+        &[user_line("u", None, &nested, "y")],
+        2,
+    );
+    let page = list(dir.path(), Some(&nested), None, 0).unwrap();
+    let ids: Vec<&str> = page
+        .sessions
+        .iter()
+        .map(|s| s.session_id.as_str())
+        .collect();
+    assert_eq!(ids, ["nested"]);
+}
+
+#[test]
+fn the_slug_replaces_every_non_alphanumeric_utf16_unit() {
+    assert_eq!(
+        project_slug(Path::new("/home/me/my.app")),
+        "-home-me-my-app"
+    );
+    assert_eq!(
+        project_slug(Path::new("/tmp/claude-acp_x")),
+        "-tmp-claude-acp-x"
+    );
+    // é is one UTF-16 unit, 🦀 two.
+    assert_eq!(project_slug(Path::new("/café/🦀")), "-caf----");
+}
+
+#[test]
+fn a_long_cwd_is_found_under_its_truncated_hashed_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = PathBuf::from(format!("/deep/{}", "segment/".repeat(30)));
+    let slug = project_slug(&cwd);
+    assert!(slug.len() > 200);
+    let folder = dir
+        .path()
+        .join("projects")
+        .join(format!("{}-1abc2de", &slug[..200]));
+    std::fs::create_dir_all(&folder).unwrap();
+    let line = user_line("u", None, &cwd, "deep work");
+    std::fs::write(folder.join("deep.jsonl"), format!("{line}\n")).unwrap();
+    let page = list(dir.path(), Some(&cwd), None, 0).unwrap();
+    assert_eq!(titles(&page.sessions), [Some("deep work".to_owned())]);
+    let (file, found_cwd) = crate::history::find(dir.path(), "deep").unwrap();
+    assert_eq!((file, found_cwd), (folder.join("deep.jsonl"), cwd));
+}
+
+#[test]
+fn a_bad_cursor_is_an_error_and_a_missing_config_dir_an_empty_list() {
+    let dir = tempfile::tempdir().unwrap();
+    many_sessions(dir.path());
+    for bad in ["", "garbage", "claude-acp-list-v1:notanumber:x"] {
+        assert!(
+            matches!(
+                list(dir.path(), None, Some(bad), 10),
+                Err(HistoryError::InvalidCursor(_))
+            ),
+            "{bad:?}"
+        );
+    }
+    let missing = dir.path().join("no-such-config");
+    let page = list(&missing, None, None, 10).unwrap();
+    assert!(page.sessions.is_empty() && page.next_cursor.is_none());
+}
