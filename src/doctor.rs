@@ -29,10 +29,13 @@ pub fn version_is_tested(version: &str) -> bool {
 
 /// Whether claude has a way to authenticate: a key or token in the environment, or a stored login.
 pub fn has_credentials() -> bool {
-    std::env::var_os("ANTHROPIC_API_KEY").is_some()
-        || std::env::var_os("ANTHROPIC_AUTH_TOKEN").is_some()
-        || std::env::var_os("CLAUDE_CODE_OAUTH_TOKEN").is_some()
+    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+    set("ANTHROPIC_API_KEY")
+        || set("ANTHROPIC_AUTH_TOKEN")
+        || set("CLAUDE_CODE_OAUTH_TOKEN")
         || config_dir().is_some_and(|d| d.join(".credentials.json").exists())
+        // macOS keeps claude's login in the Keychain, out of our sight: trust it there.
+        || cfg!(target_os = "macos")
 }
 
 fn config_dir() -> Option<std::path::PathBuf> {

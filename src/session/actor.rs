@@ -353,10 +353,7 @@ impl SessionActor {
                     AgentError::Internal(format!("claude refused the mode change: {e}"))
                 })?;
         } else {
-            self.flags.extra_args.retain(|a| a != "--permission-mode");
-            self.flags
-                .extra_args
-                .extend(["--permission-mode".into(), mode.into()]);
+            self.flags.set("--permission-mode", mode);
         }
         self.mode_changed(mode.to_owned());
         Ok(())

@@ -3,6 +3,7 @@
 mod actor;
 pub mod config;
 mod control;
+pub mod meta;
 pub mod modes;
 pub mod permissions;
 pub mod spawn;
@@ -15,8 +16,9 @@ use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
 use self::actor::{Command, SessionActor};
+use crate::history::{self, HistoryError};
 use self::config::AdapterConfig;
-use self::spawn::{SessionFlags, Start};
+use self::spawn::Start;
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
     SessionOpened, SessionPage, StopReason,
@@ -95,8 +97,25 @@ impl Sessions {
         start: Start,
     ) -> Result<SessionOpened, AgentError> {
         Self::check_cwd(&req.cwd)?;
-        let flags = SessionFlags::default();
-        let mode = "default".to_owned();
+        let flags = meta::flags_from_meta(req.meta.as_ref())
+            .map_err(|e| AgentError::InvalidParams(e.to_string()))?;
+        let mode = flags
+            .value_of("--permission-mode")
+            .unwrap_or("default")
+            .to_owned();
+        // Loading a session that is open already: the old claude goes before the new one starts,
+        // so one conversation never has two processes writing to it.
+        let previous = self
+            .sessions
+            .lock()
+            .expect("session registry lock")
+            .remove(&session_id);
+        if let Some(previous) = previous {
+            let (done_tx, done_rx) = oneshot::channel();
+            if previous.commands.send(Command::Close { reply: done_tx }).is_ok() {
+                let _ = done_rx.await;
+            }
+        }
         let mut actor = SessionActor::new(
             session_id.clone(),
             req.cwd.clone(),
@@ -116,19 +135,38 @@ impl Sessions {
             config_options: actor.config_options(),
         };
         let (tx, rx) = mpsc::unbounded_channel();
-        let previous = self
-            .sessions
+        self.sessions
             .lock()
             .expect("session registry lock")
             .insert(session_id, SessionHandle { commands: tx });
-        if let Some(previous) = previous {
-            // Loading a session that is open already: the old claude must go before the new one talks.
-            let (done_tx, done_rx) = oneshot::channel();
-            let _ = previous.commands.send(Command::Close { reply: done_tx });
-            let _ = done_rx.await;
-        }
         tokio::spawn(actor.run(rx));
         Ok(opened)
+    }
+
+    fn config_dir(&self) -> Result<PathBuf, AgentError> {
+        self.config.claude_config_dir.clone().ok_or_else(|| {
+            AgentError::Internal("cannot find claude's stored sessions: neither CLAUDE_CONFIG_DIR nor HOME is set".into())
+        })
+    }
+
+    /// Where claude stored `session_id`, or an error naming it.
+    async fn stored(&self, session_id: &str) -> Result<PathBuf, AgentError> {
+        let dir = self.config_dir()?;
+        let id = session_id.to_owned();
+        tokio::task::spawn_blocking(move || history::find(&dir, &id))
+            .await
+            .map_err(|e| AgentError::Internal(e.to_string()))?
+            .map(|(_, cwd)| cwd)
+            .ok_or_else(|| AgentError::InvalidParams(format!("no stored conversation with id {session_id}")))
+    }
+}
+
+fn history_error(e: HistoryError) -> AgentError {
+    match e {
+        HistoryError::NotFound(_) | HistoryError::InvalidSessionId(_) | HistoryError::InvalidCursor(_) => {
+            AgentError::InvalidParams(e.to_string())
+        }
+        other => AgentError::Internal(other.to_string()),
     }
 }
 
@@ -136,6 +174,10 @@ impl Sessions {
 impl AgentCore for Sessions {
     fn features(&self) -> AgentFeatures {
         AgentFeatures {
+            load_session: true,
+            list_sessions: true,
+            resume_session: true,
+            fork_session: true,
             close_session: true,
             auth_methods: vec![(
                 LOGIN_METHOD.into(),
@@ -168,42 +210,56 @@ impl AgentCore for Sessions {
 
     async fn load_session(
         &self,
-        _session_id: &str,
-        _req: NewSession,
+        session_id: &str,
+        req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Err(AgentError::MethodNotFound(
-            "session/load is not offered by this build".into(),
-        ))
+        Self::check_cwd(&req.cwd)?;
+        let dir = self.config_dir()?;
+        let (id, cwd) = (session_id.to_owned(), req.cwd.clone());
+        let updates = tokio::task::spawn_blocking(move || history::replay(&dir, &cwd, &id))
+            .await
+            .map_err(|e| AgentError::Internal(e.to_string()))?
+            .map_err(history_error)?;
+        // The whole thread first, then the response: that is how the editor knows it is complete.
+        for update in updates {
+            self.editor.session_update(session_id, update);
+        }
+        self.open(session_id.to_owned(), req, Start::Resume).await
     }
 
     async fn resume_session(
         &self,
-        _session_id: &str,
-        _req: NewSession,
+        session_id: &str,
+        req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Err(AgentError::MethodNotFound(
-            "session/resume is not offered by this build".into(),
-        ))
+        Self::check_cwd(&req.cwd)?;
+        self.stored(session_id).await?;
+        self.open(session_id.to_owned(), req, Start::Resume).await
     }
 
     async fn fork_session(
         &self,
-        _session_id: &str,
-        _req: NewSession,
+        session_id: &str,
+        req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Err(AgentError::MethodNotFound(
-            "session/fork is not offered by this build".into(),
-        ))
+        Self::check_cwd(&req.cwd)?;
+        self.stored(session_id).await?;
+        let start = Start::Fork {
+            from: session_id.to_owned(),
+        };
+        self.open(uuid::Uuid::new_v4().to_string(), req, start).await
     }
 
     async fn list_sessions(
         &self,
-        _cwd: Option<PathBuf>,
-        _cursor: Option<String>,
+        cwd: Option<PathBuf>,
+        cursor: Option<String>,
     ) -> Result<SessionPage, AgentError> {
-        Err(AgentError::MethodNotFound(
-            "session/list is not offered by this build".into(),
-        ))
+        let dir = self.config_dir()?;
+        tokio::task::spawn_blocking(move || history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0))
+            .await
+            .map_err(|e| AgentError::Internal(e.to_string()))?
+            .map_err(history_error)
     }
 
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError> {

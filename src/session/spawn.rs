@@ -23,6 +23,23 @@ pub struct SessionFlags {
     pub extra_env: Vec<(String, String)>,
 }
 
+impl SessionFlags {
+    /// The value given to `flag`, if it is set.
+    pub fn value_of(&self, flag: &str) -> Option<&str> {
+        let at = self.extra_args.iter().position(|a| a == flag)?;
+        self.extra_args.get(at + 1).map(String::as_str)
+    }
+
+    /// Sets `flag` to `value`, replacing an earlier value (flag and value both).
+    pub fn set(&mut self, flag: &str, value: &str) {
+        while let Some(at) = self.extra_args.iter().position(|a| a == flag) {
+            let end = (at + 2).min(self.extra_args.len());
+            self.extra_args.drain(at..end);
+        }
+        self.extra_args.extend([flag.to_owned(), value.to_owned()]);
+    }
+}
+
 pub fn options(
     command: &ClaudeCommand,
     cwd: &Path,
@@ -87,6 +104,15 @@ mod tests {
         assert!(line.contains("--permission-prompt-tool stdio"), "{line}");
         assert!(line.contains("--include-partial-messages"));
         assert!(line.ends_with("--session-id abc"));
+    }
+
+    #[test]
+    fn setting_a_flag_twice_keeps_one_flag_and_one_value() {
+        let mut flags = SessionFlags::default();
+        flags.set("--permission-mode", "plan");
+        flags.set("--permission-mode", "acceptEdits");
+        assert_eq!(flags.extra_args, ["--permission-mode", "acceptEdits"]);
+        assert_eq!(flags.value_of("--permission-mode"), Some("acceptEdits"));
     }
 
     #[test]
