@@ -7,6 +7,7 @@ pub mod demo;
 pub mod doctor;
 pub mod domain;
 pub mod logging;
+pub mod mcp;
 pub mod serve;
 pub mod session;
 pub mod standin;
