@@ -165,10 +165,12 @@ fn a_zod_error_for_a_tool_that_ran_is_the_tools_own_output() {
         "request": {"subtype": "can_use_tool", "tool_name": "Bash",
                     "input": {"command": "npm test"}, "tool_use_id": "toolu_b"}}));
     let output = |meta: Value| {
-        message(json!({"type": "user", "message": {"role": "user", "content": [
+        message(
+            json!({"type": "user", "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_b", "is_error": true,
              "content": "Exit code 1\nZodError: expected string"}]},
-            "tool_result_meta": meta}))
+            "tool_result_meta": meta}),
+        )
     };
     let mut detector = BreakDetector::new();
     detector.on_message(&ask);
@@ -185,9 +187,11 @@ fn a_zod_error_for_a_tool_that_ran_is_the_tools_own_output() {
 #[test]
 fn an_error_reply_to_our_permission_answer_is_a_break() {
     let mut detector = BreakDetector::new();
-    detector.on_message(&message(json!({"type": "control_request", "request_id": "r7",
+    detector.on_message(&message(
+        json!({"type": "control_request", "request_id": "r7",
         "request": {"subtype": "can_use_tool", "tool_name": "Write", "input": {},
-                    "tool_use_id": "toolu_w"}})));
+                    "tool_use_id": "toolu_w"}}),
+    ));
     let unrelated = message(json!({"type": "control_response", "response": {
         "subtype": "error", "request_id": "init_1", "error": "Unsupported control request"}}));
     assert_eq!(detector.on_message(&unrelated), None);
@@ -205,7 +209,8 @@ fn an_error_reply_to_our_permission_answer_is_a_break() {
 
 #[test]
 fn refusing_the_flag_before_init_is_a_break() {
-    let stderr = "error: unknown option '--permission-prompt-tool'\n(Did you mean --permission-mode?)\n";
+    let stderr =
+        "error: unknown option '--permission-prompt-tool'\n(Did you mean --permission-mode?)\n";
     let symptom = BreakDetector::on_exit(stderr, false).unwrap();
     assert_eq!(
         symptom.kind,
