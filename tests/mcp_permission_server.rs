@@ -3,63 +3,21 @@
 //! and our `--mcp-config`, asks our server before running tools and obeys its answers (allow, deny,
 //! edited input, AskUserQuestion answers, and withdrawing the ask on interrupt).
 
+mod mcp_support;
 mod support;
 
-use std::net::TcpListener as StdTcpListener;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use claude_acp::claude::wire::PermissionDecision;
-use claude_acp::mcp::{
-    McpConfigFile, PermissionCall, PermissionCallback, PermissionServer, build_mcp_config,
+use claude_acp::mcp::{PermissionCallback, PermissionServer};
+use mcp_support::{
+    STEP, allow_as_asked, is_result, recording, run_turn, script_write, spawn_claude_on_mcp,
+    start_server, where_claude_runs,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 use support::mock_api::{MockApi, Reply, Rule};
-use support::netns::IsolatedNet;
-use support::real_cli::{ClaudeEnv, claude_binary};
-use support::stream_json::StreamJsonProcess;
+use support::real_cli::ClaudeEnv;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-const STEP: Duration = Duration::from_secs(30);
-
-/// Runs `work` where claude runs: inside the mock's network namespace when it has one.
-fn where_claude_runs<T: Send + 'static>(
-    net: Option<&IsolatedNet>,
-    work: impl FnOnce() -> T + Send + 'static,
-) -> T {
-    match net {
-        Some(net) => net.run_inside(work).expect("run inside the test namespace"),
-        None => work(),
-    }
-}
-
-/// The server on a listener bound where claude can reach it.
-fn start_server(mock: &MockApi, callback: PermissionCallback) -> PermissionServer {
-    let listener = where_claude_runs(mock.net(), || StdTcpListener::bind("127.0.0.1:0"))
-        .expect("bind 127.0.0.1");
-    PermissionServer::start_on(listener, callback).expect("start the permission server")
-}
-
-/// A callback that records every call and answers with `decide`.
-fn recording(
-    decide: impl Fn(&PermissionCall) -> PermissionDecision + Send + Sync + 'static,
-) -> (PermissionCallback, Arc<Mutex<Vec<PermissionCall>>>) {
-    let calls = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&calls);
-    let callback: PermissionCallback = Arc::new(move |call: PermissionCall| {
-        let decision = decide(&call);
-        seen.lock().unwrap().push(call);
-        Box::pin(async move { decision })
-    });
-    (callback, calls)
-}
-
-fn allow_as_asked(call: &PermissionCall) -> PermissionDecision {
-    PermissionDecision::Allow {
-        updated_input: call.input.clone(),
-        updated_permissions: vec![],
-    }
-}
 
 /// One raw HTTP/1.1 POST of an MCP `initialize` to the server; returns the status code.
 async fn raw_initialize(mock: &MockApi, server: &PermissionServer, auth: Option<&str>) -> u16 {
@@ -114,59 +72,6 @@ async fn requests_without_the_session_token_are_refused() {
     assert_eq!(other_scheme, 401);
     assert_eq!(right, 200, "the same request with the token is served");
     assert!(calls.lock().unwrap().is_empty());
-}
-
-/// The pinned claude asking our server (not stdio) for permission.
-struct McpClaude {
-    claude: StreamJsonProcess,
-    _config: McpConfigFile,
-    _config_dir: tempfile::TempDir,
-}
-
-fn spawn_claude_on_mcp(env: &ClaudeEnv, server: &PermissionServer) -> McpClaude {
-    let config = build_mcp_config(&[], Some(server.mcp_config_entry()));
-    let config_dir = tempfile::tempdir().unwrap();
-    let config = McpConfigFile::write_in(config_dir.path(), &config).unwrap();
-    let mut command = env.command(claude_binary());
-    command
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--permission-prompt-tool",
-            &server.tool_name(),
-            "--session-id",
-            &uuid::Uuid::new_v4().to_string(),
-        ])
-        .args(config.claude_args());
-    McpClaude {
-        claude: StreamJsonProcess::spawn(command),
-        _config: config,
-        _config_dir: config_dir,
-    }
-}
-
-fn is_result(message: &Value) -> bool {
-    message["type"] == "result"
-}
-
-/// Scripts one Write of `content` into `hello.txt`, then a closing text once the result is back.
-fn script_write(mock: &MockApi, env: &ClaudeEnv, content: &str) -> std::path::PathBuf {
-    let target = env.work_dir().join("hello.txt");
-    mock.push_rule(Rule::on_prompt(
-        "create hello.txt",
-        Reply::tool_use("Write", json!({"file_path": target, "content": content})),
-    ));
-    mock.push_rule(Rule::on_tool_result(Reply::text("Done.")));
-    target
-}
-
-/// Sends the prompt, waits for the turn's result; returns it.
-async fn run_turn(claude: &mut StreamJsonProcess, prompt: &str) -> Value {
-    claude.send_user_text(prompt).await;
-    claude.read_until("result", STEP, is_result).await
 }
 
 #[tokio::test]

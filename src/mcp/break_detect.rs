@@ -8,8 +8,10 @@
 //!   `permission_denials`;
 //! - claude rejecting our answer: an error tool_result "...returned an invalid permission result..."
 //!   or a `ZodError` for a tool we answered, or an error `control_response` to our answer;
-//! - claude refusing the flag at spawn: it exits before `system/init` and its stderr names
-//!   `--permission-prompt-tool`.
+//! - claude not knowing `stdio` as a permission prompt tool: given a name it does not know, claude
+//!   2.1.332 starts normally, then fails each ask with the error tool_result "Error: MCP tool stdio2
+//!   (passed via --permission-prompt-tool) not found..." and exits 1 (stderr says the same); a
+//!   claude that drops the flag would refuse it at spawn ("unknown option '--permission-prompt-tool'").
 //!
 //! Denials that claude decides by policy (a settings rule, the permission mode, a hook) are the
 //! user's configuration, not a break: `permission_denied` says so in `decision_reason_type`.
@@ -27,6 +29,9 @@ const POLICY_REASONS: &[&str] = &["rule", "mode", "hook", "classifier", "sandbox
 /// The tool_result claude writes when it auto-denies an ask nobody answered.
 const NOT_GRANTED: &str = "haven't granted it yet";
 
+/// What claude says when it cannot use the permission prompt tool it was given.
+const FLAG_MENTION: &str = "permission-prompt-tool";
+
 /// Tool_result texts of claude refusing our `can_use_tool` answer.
 const ANSWER_REJECTED: &[&str] = &["invalid permission result", "ZodError"];
 
@@ -37,8 +42,9 @@ pub enum BreakKind {
     DeniedWithoutAsking,
     /// claude refused our answer to its `can_use_tool` (`detail` is claude's words).
     AnswerRejected { detail: String },
-    /// claude exited before `system/init`, naming `--permission-prompt-tool` on stderr.
-    FlagRefused { stderr_line: String },
+    /// claude cannot use `--permission-prompt-tool stdio` (`detail`: its words, from a tool_result
+    /// or stderr).
+    FlagRefused { detail: String },
 }
 
 /// One sign that the stdio permission channel broke.
@@ -63,9 +69,9 @@ impl BreakSymptom {
                 "claude rejected the permission answer for {tool} (\"{}\")",
                 shorten(detail)
             ),
-            BreakKind::FlagRefused { stderr_line } => format!(
-                "claude refused --permission-prompt-tool stdio at startup (\"{}\")",
-                shorten(stderr_line)
+            BreakKind::FlagRefused { detail } => format!(
+                "claude cannot use --permission-prompt-tool stdio (\"{}\")",
+                shorten(detail)
             ),
         };
         format!(
@@ -188,18 +194,16 @@ impl BreakDetector {
         }
     }
 
-    /// Looks at how claude ended; `saw_init` is whether it printed `system/init` first.
-    pub fn on_exit(stderr_tail: &str, saw_init: bool) -> Option<BreakSymptom> {
-        if saw_init {
-            return None;
-        }
+    /// Looks at what claude printed on stderr when it exited (before or after `system/init`:
+    /// claude 2.1.332 starts normally and exits 1 at the first ask when it does not know the tool).
+    pub fn on_exit(stderr_tail: &str) -> Option<BreakSymptom> {
         let line = stderr_tail.lines().find(|line| {
             let line = line.to_ascii_lowercase();
-            line.contains("permission-prompt-tool") || line.contains("permission prompt tool")
+            line.contains(FLAG_MENTION) || line.contains("permission prompt tool")
         })?;
         Some(BreakSymptom {
             kind: BreakKind::FlagRefused {
-                stderr_line: line.trim().to_owned(),
+                detail: line.trim().to_owned(),
             },
             tool_name: None,
             tool_use_id: None,
@@ -222,7 +226,18 @@ impl BreakDetector {
                 continue;
             };
             let text = content.text();
-            let symptom = if text.contains(NOT_GRANTED) {
+            let symptom = if text.contains(FLAG_MENTION) {
+                let detail = text
+                    .trim_start_matches("<tool_use_error>")
+                    .trim_end_matches("</tool_use_error>")
+                    .to_owned();
+                self.symptom(
+                    BreakKind::FlagRefused { detail },
+                    Some(tool_use_id.clone()),
+                    None,
+                    None,
+                )
+            } else if text.contains(NOT_GRANTED) {
                 self.denied_without_asking(tool_use_id, None, None)
             } else if self.asked.contains(tool_use_id)
                 && ANSWER_REJECTED.iter().any(|needle| text.contains(needle))

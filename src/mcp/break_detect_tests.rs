@@ -208,24 +208,51 @@ fn an_error_reply_to_our_permission_answer_is_a_break() {
 }
 
 #[test]
-fn refusing_the_flag_before_init_is_a_break() {
+fn refusing_the_flag_at_spawn_is_a_break() {
     let stderr =
         "error: unknown option '--permission-prompt-tool'\n(Did you mean --permission-mode?)\n";
-    let symptom = BreakDetector::on_exit(stderr, false).unwrap();
+    let symptom = BreakDetector::on_exit(stderr).unwrap();
     assert_eq!(
         symptom.kind,
         BreakKind::FlagRefused {
-            stderr_line: "error: unknown option '--permission-prompt-tool'".into()
+            detail: "error: unknown option '--permission-prompt-tool'".into()
         }
     );
-    assert!(symptom.description().starts_with(
-        "claude refused --permission-prompt-tool stdio at startup (\"error: unknown option"
-    ));
-    assert_eq!(BreakDetector::on_exit(stderr, true), None);
+    assert!(
+        symptom.description().starts_with(
+            "claude cannot use --permission-prompt-tool stdio (\"error: unknown option"
+        )
+    );
     assert_eq!(
-        BreakDetector::on_exit("error: unknown option '--verbose'\n", false),
+        BreakDetector::on_exit("error: unknown option '--verbose'\n"),
         None
     );
-    let renamed = "Error: MCP tool stdio (passed via --permission-prompt-tool) not found.";
-    assert!(BreakDetector::on_exit(renamed, false).is_some());
+    assert_eq!(BreakDetector::on_exit(""), None);
+}
+
+#[test]
+fn an_unknown_permission_prompt_tool_is_a_break_at_the_first_ask() {
+    // What claude 2.1.332 prints when `--permission-prompt-tool` names a tool it does not know.
+    let mut detector = BreakDetector::new();
+    detector.on_message(&message(
+        json!({"type": "assistant", "message": {"content": [
+        {"type": "tool_use", "id": "toolu_m", "name": "Write",
+         "input": {"file_path": "/w/hello.txt", "content": "x"}}]}}),
+    ));
+    let failed = message(
+        json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "is_error": true, "tool_use_id": "toolu_m",
+         "content": "<tool_use_error>Error calling tool (Write): Error: MCP tool stdio2 (passed \
+                     via --permission-prompt-tool) not found. Available MCP tools: none\
+                     </tool_use_error>"}]}}),
+    );
+    let symptom = detector.on_message(&failed).unwrap();
+    let BreakKind::FlagRefused { detail } = &symptom.kind else {
+        panic!("{symptom:?}")
+    };
+    assert!(detail.starts_with("Error calling tool (Write)"), "{detail}");
+    assert_eq!(symptom.tool_name.as_deref(), Some("Write"));
+    assert_eq!(symptom.tool_input.as_ref().unwrap()["content"], "x");
+    let stderr = "Error: MCP tool stdio2 (passed via --permission-prompt-tool) not found.\n";
+    assert!(BreakDetector::on_exit(stderr).is_some());
 }
