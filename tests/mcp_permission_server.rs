@@ -250,3 +250,25 @@ async fn an_interrupt_withdraws_the_pending_ask() {
     assert!(!target.exists());
     session.claude.finish(STEP).await;
 }
+
+#[tokio::test]
+async fn an_answer_slower_than_claudes_tool_timeout_is_still_waited_for() {
+    // claude applies MCP_TOOL_TIMEOUT to the permission tool; our entry's own timeout overrides it.
+    let mock = MockApi::start(Vec::new());
+    let env = ClaudeEnv::new(&mock).with_env("MCP_TOOL_TIMEOUT", "1500");
+    let target = script_write(&mock, &env, "Hello\n");
+    let callback: PermissionCallback = Arc::new(|call| {
+        Box::pin(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+            allow_as_asked(&call)
+        })
+    });
+    let server = start_server(&mock, callback);
+    let mut session = spawn_claude_on_mcp(&env, &server);
+
+    let result = run_turn(&mut session.claude, "Please create hello.txt").await;
+
+    assert_eq!(result["result"], "Done.", "{result}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "Hello\n");
+    session.claude.finish(STEP).await;
+}

@@ -14,7 +14,8 @@ mod permission_tool;
 pub use break_detect::{BreakDetector, BreakKind, BreakSymptom};
 pub use mcp_config::{McpConfigFile, PERMISSION_SERVER_NAME, build_mcp_config};
 pub use permission_server::{
-    BoxFuture, PERMISSION_TOOL, PermissionCall, PermissionCallback, PermissionServer,
+    BoxFuture, PERMISSION_TOOL, PERMISSION_WAIT_MS, PermissionCall, PermissionCallback,
+    PermissionServer,
 };
 
 /// Why the MCP permission path could not be set up.

@@ -33,6 +33,11 @@ use crate::claude::wire::PermissionDecision;
 /// The tool's name on our server; claude knows it as `mcp__claude-acp__permission`.
 pub const PERMISSION_TOOL: &str = "permission";
 
+/// How long claude waits for one answer (ms), set per server in our `--mcp-config` entry. claude
+/// applies its MCP tool-call timeout (`MCP_TOOL_TIMEOUT`) to the permission tool too, and an ask
+/// waits for a person. A day, and below the 2^31 ms where JavaScript timers misfire.
+pub const PERMISSION_WAIT_MS: u64 = 24 * 60 * 60 * 1000;
+
 /// The path the MCP endpoint is served at.
 const ENDPOINT_PATH: &str = "/mcp";
 
@@ -126,7 +131,8 @@ impl PermissionServer {
         &self.token
     }
 
-    /// Our entry for `--mcp-config`: `("claude-acp", {"type":"http","url":..,"headers":{..}})`.
+    /// Our entry for `--mcp-config`:
+    /// `("claude-acp", {"type":"http","url":..,"headers":{"Authorization":..},"timeout":..})`.
     pub fn mcp_config_entry(&self) -> (String, Value) {
         (
             PERMISSION_SERVER_NAME.to_owned(),
@@ -134,6 +140,7 @@ impl PermissionServer {
                 "type": "http",
                 "url": self.url,
                 "headers": {"Authorization": format!("Bearer {}", self.token)},
+                "timeout": PERMISSION_WAIT_MS,
             }),
         )
     }
@@ -276,6 +283,7 @@ mod tests {
             entry["headers"]["Authorization"],
             format!("Bearer {}", server.token())
         );
+        assert_eq!(entry["timeout"], PERMISSION_WAIT_MS);
         assert_eq!(server.tool_name(), "mcp__claude-acp__permission");
         assert!(!format!("{server:?}").contains(server.token()));
     }
