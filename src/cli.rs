@@ -46,13 +46,4 @@ pub enum Command {
     Doctor,
     /// Log in to Claude (runs claude's own login in this terminal).
     Login,
-    /// Replay a scripted claude (a test double used by the demo and the tests).
-    #[command(hide = true)]
-    Standin {
-        #[arg(long)]
-        script: PathBuf,
-        /// claude's own arguments, accepted and recorded.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
 }

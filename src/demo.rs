@@ -106,7 +106,7 @@ async fn play(real: bool, claude_path: Option<&Path>) -> Result<(), String> {
         Ok(text) => println!("\n# {} now holds:\n{}", file.display(), text.trim_end()),
         Err(_) => println!("\n# {} was not written", file.display()),
     }
-    drop(send);
+    drop(stdin);
     let _ = tokio::time::timeout(Duration::from_secs(3), child.wait()).await;
     Ok(())
 }

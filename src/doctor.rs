@@ -27,6 +27,20 @@ pub fn version_is_tested(version: &str) -> bool {
     }
 }
 
+/// Whether claude has a way to authenticate: a key or token in the environment, or a stored login.
+pub fn has_credentials() -> bool {
+    std::env::var_os("ANTHROPIC_API_KEY").is_some()
+        || std::env::var_os("ANTHROPIC_AUTH_TOKEN").is_some()
+        || std::env::var_os("CLAUDE_CODE_OAUTH_TOKEN").is_some()
+        || config_dir().is_some_and(|d| d.join(".credentials.json").exists())
+}
+
+fn config_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("CLAUDE_CONFIG_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".claude")))
+}
+
 pub async fn run(claude_path: Option<&Path>) -> i32 {
     let mut problems = 0;
     println!("claude-acp {}", env!("CARGO_PKG_VERSION"));
@@ -71,15 +85,10 @@ pub async fn run(claude_path: Option<&Path>) -> i32 {
     }
     let key = std::env::var_os("ANTHROPIC_API_KEY").is_some()
         || std::env::var_os("ANTHROPIC_AUTH_TOKEN").is_some();
-    let config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".claude")));
-    let credentials = config_dir
-        .as_ref()
-        .is_some_and(|d| d.join(".credentials.json").exists());
+    let config_dir = config_dir();
     if key {
         println!("✓ auth: an API key or token is set in the environment");
-    } else if credentials {
+    } else if has_credentials() {
         println!(
             "✓ auth: logged in (credentials in {})",
             config_dir.unwrap_or_default().display()

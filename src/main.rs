@@ -5,23 +5,27 @@ use clap::Parser;
 use claude_acp::cli::{Cli, Command};
 
 fn main() {
-    let cli = Cli::parse();
-    if let Err(e) = claude_acp::logging::init(cli.log_file.as_deref()) {
-        eprintln!("claude-acp: cannot open the log file: {e}");
-        std::process::exit(2);
-    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("tokio runtime");
+    // The stand-in takes claude's own arguments, so it is dispatched before our parser sees them.
+    if std::env::args().nth(1).as_deref() == Some("standin") {
+        let code = runtime.block_on(claude_acp::standin::run_cli(
+            std::env::args().skip(2).collect(),
+        ));
+        std::process::exit(code);
+    }
+    let cli = Cli::parse();
+    if let Err(e) = claude_acp::logging::init(cli.log_file.as_deref()) {
+        eprintln!("claude-acp: cannot open the log file: {e}");
+        std::process::exit(2);
+    }
     let code = runtime.block_on(async move {
         match cli.command {
             None => {
                 claude_acp::serve::run(cli.claude_path.as_deref(), cli.permission_transport).await
-            }
-            Some(Command::Standin { script, args }) => {
-                claude_acp::standin::main(&script, args).await
             }
             Some(Command::Demo { real }) => {
                 claude_acp::demo::run(real, cli.claude_path.as_deref()).await

@@ -55,63 +55,85 @@ impl ClaudeHandle {
         }
     }
 
-    /// Writes one line to claude's stdin, returning once it is written.
-    pub async fn send(&self, input: ClaudeInput) -> Result<(), ClaudeError> {
+    /// Writes one line to claude's stdin; the returned future resolves once it is written.
+    ///
+    /// The line is queued when this is called, not when the future is first polled, so lines
+    /// reach claude in the order of the calls even when the futures run in separate tasks.
+    pub fn send(
+        &self,
+        input: ClaudeInput,
+    ) -> impl Future<Output = Result<(), ClaudeError>> + Send + 'static {
         let (written, result) = oneshot::channel();
         let command = WriterCommand::Line {
             line: input.to_line(),
             written,
         };
-        if self.writer.send(command).is_err() {
-            return Err(self.write_failed(closed_stdin()).await);
-        }
-        match result.await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(self.write_failed(error).await),
-            Err(_) => Err(self.write_failed(closed_stdin()).await),
+        let queued = self.writer.send(command).is_ok();
+        let this = self.clone();
+        async move {
+            if !queued {
+                return Err(this.write_failed(closed_stdin()).await);
+            }
+            match result.await {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(error)) => Err(this.write_failed(error).await),
+                Err(_) => Err(this.write_failed(closed_stdin()).await),
+            }
         }
     }
 
     /// Sends a control request and waits up to `timeout` for claude's answer: the `response` object
-    /// of a success, `ControlError` for an error, `Exited` if claude dies first.
-    pub async fn request(
+    /// of a success, `ControlError` for an error, `Exited` if claude dies first. Queued at the call,
+    /// like [`ClaudeHandle::send`].
+    pub fn request(
         &self,
         request: OutboundControl,
         timeout: Duration,
-    ) -> Result<Value, ClaudeError> {
+    ) -> impl Future<Output = Result<Value, ClaudeError>> + Send + 'static {
         let request_id = uuid::Uuid::new_v4().to_string();
         let name = subtype_of(&request);
         // Registered before the line is written: claude may answer before `send` returns.
-        let mut answer = self.pending.register(&request_id)?;
-        let exchange = async {
+        let answer = self.pending.register(&request_id);
+        let sent = answer.is_ok().then(|| {
             self.send(ClaudeInput::ControlRequest {
                 request_id: request_id.clone(),
                 request,
             })
-            .await?;
-            answer.answer().await
-        };
-        // Dropping `answer` on timeout unregisters the request; a late answer is then ignored.
-        tokio::time::timeout(timeout, exchange)
-            .await
-            .unwrap_or(Err(ClaudeError::Timeout {
-                request: name,
-                after: timeout,
-            }))
+        });
+        async move {
+            let mut answer = answer?;
+            let exchange = async {
+                if let Some(sent) = sent {
+                    sent.await?;
+                }
+                answer.answer().await
+            };
+            // Dropping `answer` on timeout unregisters the request; a late answer is then ignored.
+            tokio::time::timeout(timeout, exchange)
+                .await
+                .unwrap_or(Err(ClaudeError::Timeout {
+                    request: name,
+                    after: timeout,
+                }))
+        }
     }
 
     /// Answers one of claude's control requests with success.
-    pub async fn respond_success(
+    pub fn respond_success(
         &self,
         request_id: &str,
         response: Value,
-    ) -> Result<(), ClaudeError> {
-        self.send(ClaudeInput::success(request_id, response)).await
+    ) -> impl Future<Output = Result<(), ClaudeError>> + Send + 'static {
+        self.send(ClaudeInput::success(request_id, response))
     }
 
     /// Answers one of claude's control requests with an error.
-    pub async fn respond_error(&self, request_id: &str, error: &str) -> Result<(), ClaudeError> {
-        self.send(ClaudeInput::error(request_id, error)).await
+    pub fn respond_error(
+        &self,
+        request_id: &str,
+        error: &str,
+    ) -> impl Future<Output = Result<(), ClaudeError>> + Send + 'static {
+        self.send(ClaudeInput::error(request_id, error))
     }
 
     /// Closes claude's stdin after the lines already sent; claude then finishes its turn and exits.

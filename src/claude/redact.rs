@@ -3,8 +3,13 @@
 /// The prefix of Anthropic API keys and OAuth tokens (`sk-ant-api03-...`, `sk-ant-oat01-...`).
 const KEY_PREFIX: &str = "sk-ant-";
 
-/// `text` with every `sk-ant-...` key replaced by `sk-ant-[REDACTED]`.
+/// `text` with every `sk-ant-...` key replaced by `sk-ant-[REDACTED]` and every e-mail address
+/// (claude prints the account's) by `[EMAIL]`. Applying it twice changes nothing more.
 pub fn redact_secrets(text: &str) -> String {
+    redact_emails(&redact_keys(text))
+}
+
+fn redact_keys(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(KEY_PREFIX) {
@@ -12,10 +17,34 @@ pub fn redact_secrets(text: &str) -> String {
         out.push_str(KEY_PREFIX);
         out.push_str("[REDACTED]");
         let after = &rest[at + KEY_PREFIX.len()..];
+        let after = after.strip_prefix("[REDACTED]").unwrap_or(after);
         let key_len = after
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
             .unwrap_or(after.len());
         rest = &after[key_len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn redact_emails(text: &str) -> String {
+    let local = |c: char| c.is_ascii_alphanumeric() || "._%+-".contains(c);
+    let domain = |c: char| c.is_ascii_alphanumeric() || c == '.' || c == '-';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('@') {
+        let start = rest[..at].rfind(|c: char| !local(c)).map_or(0, |i| i + 1);
+        let after = &rest[at + 1..];
+        let end = after.find(|c: char| !domain(c)).unwrap_or(after.len());
+        let host = after[..end].trim_end_matches('.');
+        if start < at && host.contains('.') && !host.starts_with('.') {
+            out.push_str(&rest[..start]);
+            out.push_str("[EMAIL]");
+            rest = &after[host.len()..];
+        } else {
+            out.push_str(&rest[..=at]);
+            rest = after;
+        }
     }
     out.push_str(rest);
     out
@@ -45,6 +74,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn email_addresses_are_masked_but_not_other_at_signs() {
+        assert_eq!(
+            redact_secrets("logged in as ada.lovelace@example.com."),
+            "logged in as [EMAIL]."
+        );
+        assert_eq!(
+            redact_secrets("npm i @anthropic-ai/claude-code"),
+            "npm i @anthropic-ai/claude-code"
+        );
+        assert_eq!(redact_secrets("user@localhost"), "user@localhost");
+    }
+
+    #[test]
     fn keys_are_masked_wherever_they_appear() {
         let line = "auth failed for sk-ant-api03-AbC_d-9 (key sk-ant-oat01-x), retry";
         let safe = redact_secrets(line);
@@ -53,6 +95,11 @@ mod tests {
             "auth failed for sk-ant-[REDACTED] (key sk-ant-[REDACTED]), retry"
         );
         assert_eq!(redact_secrets("no secret here"), "no secret here");
+        assert_eq!(
+            redact_secrets(&safe),
+            safe,
+            "redacting twice changes nothing"
+        );
         assert_eq!(
             redact_secrets("ends with sk-ant-"),
             "ends with sk-ant-[REDACTED]"

@@ -18,8 +18,8 @@ use super::config::AdapterConfig;
 use super::control::{ControlAction, classify};
 use super::spawn::{SessionFlags, Start};
 use super::{modes, permissions, spawn};
-use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::claude::wire::{ClaudeInput, ClaudeMessage, OutboundControl, PermissionDecision};
+use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::domain::{
     AgentError, ConfigOption, EditorClient, PromptBlock, SessionUpdate, StopReason,
 };
@@ -191,12 +191,14 @@ impl SessionActor {
             events,
         });
         let internal = self.internal_tx.clone();
+        // Queued now, so it is claude's first line whatever the turn sends next.
+        let request = OutboundControl::Initialize {
+            hooks: None,
+            sdk_mcp_servers: vec![],
+        };
+        let initialize = handle.request(request, CONTROL_TIMEOUT);
         tokio::spawn(async move {
-            let request = OutboundControl::Initialize {
-                hooks: None,
-                sdk_mcp_servers: vec![],
-            };
-            match handle.request(request, CONTROL_TIMEOUT).await {
+            match initialize.await {
                 Ok(reply) => {
                     let _ = internal.send(Internal::Initialized(reply));
                 }
@@ -223,7 +225,11 @@ impl SessionActor {
                         return;
                     }
                 },
-                Some(event) = next_event(&mut self.live) => self.on_claude(event),
+                event = next_event(&mut self.live) => match event {
+                    Some(event) => self.on_claude(event),
+                    // The reader ends after its one `Exited`; a closed channel without it still means gone.
+                    None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
+                },
                 Some(internal) = self.internal_rx.recv() => self.on_internal(internal),
                 () = sleep_until(deadline) => {
                     tracing::warn!(session = %self.id, "claude did not end the turn after an interrupt; stopping it");
@@ -279,8 +285,9 @@ impl SessionActor {
         });
         self.conversation_stored = true;
         let internal_session = self.id.clone();
+        let sent = handle.send(message);
         tokio::spawn(async move {
-            if let Err(e) = handle.send(message).await {
+            if let Err(e) = sent.await {
                 // The exit event that follows ends the turn with claude's status and stderr.
                 tracing::warn!(session = %internal_session, "prompt not delivered to claude: {e}");
             }
@@ -309,15 +316,13 @@ impl SessionActor {
                     request_id,
                     serde_json::to_value(decision).unwrap_or_default(),
                 );
-                let h = h.clone();
-                tokio::spawn(async move {
-                    let _ = h.send(line).await;
-                });
+                spawn_send(h.clone(), line);
             }
         }
         if let Some(h) = handle {
+            let interrupt = h.request(OutboundControl::Interrupt, CONTROL_TIMEOUT);
             tokio::spawn(async move {
-                if let Err(e) = h.request(OutboundControl::Interrupt, CONTROL_TIMEOUT).await {
+                if let Err(e) = interrupt.await {
                     tracing::warn!("interrupt not acknowledged: {e}");
                 }
             });
@@ -405,11 +410,12 @@ impl SessionActor {
         }
         self.models = translate::models(&reply);
         let before = self.config_options();
-        if let Some(mode) = reply.get("current_permission_mode").and_then(Value::as_str) {
-            if modes::is_known(mode, true) && mode != self.mode {
-                self.mode_changed(mode.to_owned());
-                return;
-            }
+        if let Some(mode) = reply.get("current_permission_mode").and_then(Value::as_str)
+            && modes::is_known(mode, true)
+            && mode != self.mode
+        {
+            self.mode_changed(mode.to_owned());
+            return;
         }
         if !self.models.is_empty() || before != self.config_options() {
             self.editor.session_update(
@@ -443,7 +449,7 @@ impl SessionActor {
                     self.editor.session_update(&self.id, update);
                 }
                 if self.turn.is_some() {
-                    let outcome = end.outcome.map_err(AgentError::Internal);
+                    let outcome = end.outcome.map_err(turn_error);
                     self.finish_turn(outcome);
                 } else {
                     tracing::debug!(session = %self.id, "a result outside any turn was dropped");
@@ -464,6 +470,11 @@ impl SessionActor {
     fn on_signal(&mut self, signal: translate::TurnSignal) {
         match signal {
             translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
+            translate::TurnSignal::Init(info) => {
+                if let Some(version) = info.claude_code_version.as_deref() {
+                    check_version(version);
+                }
+            }
             other => tracing::debug!(session = %self.id, ?other, "signal"),
         }
     }
@@ -548,9 +559,40 @@ impl SessionActor {
     }
 }
 
+/// claude's error text -> the editor's error; "not logged in" is ACP's auth_required, so the
+/// editor can offer its login flow.
+fn turn_error(message: String) -> AgentError {
+    let lower = message.to_lowercase();
+    if lower.contains("not logged in")
+        || lower.contains("/login")
+        || lower.contains("invalid api key")
+    {
+        AgentError::AuthRequired(format!(
+            "{message} (log in with `claude-acp login`, or set ANTHROPIC_API_KEY)"
+        ))
+    } else {
+        AgentError::Internal(message)
+    }
+}
+
+/// The drift canary: claude's protocol is undocumented, so say when it runs untested.
+fn check_version(version: &str) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    if !crate::doctor::version_is_tested(version) {
+        WARNED.call_once(|| {
+            let (lo, hi) = crate::doctor::TESTED_CLAUDE_VERSIONS;
+            tracing::warn!(
+                "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
+                 if permission prompts or streaming misbehave, report it with this version"
+            );
+        });
+    }
+}
+
 fn spawn_send(handle: ClaudeHandle, input: ClaudeInput) {
+    let sent = handle.send(input);
     tokio::spawn(async move {
-        if let Err(e) = handle.send(input).await {
+        if let Err(e) = sent.await {
             tracing::debug!("control reply not delivered: {e}");
         }
     });

@@ -22,6 +22,9 @@ use crate::domain::{
     SessionOpened, SessionPage, StopReason,
 };
 
+/// The auth method `initialize` offers: the editor runs `claude-acp login` in a terminal.
+const LOGIN_METHOD: &str = "claude-login";
+
 /// A running session as the registry holds it.
 #[derive(Clone)]
 struct SessionHandle {
@@ -134,14 +137,28 @@ impl AgentCore for Sessions {
     fn features(&self) -> AgentFeatures {
         AgentFeatures {
             close_session: true,
+            auth_methods: vec![(
+                LOGIN_METHOD.into(),
+                "Log in to Claude".into(),
+                "Runs claude's own login (`claude /login`) in a terminal".into(),
+            )],
             ..AgentFeatures::default()
         }
     }
 
     async fn authenticate(&self, method_id: &str) -> Result<(), AgentError> {
-        Err(AgentError::InvalidParams(format!(
-            "unknown auth method `{method_id}`"
-        )))
+        if method_id != LOGIN_METHOD {
+            return Err(AgentError::InvalidParams(format!(
+                "unknown auth method `{method_id}`"
+            )));
+        }
+        if crate::doctor::has_credentials() {
+            Ok(())
+        } else {
+            Err(AgentError::AuthRequired(
+                "claude is not logged in: run `claude-acp login` in a terminal, or set ANTHROPIC_API_KEY".into(),
+            ))
+        }
     }
 
     async fn new_session(&self, req: NewSession) -> Result<SessionOpened, AgentError> {

@@ -1,1 +1,219 @@
-//! placeholder
+//! A replay stand-in for the `claude` CLI: it plays a scripted conversation on stdin/stdout,
+//! checking each line claude-acp sends and answering with what the real CLI 2.1.332 emits.
+//!
+//! Run as `claude-acp standin --script <file.jsonl> [claude's own args...]` (or `--demo` for the
+//! embedded [`DEMO_SCRIPT`]; main.rs calls [`run_cli`] then `std::process::exit`); tests point
+//! `--claude-path` at a wrapper `exec claude-acp standin --script X "$@"`. claude's flags are
+//! accepted and ignored, except those that feed built-in variables (below).
+//!
+//! # Script format
+//! One JSON object per line; blank lines and lines starting with `//` or `#` are comments.
+//! Each step has exactly one of these keys:
+//!
+//! - `{"expect": P, "bind": {"var": "/json/pointer"}, "optional": false}` reads the next stdin
+//!   line, which must be JSON matching pattern `P`, then binds variables from it. Patterns:
+//!   objects match as a subset, arrays need the same length, `"$any"` matches any present value,
+//!   `"$absent"` requires the key to be missing, strings with `${var}` compare after substitution
+//!   (a whole-string `"${var}"` compares the bound JSON value), `$$` is a literal `$`.
+//!   With `"optional": true`, a line that does not match is kept for the next step (note that
+//!   the step still waits for a line). A mismatch prints
+//!   `standin: step N: expected <pattern> got <line> (at file:line)` on stderr and exits 3.
+//! - `{"expect_any_order": [P | {"expect": P, "bind": {...}}, ...]}` reads as many lines as
+//!   there are patterns, each matching a different pattern, in any order (for races such as an
+//!   interrupt crossing a permission answer).
+//! - `{"emit": J}` writes `J` as one line after `${var}` substitution inside strings; a
+//!   whole-string `"${var}"` becomes the bound value with its JSON type.
+//! - `{"emit_raw": "text"}` writes the text as is (garbage lines).
+//! - `{"emit_big_line": {"bytes": N, "template": J, "fill": "x"}}` writes `J` with the one
+//!   `${filler}` inside it grown so that the line is exactly `N` bytes (newline excluded).
+//! - `{"sleep_ms": N}`, `{"stderr": "text"}` (substituted), `{"exit": code}` (a crash).
+//! - `{"wait_eof": true}` ignores further lines (still logged) until stdin closes, then exits 0.
+//! - `{"hang": true}` ignores everything until killed.
+//! - `{"write_file": {"path": "hello.txt", "content": "..."}}` really writes the file, relative to
+//!   the stand-in's cwd (both substituted), as the Write tool would.
+//! - `{"set": {"var": J}}` sets variables (values substituted).
+//! - `{"on": P, "bind": {...}, "reply": [J, ...]}` registers a handler: from then on, a received
+//!   line that the current step does not want (and that is not read by an `optional` step) but
+//!   that matches `P` is bound, answered with the replies, and skipped. `initialize.jsonl`
+//!   includes `control_defaults.jsonl`, which answers `set_permission_mode` (ack + `system/status`,
+//!   rebinding `permission_mode`), `set_model` (ack, rebinding `model`) and `interrupt`
+//!   (`{"still_queued":[]}`) the way the idle CLI does, so every fixture tolerates them.
+//! - `{"label": "name"}` marks a place; `{"goto": "name"}` jumps there (a demo that loops).
+//! - `{"branch": [{"expect": P, "bind": {...}, "goto": "label"}, ...]}` reads one line and jumps
+//!   to the label of the first alternative that matches (e.g. allow vs deny); none is a mismatch.
+//! - `{"include": "name.jsonl"}` splices another script in: built-in snippets first
+//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like 2.1.332, then
+//!   installs the `control_defaults.jsonl` handlers;
+//!   `system_init.jsonl`: the `system/init` line of a turn), then files next to the script.
+//!
+//! Any step may carry `"when": "--flag"` or `"unless": "--flag"` to run only if claude was (was
+//! not) given that flag; fixtures mark `stream_event` lines `"when": "--include-partial-messages"`.
+//!
+//! `--version` (or `-v`) among claude's args prints `2.1.332 (Claude Code)` and exits 0, like the CLI.
+//!
+//! When stdin closes while a line is expected, the stand-in exits 0 quietly, as claude does.
+//! After the last step it waits for stdin to close; a line arriving then is a mismatch.
+//! A broken script (unbound variable, unwritable file) exits 2.
+//!
+//! Built-in variables: `session_id` (from `--session-id`, else `--resume` unless
+//! `--fork-session`, else a fresh uuid), `resume_id` (or null), `cwd`, `pid` (a number),
+//! `model` (`--model`, default `claude-opus-5-5`), `permission_mode` (`--permission-mode`,
+//! default `default`; scripts rebind it from `set_permission_mode`), and `new_uuid`, a fresh uuid
+//! at each use (`{"set": {"tool_id": "toolu_${new_uuid}"}}` gives a looping script fresh ids).
+//!
+//! If env `CLAUDE_STANDIN_LOG` names a file, one JSON line per event is appended to it:
+//! `{"event":"start","argv":[..],"cwd":..}`, `{"event":"recv","line":<JSON or string>}`,
+//! `{"event":"error","message":..}`, `{"event":"exit","code":N}`, each with `pid`.
+//!
+//! Fixtures live in `fixtures/standin/*.jsonl`, derived from the transcripts of the real CLI in
+//! `fixtures/transcripts/` by `fixtures/standin/tools/derive.py` (paths `/run/work` became
+//! `${cwd}`, session ids `${session_id}`; `stream_event` lines only with
+//! `--include-partial-messages`). Each starts with `initialize`; what each then wants:
+//!
+//! | fixture | the adapter sends | claude does |
+//! |---|---|---|
+//! | `text` | 2 prompts | plain answers; the 2nd thinks first |
+//! | `partial_messages` | 1 prompt | thinking, text, a Read (no ask), deltas |
+//! | `write_allow` | prompt, allow | Write ask; writes `updatedInput.content` to `hello.txt` |
+//! | `write_deny` | prompt, deny | Write ask; the error tool_result echoes the message |
+//! | `bash_edit` | prompt, allow x3 | Read, Edit, 3 Bash (asks: Edit, 2 Bash); writes `src/main.rs`, `build.log` |
+//! | `ask_user_question` | prompt, allow | AskUserQuestion as can_use_tool |
+//! | `todowrite`, `task_tools` | 1 prompt | TodoWrite plan / Task tools, no asks |
+//! | `permission_mode` | set_permission_mode, prompt, allow, set_permission_mode, prompt, allow | acks + system/status |
+//! | `exit_plan_mode` | (set_permission_mode), prompt, allow or deny | ExitPlanMode ask; approval -> status default |
+//! | `set_model` | set_model, prompt | ack; the turn reports the new model |
+//! | `resume` | 1 prompt (spawn with `--resume <id>`) | answers in session `<id>` |
+//! | `interrupt` | prompt, interrupt after deltas, prompt | aborted partial, error_during_execution |
+//! | `interrupt_permission` | prompt, interrupt (ask left pending), prompt | control_cancel_request, aborted_tools |
+//! | `crash` | 1 prompt | some text, stderr, exit 1 |
+//! | `garbage` | prompt, error reply to `no_such_subtype` | non-JSON line, unknown types, then an answer |
+//! | `big_tool_result` | 1 prompt | a 20 MiB tool_result line |
+//! | `error_result`, `max_tokens` | 1 prompt | `is_error` result / `stop_reason: max_tokens` |
+//! | `hang` | 1 prompt | nothing, ever |
+//! | `demo` | prompts, each: allow, deny or interrupt | loops: a line, a Write of `hello.txt`, an answer |
+
+mod engine;
+mod input;
+mod pattern;
+mod runtime;
+mod script;
+mod step_parse;
+
+pub use engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, VERSION_LINE, run_with_runtime};
+pub use pattern::{PatternError, Vars, matches};
+pub use runtime::{Runtime, builtin_vars};
+pub use script::{Expectation, FlagCondition, Handler, LocatedStep, Script, ScriptError, Step};
+
+use std::path::{Path, PathBuf};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+
+/// Runs `script` on the process's own stdin/stdout/stderr and returns the exit code.
+///
+/// The caller must end the process with `std::process::exit(code)` right away: tokio's stdin
+/// reader sits on a blocking thread that would otherwise keep the runtime from shutting down.
+pub async fn run(script: Script, claude_args: Vec<String>) -> i32 {
+    run_with_io(
+        script,
+        claude_args,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        tokio::io::stderr(),
+    )
+    .await
+}
+
+/// The whole `claude-acp standin ...` command: `args` are what follows `standin`, i.e.
+/// `--script <file.jsonl> [claude args...]` or `--demo [claude args...]` (the embedded demo).
+/// Returns the exit code; a script that cannot be loaded prints why on stderr and gives 2.
+/// As with [`run`], the caller must `std::process::exit` with the code.
+pub async fn run_cli(args: Vec<String>) -> i32 {
+    let script = match args.first().map(String::as_str) {
+        Some("--script") if args.len() >= 2 => {
+            Script::load(&args[1]).map(|s| (s, args[2..].to_vec()))
+        }
+        Some("--demo") => Script::parse(DEMO_SCRIPT).map(|s| (s, args[1..].to_vec())),
+        _ => {
+            eprintln!(
+                "usage: claude-acp standin (--script <file.jsonl> | --demo) [claude args...]"
+            );
+            return EXIT_SCRIPT_ERROR;
+        }
+    };
+    match script {
+        Ok((script, claude_args)) => run(script, claude_args).await,
+        Err(e) => {
+            eprintln!("standin: {e}");
+            EXIT_SCRIPT_ERROR
+        }
+    }
+}
+
+/// Like [`run`] over any streams, with the log file, cwd and pid taken from the process.
+pub async fn run_with_io<R, W, E>(
+    script: Script,
+    claude_args: Vec<String>,
+    stdin: R,
+    stdout: W,
+    stderr: E,
+) -> i32
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+    E: AsyncWrite + Unpin,
+{
+    run_with_runtime(
+        script,
+        claude_args,
+        Runtime::from_env(),
+        BufReader::new(stdin),
+        stdout,
+        stderr,
+    )
+    .await
+}
+
+/// Writes an executable `claude` wrapper into `dir` that runs `claude_acp standin --script
+/// <script> "$@"` (with `CLAUDE_STANDIN_LOG` set when `log` is given); tests pass the returned
+/// path as claude-acp's `--claude-path`.
+pub fn write_claude_wrapper(
+    dir: &Path,
+    claude_acp: &Path,
+    script: &Path,
+    log: Option<&Path>,
+) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut text = String::from("#!/bin/sh\n");
+    if let Some(log) = log {
+        text.push_str(&format!(
+            "CLAUDE_STANDIN_LOG={}\nexport CLAUDE_STANDIN_LOG\n",
+            sh_quote(log)
+        ));
+    }
+    text.push_str(&format!(
+        "exec {} standin --script {} \"$@\"\n",
+        sh_quote(claude_acp),
+        sh_quote(script)
+    ));
+    let path = dir.join("claude");
+    std::fs::write(&path, text)?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    Ok(path)
+}
+
+/// `path` as one single-quoted shell word.
+fn sh_quote(path: &Path) -> String {
+    format!("'{}'", path.to_string_lossy().replace('\'', "'\\''"))
+}
+
+/// The demo's script, embedded: claude greets, writes `hello.txt` after a permission prompt,
+/// and answers.
+pub const DEMO_SCRIPT: &str = include_str!("../../fixtures/standin/demo.jsonl");
+
+#[cfg(test)]
+mod cli_tests;
+#[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
+mod test_driver;
+#[cfg(test)]
+mod tests;

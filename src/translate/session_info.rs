@@ -44,7 +44,36 @@ impl InitInfo {
     }
 }
 
-/// The slash commands of claude's `initialize` reply (`commands[{name, description, argumentHint}]`).
+/// Commands that only make sense in claude's own terminal UI (they draw on it, manage the
+/// terminal, the login or the process), so the editor's prompt box does not offer them.
+const TERMINAL_ONLY_COMMANDS: &[&str] = &[
+    "login",
+    "logout",
+    "doctor",
+    "color",
+    "focus",
+    "reload-plugins",
+    "heapdump",
+    "terminal-setup",
+    "vim",
+    "theme",
+    "statusline",
+    "ide",
+    "exit",
+    "quit",
+    "upgrade",
+    "install-github-app",
+    "resume",
+    "__remote-workflow",
+    "workflow-launch-exec",
+];
+
+fn is_terminal_only(name: &str) -> bool {
+    TERMINAL_ONLY_COMMANDS.contains(&name)
+}
+
+/// The slash commands of claude's `initialize` reply (`commands[{name, description, argumentHint}]`),
+/// without the terminal-only ones.
 pub fn available_commands(reply: &Value) -> Option<Vec<SlashCommand>> {
     let commands = reply.get("commands")?.as_array()?;
     Some(
@@ -54,7 +83,7 @@ pub fn available_commands(reply: &Value) -> Option<Vec<SlashCommand>> {
                 let name = c
                     .get("name")
                     .and_then(Value::as_str)
-                    .filter(|n| !n.is_empty())?;
+                    .filter(|n| !n.is_empty() && !is_terminal_only(n))?;
                 Some(SlashCommand {
                     name: name.to_owned(),
                     description: c
@@ -124,6 +153,21 @@ mod tests {
             ]
         );
         assert_eq!(available_commands(&json!({})), None);
+    }
+
+    #[test]
+    fn terminal_only_commands_are_not_offered_to_the_editor() {
+        let reply = json!({"commands": [
+            {"name": "login", "description": "Log in"},
+            {"name": "compact", "description": "Compact", "argumentHint": "<instructions>"},
+            {"name": "color", "description": "Prompt bar color"},
+        ]});
+        let names: Vec<String> = available_commands(&reply)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, vec!["compact".to_owned()]);
     }
 
     #[test]

@@ -10,4 +10,5 @@ pub mod mock_api;
 pub mod netns;
 pub mod procs;
 pub mod real_cli;
+pub mod standin;
 pub mod stream_json;

@@ -1,0 +1,254 @@
+//! Runs a script against a stdin/stdout/stderr triple, the way the real CLI would talk.
+
+use super::input::shown;
+use super::pattern::{PatternError, Vars};
+use super::runtime::{EventLog, Runtime, builtin_vars, fields};
+use super::script::{Handler, LocatedStep, Script, Step};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
+
+/// Exit code when the script itself is broken (unbound variable, unwritable file...).
+pub const EXIT_SCRIPT_ERROR: i32 = 2;
+/// Exit code when a received line does not match what the script expects.
+pub const EXIT_MISMATCH: i32 = 3;
+/// What `claude --version` prints for the CLI the fixtures were captured from.
+pub const VERSION_LINE: &str = "2.1.332 (Claude Code)\n";
+
+/// Why a run stopped before the end of the script.
+pub(super) enum Stop {
+    /// stdin closed while a line was expected: the real CLI exits 0 quietly.
+    Eof,
+    Exit(i32),
+    /// Print this on stderr and exit with the code.
+    Fail(i32, String),
+}
+
+pub(super) struct Engine<R, W, E> {
+    pub(super) stdin: R,
+    pub(super) stdout: W,
+    pub(super) stderr: E,
+    pub(super) pending: Option<String>,
+    /// `on` handlers registered so far, tried in order.
+    pub(super) handlers: Vec<Handler>,
+    pub(super) claude_args: Vec<String>,
+    pub(super) vars: Vars,
+    pub(super) runtime: Runtime,
+    pub(super) log: EventLog,
+}
+
+/// Runs `script` with `claude_args` over the given streams and returns the exit code.
+pub async fn run_with_runtime<R, W, E>(
+    script: Script,
+    claude_args: Vec<String>,
+    runtime: Runtime,
+    stdin: R,
+    stdout: W,
+    stderr: E,
+) -> i32
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+    E: AsyncWrite + Unpin,
+{
+    let log = EventLog {
+        path: runtime.log_path.clone(),
+        pid: runtime.pid,
+    };
+    log.record(
+        "start",
+        fields(vec![
+            ("argv", json!(claude_args)),
+            ("cwd", json!(runtime.cwd.to_string_lossy())),
+        ]),
+    );
+    if claude_args.iter().any(|a| a == "--version" || a == "-v") {
+        // `claude --version` prints this and exits, whatever the script says.
+        let mut stdout = stdout;
+        let _ = stdout.write_all(VERSION_LINE.as_bytes()).await;
+        let _ = stdout.flush().await;
+        log.record("exit", fields(vec![("code", json!(0))]));
+        return 0;
+    }
+    let vars = builtin_vars(&claude_args, &runtime);
+    let mut engine = Engine {
+        stdin,
+        stdout,
+        stderr,
+        pending: None,
+        handlers: Vec::new(),
+        claude_args,
+        vars,
+        runtime,
+        log,
+    };
+    let code = match engine.run_steps(&script).await {
+        Ok(()) | Err(Stop::Eof) => 0,
+        Err(Stop::Exit(code)) => code,
+        Err(Stop::Fail(code, message)) => {
+            let _ = engine
+                .stderr
+                .write_all(format!("standin: {message}\n").as_bytes())
+                .await;
+            let _ = engine.stderr.flush().await;
+            engine
+                .log
+                .record("error", fields(vec![("message", json!(message))]));
+            code
+        }
+    };
+    let _ = engine.stdout.flush().await;
+    engine
+        .log
+        .record("exit", fields(vec![("code", json!(code))]));
+    code
+}
+
+impl<R, W, E> Engine<R, W, E>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+    E: AsyncWrite + Unpin,
+{
+    async fn run_steps(&mut self, script: &Script) -> Result<(), Stop> {
+        let steps = &script.steps;
+        let mut next = 0;
+        while let Some(located) = steps.get(next) {
+            let n = next + 1;
+            next += 1;
+            if located
+                .condition
+                .as_ref()
+                .is_some_and(|c| !c.holds(&self.claude_args))
+            {
+                continue;
+            }
+            let at = |e: PatternError| {
+                Stop::Fail(
+                    EXIT_SCRIPT_ERROR,
+                    format!("step {n}: {e} (at {})", located.origin),
+                )
+            };
+            match &located.step {
+                Step::Expect(expectation) => self.expect_one(n, located, expectation).await?,
+                Step::ExpectAnyOrder(items) => self.expect_any_order(n, located, items).await?,
+                Step::Emit(template) => {
+                    let line = self.vars.substitute(template).map_err(at)?.to_string();
+                    self.write_stdout(&line).await?;
+                }
+                Step::EmitRaw(text) => self.write_stdout(text).await?,
+                Step::EmitBigLine {
+                    bytes,
+                    fill,
+                    template,
+                } => {
+                    let line = self.big_line(*bytes, *fill, template).map_err(at)?;
+                    self.write_stdout(&line).await?;
+                }
+                Step::SleepMs(ms) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(*ms)).await
+                }
+                Step::Stderr(text) => {
+                    let mut text = self.vars.substitute_str(text).map_err(at)?;
+                    if !text.ends_with('\n') {
+                        text.push('\n');
+                    }
+                    let _ = self.stderr.write_all(text.as_bytes()).await;
+                    let _ = self.stderr.flush().await;
+                }
+                Step::Exit(code) => return Err(Stop::Exit(*code)),
+                Step::WaitEof => {
+                    while self.next_for(n, located, &[]).await?.is_some() {}
+                    return Err(Stop::Eof);
+                }
+                Step::On(handler) => self.handlers.push(handler.clone()),
+                Step::Hang => {
+                    // Keep reading so the adapter never blocks on a full pipe, then wait to be killed.
+                    while self.next_line().await.is_some() {}
+                    std::future::pending::<()>().await;
+                }
+                Step::WriteFile { path, content } => {
+                    let path = self
+                        .runtime
+                        .cwd
+                        .join(self.vars.substitute_str(path).map_err(at)?);
+                    let content = self.vars.substitute_str(content).map_err(at)?;
+                    let written = match path.parent() {
+                        Some(parent) => std::fs::create_dir_all(parent)
+                            .and_then(|()| std::fs::write(&path, content)),
+                        None => std::fs::write(&path, content),
+                    };
+                    written.map_err(|e| {
+                        Stop::Fail(
+                            EXIT_SCRIPT_ERROR,
+                            format!(
+                                "step {n}: cannot write {}: {e} (at {})",
+                                path.display(),
+                                located.origin
+                            ),
+                        )
+                    })?;
+                }
+                Step::Label(_) => {}
+                Step::Goto(label) => next = script.label_index(label).unwrap_or(steps.len()),
+                Step::Branch(alternatives) => {
+                    let label = self.branch(n, located, alternatives).await?;
+                    next = script.label_index(label).unwrap_or(steps.len());
+                }
+                Step::Set(pairs) => {
+                    for (name, value) in pairs {
+                        let value = self.vars.substitute(value).map_err(at)?;
+                        self.vars.set(name.clone(), value);
+                    }
+                }
+            }
+        }
+        // The script is over; like the idle CLI, wait for stdin to close. Anything more is a surprise.
+        let end = LocatedStep {
+            step: Step::WaitEof,
+            origin: "end of script".into(),
+            condition: None,
+        };
+        match self.next_for(steps.len() + 1, &end, &[]).await? {
+            None => Ok(()),
+            Some(line) => Err(Stop::Fail(
+                EXIT_MISMATCH,
+                format!(
+                    "step {}: expected end of input got {}",
+                    steps.len() + 1,
+                    shown(&line)
+                ),
+            )),
+        }
+    }
+
+    pub(super) async fn write_stdout(&mut self, line: &str) -> Result<(), Stop> {
+        let mut out = Vec::with_capacity(line.len() + 1);
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+        let written = async {
+            self.stdout.write_all(&out).await?;
+            self.stdout.flush().await
+        };
+        written
+            .await
+            .map_err(|e| Stop::Fail(1, format!("stdout closed: {e}")))
+    }
+
+    /// `template` serialized with `${filler}` grown so that the line is exactly `bytes` long.
+    fn big_line(
+        &mut self,
+        bytes: usize,
+        fill: char,
+        template: &Value,
+    ) -> Result<String, PatternError> {
+        self.vars.set("filler", json!(""));
+        let base = self.vars.substitute(template)?.to_string().len();
+        self.vars.set(
+            "filler",
+            json!(fill.to_string().repeat(bytes.saturating_sub(base))),
+        );
+        let line = self.vars.substitute(template)?.to_string();
+        self.vars.set("filler", json!(""));
+        Ok(line)
+    }
+}

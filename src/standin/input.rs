@@ -1,0 +1,232 @@
+//! How the engine reads stdin: expectations, branches, handlers, and mismatch reports.
+
+use super::engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, Engine, Stop};
+use super::pattern::matches;
+use super::runtime::fields;
+use super::script::{Expectation, LocatedStep};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite};
+
+/// Received lines are cut to this length in error messages.
+const MAX_SHOWN: usize = 2000;
+
+impl<R, W, E> Engine<R, W, E>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+    E: AsyncWrite + Unpin,
+{
+    pub(super) async fn expect_one(
+        &mut self,
+        n: usize,
+        located: &LocatedStep,
+        expectation: &Expectation,
+    ) -> Result<(), Stop> {
+        // An optional step leaves an unmatched line to the next step, handlers included.
+        let line = if expectation.optional {
+            self.next_line().await
+        } else {
+            self.next_for(n, located, &[&expectation.pattern]).await?
+        };
+        let Some(line) = line else {
+            return Err(Stop::Eof);
+        };
+        let received = serde_json::from_str::<Value>(&line).ok();
+        let matched = match &received {
+            Some(value) => self.check(n, located, &expectation.pattern, value)?,
+            None => false,
+        };
+        match (matched, received) {
+            (true, Some(value)) => self.bind(n, located, expectation, &value),
+            _ if expectation.optional => {
+                self.pending = Some(line);
+                Ok(())
+            }
+            _ => Err(mismatch(n, located, &expectation.pattern, &line)),
+        }
+    }
+
+    /// Reads one line and returns the label of the first alternative it matches.
+    pub(super) async fn branch<'s>(
+        &mut self,
+        n: usize,
+        located: &LocatedStep,
+        alternatives: &'s [(Expectation, String)],
+    ) -> Result<&'s str, Stop> {
+        let patterns: Vec<&Value> = alternatives.iter().map(|(e, _)| &e.pattern).collect();
+        let Some(line) = self.next_for(n, located, &patterns).await? else {
+            return Err(Stop::Eof);
+        };
+        let all = Value::Array(
+            alternatives
+                .iter()
+                .map(|(e, _)| e.pattern.clone())
+                .collect(),
+        );
+        let Ok(value) = serde_json::from_str::<Value>(&line) else {
+            return Err(mismatch(n, located, &all, &line));
+        };
+        for (expectation, label) in alternatives {
+            if self.check(n, located, &expectation.pattern, &value)? {
+                self.bind(n, located, expectation, &value)?;
+                return Ok(label);
+            }
+        }
+        Err(mismatch(n, located, &all, &line))
+    }
+
+    pub(super) async fn expect_any_order(
+        &mut self,
+        n: usize,
+        located: &LocatedStep,
+        items: &[Expectation],
+    ) -> Result<(), Stop> {
+        let mut remaining: Vec<&Expectation> = items.iter().collect();
+        while !remaining.is_empty() {
+            let patterns: Vec<&Value> = remaining.iter().map(|e| &e.pattern).collect();
+            let Some(line) = self.next_for(n, located, &patterns).await? else {
+                return Err(Stop::Eof);
+            };
+            let all = Value::Array(remaining.iter().map(|e| e.pattern.clone()).collect());
+            let Ok(value) = serde_json::from_str::<Value>(&line) else {
+                return Err(mismatch(n, located, &all, &line));
+            };
+            let mut hit = None;
+            for (i, e) in remaining.iter().enumerate() {
+                if self.check(n, located, &e.pattern, &value)? {
+                    hit = Some(i);
+                    break;
+                }
+            }
+            let Some(i) = hit else {
+                return Err(mismatch(n, located, &all, &line));
+            };
+            let expectation = remaining.remove(i);
+            self.bind(n, located, expectation, &value)?;
+        }
+        Ok(())
+    }
+
+    fn check(
+        &self,
+        n: usize,
+        located: &LocatedStep,
+        pattern: &Value,
+        value: &Value,
+    ) -> Result<bool, Stop> {
+        matches(pattern, value, &self.vars).map_err(|e| {
+            Stop::Fail(
+                EXIT_SCRIPT_ERROR,
+                format!("step {n}: {e} (at {})", located.origin),
+            )
+        })
+    }
+
+    fn bind(
+        &mut self,
+        n: usize,
+        located: &LocatedStep,
+        e: &Expectation,
+        value: &Value,
+    ) -> Result<(), Stop> {
+        self.vars.bind(&e.bind, value).map_err(|err| {
+            Stop::Fail(
+                EXIT_MISMATCH,
+                format!(
+                    "step {n}: {err} in {} (at {})",
+                    shown(&value.to_string()),
+                    located.origin
+                ),
+            )
+        })
+    }
+
+    /// The next line that none of the `on` handlers takes: a line that matches one of `patterns`
+    /// (what the step wants) goes to the step, else the first handler that matches answers it.
+    pub(super) async fn next_for(
+        &mut self,
+        n: usize,
+        located: &LocatedStep,
+        patterns: &[&Value],
+    ) -> Result<Option<String>, Stop> {
+        loop {
+            let Some(line) = self.next_line().await else {
+                return Ok(None);
+            };
+            let Ok(value) = serde_json::from_str::<Value>(&line) else {
+                return Ok(Some(line));
+            };
+            for pattern in patterns {
+                if self.check(n, located, pattern, &value)? {
+                    return Ok(Some(line));
+                }
+            }
+            let mut taken = None;
+            for (i, handler) in self.handlers.iter().enumerate() {
+                if self.check(n, located, &handler.expectation.pattern, &value)? {
+                    taken = Some(i);
+                    break;
+                }
+            }
+            let Some(i) = taken else {
+                return Ok(Some(line));
+            };
+            let handler = self.handlers[i].clone();
+            self.bind(n, located, &handler.expectation, &value)?;
+            for reply in &handler.replies {
+                let line = self.vars.substitute(reply).map_err(|e| {
+                    Stop::Fail(
+                        EXIT_SCRIPT_ERROR,
+                        format!("step {n}: {e} (in a handler from {})", handler.origin),
+                    )
+                })?;
+                self.write_stdout(&line.to_string()).await?;
+            }
+        }
+    }
+
+    /// The next stdin line (without its newline), logged; `None` at end of input.
+    pub(super) async fn next_line(&mut self) -> Option<String> {
+        if let Some(line) = self.pending.take() {
+            return Some(line);
+        }
+        let mut buf = String::new();
+        loop {
+            buf.clear();
+            match self.stdin.read_line(&mut buf).await {
+                Ok(0) | Err(_) => return None,
+                Ok(_) => {}
+            }
+            let line = buf.trim_end_matches(['\n', '\r']);
+            // The CLI skips blank lines; so does the stand-in.
+            if line.trim().is_empty() {
+                continue;
+            }
+            let logged = serde_json::from_str::<Value>(line).unwrap_or_else(|_| json!(line));
+            self.log.record("recv", fields(vec![("line", logged)]));
+            return Some(line.to_owned());
+        }
+    }
+}
+
+pub(super) fn shown(line: &str) -> String {
+    if line.len() <= MAX_SHOWN {
+        return line.to_owned();
+    }
+    let mut cut = MAX_SHOWN;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}... ({} bytes)", &line[..cut], line.len())
+}
+
+fn mismatch(n: usize, located: &LocatedStep, pattern: &Value, line: &str) -> Stop {
+    Stop::Fail(
+        EXIT_MISMATCH,
+        format!(
+            "step {n}: expected {pattern} got {} (at {})",
+            shown(line),
+            located.origin
+        ),
+    )
+}
