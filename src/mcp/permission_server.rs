@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::McpError;
 use super::mcp_config::PERMISSION_SERVER_NAME;
 use super::permission_tool::PermissionTool;
-use crate::claude::wire::PermissionDecision;
+use crate::claude::wire::{CanUseTool, PermissionDecision};
 
 /// The tool's name on our server; claude knows it as `mcp__claude-acp__permission`.
 pub const PERMISSION_TOOL: &str = "permission";
@@ -56,6 +56,26 @@ pub struct PermissionCall {
     /// The input claude wants to run the tool with.
     pub input: Value,
     pub tool_use_id: Option<String>,
+}
+
+impl PermissionCall {
+    /// The same ask in the stdio channel's shape, so one decision path serves both transports.
+    /// The MCP tool gets no description, suggestions or blocked path: those stay empty.
+    pub fn into_can_use_tool(self) -> CanUseTool {
+        CanUseTool {
+            display_name: None,
+            description: None,
+            permission_suggestions: Vec::new(),
+            blocked_path: None,
+            decision_reason: None,
+            // Only AskUserQuestion needs the user's input rather than a yes or no.
+            requires_user_interaction: self.tool_name == "AskUserQuestion",
+            mcp_server: None,
+            tool_name: self.tool_name,
+            input: self.input,
+            tool_use_id: self.tool_use_id,
+        }
+    }
 }
 
 /// A running permission server; it stops when dropped.
@@ -263,6 +283,26 @@ mod tests {
         assert!(!constant_time_eq(b"", b"Bearer abc"));
     }
 
+    #[test]
+    fn an_mcp_ask_reads_as_a_can_use_tool() {
+        let call = PermissionCall {
+            tool_name: "AskUserQuestion".into(),
+            input: json!({"questions": []}),
+            tool_use_id: Some("toolu_q".into()),
+        };
+        let ask = call.into_can_use_tool();
+        assert_eq!(ask.tool_name, "AskUserQuestion");
+        assert_eq!(ask.input, json!({"questions": []}));
+        assert_eq!(ask.tool_use_id.as_deref(), Some("toolu_q"));
+        assert!(ask.requires_user_interaction);
+        let write = PermissionCall {
+            tool_name: "Write".into(),
+            input: json!({}),
+            tool_use_id: None,
+        };
+        assert!(!write.into_can_use_tool().requires_user_interaction);
+    }
+
     #[tokio::test]
     async fn the_config_entry_points_claude_at_the_server_with_its_token() {
         let callback: PermissionCallback = Arc::new(|_call| {
@@ -286,5 +326,34 @@ mod tests {
         assert_eq!(entry["timeout"], PERMISSION_WAIT_MS);
         assert_eq!(server.tool_name(), "mcp__claude-acp__permission");
         assert!(!format!("{server:?}").contains(server.token()));
+    }
+
+    #[tokio::test]
+    async fn dropping_the_server_closes_its_port() {
+        let callback: PermissionCallback = Arc::new(|call| {
+            Box::pin(async move {
+                PermissionDecision::Allow {
+                    updated_input: call.input,
+                    updated_permissions: vec![],
+                }
+            })
+        });
+        let server = PermissionServer::start(callback).unwrap();
+        let address = server.url()["http://".len()..]
+            .trim_end_matches(ENDPOINT_PATH)
+            .to_owned();
+        tokio::net::TcpStream::connect(&address)
+            .await
+            .expect("listening");
+        drop(server);
+        let mut refused = false;
+        for _ in 0..50 {
+            if tokio::net::TcpStream::connect(&address).await.is_err() {
+                refused = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(refused, "the port is still open after drop");
     }
 }
