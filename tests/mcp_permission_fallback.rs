@@ -192,3 +192,25 @@ async fn a_deny_with_interrupt_stops_the_turn() {
     assert_eq!(result["subtype"], "error_during_execution", "{result}");
     session.claude.finish(STEP).await;
 }
+
+#[tokio::test]
+async fn a_persistent_rule_given_with_an_allow_is_saved_to_the_project_settings() {
+    let mock = MockApi::start(Vec::new());
+    let env = ClaudeEnv::new(&mock);
+    script_write(&mock, &env, "Hello\n");
+    let (callback, _calls) = recording(|call| PermissionDecision::Allow {
+        updated_input: call.input.clone(),
+        updated_permissions: vec![json!({"type": "addRules", "rules": [{"toolName": "Write"}],
+                                         "behavior": "allow", "destination": "localSettings"})],
+    });
+    let server = start_server(&mock, callback);
+    let mut session = spawn_claude_on_mcp(&env, &server);
+
+    run_turn(&mut session.claude, "Please create hello.txt").await;
+
+    let settings = env.work_dir().join(".claude/settings.local.json");
+    let saved = std::fs::read_to_string(&settings).expect("settings.local.json written");
+    let saved: Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(saved["permissions"]["allow"], json!(["Write"]), "{saved}");
+    session.claude.finish(STEP).await;
+}
