@@ -214,3 +214,69 @@ async fn a_persistent_rule_given_with_an_allow_is_saved_to_the_project_settings(
     assert_eq!(saved["permissions"]["allow"], json!(["Write"]), "{saved}");
     session.claude.finish(STEP).await;
 }
+
+/// Runs one turn where the model calls `tool` with `input` on the stdio channel, denying every ask,
+/// and returns the detector's verdicts.
+async fn stdio_turn_symptoms(
+    mode: &str,
+    settings: Option<Value>,
+    tool: &str,
+    input: Value,
+) -> Vec<BreakSymptom> {
+    let mock = MockApi::start(Vec::new());
+    let env = ClaudeEnv::new(&mock);
+    if let Some(settings) = settings {
+        let dir = env.work_dir().join(".claude");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("settings.json"), settings.to_string()).unwrap();
+    }
+    mock.push_rule(Rule::on_prompt("go on", Reply::tool_use(tool, input)));
+    mock.push_rule(Rule::on_tool_result(Reply::text("Done.")));
+    let mut claude = StreamJsonProcess::spawn(env.claude_stream_json(["--permission-mode", mode]));
+    claude.send_user_text("go on").await;
+    let mut detector = BreakDetector::new();
+    let mut symptoms = Vec::new();
+    loop {
+        let message = claude.next_message(STEP).await.expect("claude's output");
+        symptoms.extend(detector.on_message(&ClaudeMessage::from_value(message.clone()).unwrap()));
+        if message["type"] == "control_request" {
+            let id = message["request_id"].as_str().unwrap().to_owned();
+            claude
+                .answer_control(&id, json!({"behavior": "deny", "message": "Not now."}))
+                .await;
+        }
+        if is_result(&message) {
+            break;
+        }
+    }
+    claude.finish(STEP).await;
+    symptoms
+}
+
+#[tokio::test]
+async fn the_users_own_modes_and_rules_are_not_breaks() {
+    let write = |name: &str| json!({"file_path": format!("/nonexistent/{name}"), "content": "x"});
+    let touch = json!({"command": "touch /nonexistent/never", "description": "Touch a file"});
+    let deny_touch = json!({"permissions": {"deny": ["Bash(touch:*)"]}});
+    let cases = [
+        (
+            "plan mode, asked and denied",
+            "plan",
+            None,
+            "Write",
+            write("plan.txt"),
+        ),
+        (
+            "dontAsk mode",
+            "dontAsk",
+            None,
+            "Write",
+            write("dont_ask.txt"),
+        ),
+        ("a deny rule", "default", Some(deny_touch), "Bash", touch),
+    ];
+    for (case, mode, settings, tool, input) in cases {
+        let symptoms = stdio_turn_symptoms(mode, settings, tool, input).await;
+        assert!(symptoms.is_empty(), "{case}: {symptoms:?}");
+    }
+}

@@ -23,8 +23,19 @@ use serde_json::Value;
 
 use crate::claude::wire::{ClaudeMessage, ContentBlock, ControlResponse, UserContent, UserEcho};
 
-/// `decision_reason_type`s of denials that follow the user's own configuration.
-const POLICY_REASONS: &[&str] = &["rule", "mode", "hook", "classifier", "sandboxOverride"];
+/// `decision_reason_type`s of denials that follow the user's own configuration (a deny rule gives
+/// `subcommandResults` for Bash, `dontAsk` mode gives `mode`). The break gives none (no
+/// `--permission-prompt-tool`) or `asyncAgent` (no approval surface); so do reasons unknown here.
+const POLICY_REASONS: &[&str] = &[
+    "rule",
+    "mode",
+    "subcommandResults",
+    "hook",
+    "classifier",
+    "sandboxOverride",
+    "workingDir",
+    "safetyCheck",
+];
 
 /// The tool_result claude writes when it auto-denies an ask nobody answered.
 const NOT_GRANTED: &str = "haven't granted it yet";

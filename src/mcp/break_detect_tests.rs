@@ -134,7 +134,7 @@ fn message(value: Value) -> ClaudeMessage {
 
 #[test]
 fn denials_by_the_users_own_rules_mode_or_hooks_are_not_a_break() {
-    for reason in ["rule", "mode", "hook"] {
+    for reason in ["rule", "mode", "hook", "subcommandResults"] {
         let mut detector = BreakDetector::new();
         let denied = message(json!({"type": "system", "subtype": "permission_denied",
             "tool_name": "Bash", "tool_use_id": "toolu_1", "decision_reason_type": reason,
