@@ -7,7 +7,10 @@ use agent_client_protocol::v1::{ConnectionTo, schema as acp};
 use async_trait::async_trait;
 
 use super::to_proto;
-use crate::domain::{EditorClient, EditorError, PermissionAsk, PermissionOutcome, SessionUpdate};
+use crate::domain::{
+    EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
+    PermissionAsk, PermissionOutcome, SessionUpdate,
+};
 
 /// The connection to the editor, and what it declared at `initialize`.
 #[derive(Default)]
@@ -62,15 +65,11 @@ impl EditorClient for AcpEditor {
                 .collect(),
         );
         // Dropping this future (a cancelled turn, a withdrawn ask) sends `$/cancel_request` to the editor.
-        let response = cx.send_request(request).block_task().await.map_err(|e| {
-            if e.code == agent_client_protocol::ErrorCode::PARSE_ERROR
-                || e.code == agent_client_protocol::ErrorCode::INVALID_PARAMS
-            {
-                EditorError::Malformed(e.message)
-            } else {
-                EditorError::Rejected(e.message)
-            }
-        })?;
+        let response = cx
+            .send_request(request)
+            .block_task()
+            .await
+            .map_err(editor_error)?;
         Ok(match response.outcome {
             acp::RequestPermissionOutcome::Selected(s) => PermissionOutcome::Selected {
                 option_id: s.option_id.0.to_string(),
@@ -88,5 +87,87 @@ impl EditorClient for AcpEditor {
         self.capabilities
             .get()
             .is_some_and(|c| c.elicitation.as_ref().is_some_and(|e| e.form.is_some()))
+    }
+
+    /// `elicitation/create` in form mode: one required field per question, its choices titled
+    /// with their labels and described with their descriptions.
+    async fn elicit(&self, request: ElicitationRequest) -> Result<ElicitationOutcome, EditorError> {
+        if !self.supports_elicitation() {
+            return Err(EditorError::Unsupported("form elicitation"));
+        }
+        let cx = self.connection()?.clone();
+        let schema = request
+            .fields
+            .iter()
+            .fold(acp::ElicitationSchema::new(), |schema, field| {
+                schema.property(field.key.clone(), form_field(field), true)
+            });
+        let scope = acp::ElicitationSessionScope::new(request.session_id)
+            .tool_call_id(request.tool_call_id.map(acp::ToolCallId::new));
+        let create = acp::CreateElicitationRequest::new(
+            acp::ElicitationFormMode::new(scope, schema),
+            request.message,
+        );
+        let response = cx
+            .send_request(create)
+            .block_task()
+            .await
+            .map_err(editor_error)?;
+        match response.action {
+            acp::ElicitationAction::Accept(accept) => {
+                let mut fields = Vec::new();
+                for (key, value) in accept.content.unwrap_or_default() {
+                    let labels = match value {
+                        acp::ElicitationContentValue::String(label) => vec![label],
+                        acp::ElicitationContentValue::StringArray(labels) => labels,
+                        other => {
+                            return Err(EditorError::Malformed(format!(
+                                "form field `{key}` holds {other:?}, not a choice"
+                            )));
+                        }
+                    };
+                    fields.push((key, labels));
+                }
+                Ok(ElicitationOutcome::Accepted(fields))
+            }
+            acp::ElicitationAction::Decline => Ok(ElicitationOutcome::Declined),
+            acp::ElicitationAction::Cancel => Ok(ElicitationOutcome::Cancelled),
+            _ => Err(EditorError::Malformed(
+                "an unknown elicitation action".into(),
+            )),
+        }
+    }
+}
+
+fn form_field(field: &ElicitationField) -> acp::ElicitationPropertySchema {
+    let choices: Vec<acp::EnumOption> = field
+        .options
+        .iter()
+        .map(|(label, description)| {
+            acp::EnumOption::new(label.clone(), label.clone()).description(description.clone())
+        })
+        .collect();
+    if field.multiple {
+        acp::MultiSelectPropertySchema::titled(choices)
+            .title(field.title.clone())
+            .description(field.description.clone())
+            .min_items(1)
+            .into()
+    } else {
+        acp::StringPropertySchema::new()
+            .title(field.title.clone())
+            .description(field.description.clone())
+            .one_of(choices)
+            .into()
+    }
+}
+
+fn editor_error(e: agent_client_protocol::Error) -> EditorError {
+    if e.code == agent_client_protocol::ErrorCode::PARSE_ERROR
+        || e.code == agent_client_protocol::ErrorCode::INVALID_PARAMS
+    {
+        EditorError::Malformed(e.message)
+    } else {
+        EditorError::Rejected(e.message)
     }
 }

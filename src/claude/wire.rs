@@ -377,6 +377,10 @@ pub enum OutboundControl {
     SetModel {
         model: Option<String>,
     },
+    /// Merges `settings` into claude's flag-settings layer (a key's value is replaced, not merged).
+    ApplyFlagSettings {
+        settings: Value,
+    },
 }
 
 /// One line we write to claude's stdin. Only these shapes exist.

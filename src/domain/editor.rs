@@ -30,6 +30,8 @@ pub struct ElicitationField {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitationRequest {
     pub session_id: String,
+    /// The tool call the form belongs to (AskUserQuestion's tool use), if any.
+    pub tool_call_id: Option<String>,
     pub message: String,
     pub fields: Vec<ElicitationField>,
 }

@@ -58,7 +58,10 @@ enum Internal {
     /// claude's answer to our `initialize`.
     Initialized(Value),
     /// A permission ask has been answered (or withdrawn).
-    PermissionDone { request_id: String },
+    PermissionDone {
+        request_id: String,
+        mode_change: Option<String>,
+    },
 }
 
 struct Live {
@@ -90,6 +93,8 @@ pub struct SessionActor {
     models: Vec<(String, String, Option<String>)>,
     model: Option<String>,
     permission_tasks: HashMap<String, JoinHandle<()>>,
+    /// "Always reject" rules of this session, re-sent to a restarted claude.
+    rules: permissions::SessionRules,
     internal_tx: mpsc::UnboundedSender<Internal>,
     internal_rx: mpsc::UnboundedReceiver<Internal>,
 }
@@ -121,6 +126,7 @@ impl SessionActor {
             models: Vec::new(),
             model: None,
             permission_tasks: HashMap::new(),
+            rules: permissions::SessionRules::new(),
             internal_tx,
             internal_rx,
         }
@@ -397,13 +403,24 @@ impl SessionActor {
     fn on_internal(&mut self, internal: Internal) {
         match internal {
             Internal::Initialized(reply) => self.on_initialized(reply),
-            Internal::PermissionDone { request_id } => {
+            Internal::PermissionDone {
+                request_id,
+                mode_change,
+            } => {
                 self.permission_tasks.remove(&request_id);
+                if let Some(mode) = mode_change {
+                    self.mode_changed(mode);
+                }
             }
         }
     }
 
     fn on_initialized(&mut self, reply: Value) {
+        if let (Some(settings), Some(live)) = (self.rules.flag_settings(), &self.live) {
+            let request = OutboundControl::ApplyFlagSettings { settings };
+            let handle = live.handle.clone();
+            tokio::spawn(async move { handle.request(request, CONTROL_TIMEOUT).await });
+        }
         if let Some(commands) = translate::available_commands(&reply) {
             self.editor
                 .session_update(&self.id, SessionUpdate::AvailableCommands { commands });
@@ -495,11 +512,24 @@ impl SessionActor {
                 let cwd = self.cwd.clone();
                 let internal = self.internal_tx.clone();
                 let rid = request_id.clone();
+                let rules = self.rules.clone();
                 let task = tokio::spawn(async move {
-                    let decision = permissions::decide(editor, &session_id, &cwd, *ask).await;
-                    let value = serde_json::to_value(decision).unwrap_or_default();
+                    let decision =
+                        permissions::decide(editor, &session_id, &cwd, *ask, &rules).await;
+                    // Deny rules first, so they are in force before claude reads the deny.
+                    if let Some(settings) = decision.flag_settings {
+                        let request = OutboundControl::ApplyFlagSettings { settings };
+                        if let Err(e) = handle.request(request, CONTROL_TIMEOUT).await {
+                            tracing::warn!("claude did not take the deny rule: {e}");
+                        }
+                    }
+                    let value = serde_json::to_value(decision.reply).unwrap_or_default();
                     let _ = handle.send(ClaudeInput::success(rid.clone(), value)).await;
-                    let _ = internal.send(Internal::PermissionDone { request_id: rid });
+                    let mode_change = decision.mode_change;
+                    let _ = internal.send(Internal::PermissionDone {
+                        request_id: rid,
+                        mode_change,
+                    });
                 });
                 self.permission_tasks.insert(request_id, task);
             }

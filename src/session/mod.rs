@@ -4,7 +4,7 @@ mod actor;
 pub mod config;
 mod control;
 pub mod modes;
-mod permissions;
+pub mod permissions;
 pub mod spawn;
 
 use std::collections::HashMap;

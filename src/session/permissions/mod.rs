@@ -1,0 +1,159 @@
+//! `can_use_tool` -> the editor's `session/request_permission` (or a form) -> claude's decision.
+//!
+//! Fails closed: whatever goes wrong on the way to or from the editor becomes a deny whose
+//! message says why, so the model sees it and the turn goes on.
+//!
+//! Three asks get their own rendering: `AskUserQuestion` (a form, or one permission prompt per
+//! question: [`ask_user`]), `ExitPlanMode` (the plan and three ways on: [`plan_mode`]), and every
+//! other tool (allow / reject, once or always: [`options`] builds the choices, [`reply`] answers).
+
+mod ask_user;
+mod options;
+mod plan_mode;
+mod reply;
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use crate::claude::wire::{CanUseTool, PermissionDecision, ToolUseMeta};
+use crate::domain::{EditorClient, ToolCall, ToolCallUpdate};
+use crate::translate;
+
+pub use options::{ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ALWAYS, REJECT_ONCE};
+pub use plan_mode::{ACCEPT_EDITS, APPROVE_EACH_EDIT, KEEP_PLANNING};
+
+/// What to do with one answered ask.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The `can_use_tool` answer for claude.
+    pub reply: PermissionDecision,
+    /// The permission mode claude is in once it has this answer (ExitPlanMode, "allow all edits"),
+    /// so the editor's mode state follows.
+    pub mode_change: Option<String>,
+    /// Settings to send claude with `apply_flag_settings` *before* the reply: the session's deny
+    /// rules, all of them (claude replaces the list rather than merging it). A deny reply cannot
+    /// carry rules itself: claude 2.1.332 drops `updatedPermissions` on a deny.
+    pub flag_settings: Option<Value>,
+}
+
+impl Decision {
+    /// A reply that changes nothing else.
+    fn plain(reply: PermissionDecision) -> Self {
+        Self {
+            reply,
+            mode_change: None,
+            flag_settings: None,
+        }
+    }
+}
+
+/// The deny rules "Always reject" added in one session (`Bash(rm -rf build)`, `Edit(//abs/path)`).
+/// They live in claude's flag-settings layer: gone when claude restarts, re-sent by
+/// [`SessionRules::flag_settings`].
+#[derive(Debug, Clone, Default)]
+pub struct SessionRules {
+    deny: Arc<Mutex<Vec<String>>>,
+}
+
+impl SessionRules {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds rules (once each) and returns the settings that put every rule so far in force.
+    fn add_deny(&self, rules: &[String]) -> Value {
+        let mut deny = self.deny.lock().unwrap_or_else(|p| p.into_inner());
+        for rule in rules {
+            if !deny.contains(rule) {
+                deny.push(rule.clone());
+            }
+        }
+        json!({"permissions": {"deny": *deny}})
+    }
+
+    /// The settings to re-apply to a new claude process, if any rule was added.
+    pub fn flag_settings(&self) -> Option<Value> {
+        let deny = self.deny.lock().unwrap_or_else(|p| p.into_inner());
+        (!deny.is_empty()).then(|| json!({"permissions": {"deny": *deny}}))
+    }
+}
+
+/// Asks the editor about one tool call and turns the answer into claude's decision.
+pub async fn decide(
+    editor: Arc<dyn EditorClient>,
+    session_id: &str,
+    cwd: &Path,
+    req: CanUseTool,
+    rules: &SessionRules,
+) -> Decision {
+    match req.tool_name.as_str() {
+        "AskUserQuestion" => {
+            Decision::plain(ask_user::ask(editor.as_ref(), session_id, &req).await)
+        }
+        "ExitPlanMode" => plan_mode::ask(editor.as_ref(), session_id, cwd, &req).await,
+        _ => {
+            let choices = options::build(&req, cwd);
+            let ask = crate::domain::PermissionAsk {
+                session_id: session_id.to_owned(),
+                tool_call: call_update(tool_call(&req, cwd)),
+                options: choices.options.clone(),
+            };
+            let answer = editor.request_permission(ask).await;
+            reply::answer(&req, &choices, answer, rules)
+        }
+    }
+}
+
+/// The tool call the ask is about, titled with claude's display names for MCP tools.
+fn tool_call(req: &CanUseTool, cwd: &Path) -> ToolCall {
+    let id = req
+        .tool_use_id
+        .clone()
+        .unwrap_or_else(|| format!("permission-{}", uuid::Uuid::new_v4()));
+    let meta = req.tool_name.starts_with("mcp__").then(|| ToolUseMeta {
+        id: id.clone(),
+        display_name: req.display_name.clone(),
+        server_display_name: req
+            .mcp_server
+            .as_ref()
+            .and_then(|s| s.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        tool_name: None,
+    });
+    translate::tool_call_for(&req.tool_name, &id, &req.input, cwd, meta.as_ref())
+}
+
+fn call_update(call: ToolCall) -> ToolCallUpdate {
+    ToolCallUpdate {
+        id: call.id,
+        title: Some(call.title),
+        kind: Some(call.kind),
+        status: None,
+        locations: Some(call.locations),
+        content: Some(call.content),
+        raw_input: call.raw_input,
+        raw_output: None,
+    }
+}
+
+/// The input to run the tool with: claude's own (an edited input would come from the editor, but
+/// ACP has no field for one). Never `null`: claude wants an object there.
+fn allowed_input(req: &CanUseTool) -> Value {
+    if req.input.is_object() {
+        req.input.clone()
+    } else {
+        json!({})
+    }
+}
+
+fn deny(message: impl Into<String>) -> PermissionDecision {
+    PermissionDecision::Deny {
+        message: message.into(),
+        interrupt: false,
+    }
+}

@@ -1,0 +1,41 @@
+//! Unit tests of the permission flow against a recording stub editor.
+
+mod plan;
+mod questions;
+mod stub;
+mod tool_asks;
+
+use serde_json::{Value, json};
+
+use crate::claude::wire::CanUseTool;
+
+/// A `can_use_tool` request as claude sends it.
+fn request(value: Value) -> CanUseTool {
+    serde_json::from_value(value).expect("a can_use_tool request")
+}
+
+/// The reply exactly as it goes to claude.
+fn wire(decision: &super::Decision) -> Value {
+    serde_json::to_value(&decision.reply).expect("serializable reply")
+}
+
+fn write_ask() -> CanUseTool {
+    request(json!({
+        "subtype": "can_use_tool", "tool_name": "Write", "display_name": "Write",
+        "input": {"file_path": "/work/hello.txt", "content": "Hello\n"},
+        "description": "hello.txt",
+        "permission_suggestions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}],
+        "tool_use_id": "toolu_write"
+    }))
+}
+
+fn bash_ask() -> CanUseTool {
+    request(json!({
+        "subtype": "can_use_tool", "tool_name": "Bash", "display_name": "Bash",
+        "input": {"command": "npm test -- --watch=false", "description": "Run the tests"},
+        "permission_suggestions": [{"type": "addRules",
+            "rules": [{"toolName": "Bash", "ruleContent": "npm test:*"}],
+            "behavior": "allow", "destination": "localSettings"}],
+        "tool_use_id": "toolu_bash"
+    }))
+}
