@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod domain;
 pub mod history;
 pub mod logging;
+pub mod mcp;
 pub mod serve;
 pub mod session;
 pub mod standin;

@@ -1,0 +1,238 @@
+//! The `--mcp-config` document claude is started with: the editor's MCP servers plus our permission
+//! server, and the private file it is handed over in.
+//!
+//! Why a file and not a JSON argument: a process's argv is readable by every local user
+//! (`/proc/<pid>/cmdline`), and the document holds our server's token and whatever secrets the
+//! editor put in its servers' env and headers. claude's `--mcp-config` takes a path as well.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use super::McpError;
+use crate::domain::McpServer;
+
+/// The server name our permission server is registered under; editor servers cannot take it.
+pub const PERMISSION_SERVER_NAME: &str = "claude-acp";
+
+/// `{"mcpServers": {name: entry}}` for claude: every editor server in claude's format, then
+/// `ours` (the permission server's `(name, entry)`, if any). On a name clash the later entry wins:
+/// ours over any editor server, and a later editor server over an earlier one; both are logged.
+pub fn build_mcp_config(editor_servers: &[McpServer], ours: Option<(String, Value)>) -> Value {
+    let mut servers = Map::new();
+    for server in editor_servers {
+        let (name, entry) = claude_entry(server);
+        if ours.as_ref().is_some_and(|(our_name, _)| *our_name == name) {
+            tracing::warn!(
+                server = %name,
+                "the editor's MCP server uses a name claude-acp reserves for its permission \
+                 server; it is left out"
+            );
+            continue;
+        }
+        if servers.insert(name.clone(), entry).is_some() {
+            tracing::warn!(server = %name, "the editor sent two MCP servers with this name; the last one is used");
+        }
+    }
+    if let Some((name, entry)) = ours {
+        servers.insert(name, entry);
+    }
+    json!({ "mcpServers": servers })
+}
+
+/// One editor server as claude's `--mcp-config` expects it.
+fn claude_entry(server: &McpServer) -> (String, Value) {
+    fn pairs(pairs: &[(String, String)]) -> Map<String, Value> {
+        pairs
+            .iter()
+            .map(|(key, value)| (key.clone(), Value::String(value.clone())))
+            .collect()
+    }
+    match server {
+        McpServer::Stdio {
+            name,
+            command,
+            args,
+            env,
+        } => (
+            name.clone(),
+            json!({"type": "stdio", "command": command, "args": args, "env": pairs(env)}),
+        ),
+        McpServer::Http { name, url, headers } => (
+            name.clone(),
+            json!({"type": "http", "url": url, "headers": pairs(headers)}),
+        ),
+        McpServer::Sse { name, url, headers } => (
+            name.clone(),
+            json!({"type": "sse", "url": url, "headers": pairs(headers)}),
+        ),
+    }
+}
+
+/// The config written to a file only its owner can read; removed when dropped.
+#[derive(Debug)]
+pub struct McpConfigFile {
+    path: PathBuf,
+}
+
+impl McpConfigFile {
+    /// Writes `config` to a new file in the system temp directory (`TMPDIR`).
+    pub fn write(config: &Value) -> Result<McpConfigFile, McpError> {
+        Self::write_in(&std::env::temp_dir(), config)
+    }
+
+    /// Writes `config` to a new, randomly named, mode-0600 file in `dir`.
+    pub fn write_in(dir: &Path, config: &Value) -> Result<McpConfigFile, McpError> {
+        let path = dir.join(format!(
+            "claude-acp-mcp-{}.json",
+            uuid::Uuid::new_v4().simple()
+        ));
+        let error = |error| McpError::ConfigFile {
+            path: path.clone(),
+            error,
+        };
+        // create_new: never follow a planted symlink or reuse someone else's file.
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(error)?;
+        let file_guard = McpConfigFile { path: path.clone() };
+        file.write_all(config.to_string().as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(error)?;
+        Ok(file_guard)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `["--mcp-config", <path>]`.
+    pub fn claude_args(&self) -> Vec<String> {
+        vec![
+            "--mcp-config".to_owned(),
+            self.path.to_string_lossy().into_owned(),
+        ]
+    }
+}
+
+impl Drop for McpConfigFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn ours() -> (String, Value) {
+        (
+            PERMISSION_SERVER_NAME.to_owned(),
+            json!({"type": "http", "url": "http://127.0.0.1:1/mcp",
+                   "headers": {"Authorization": "Bearer t"}}),
+        )
+    }
+
+    fn editor_servers() -> Vec<McpServer> {
+        vec![
+            McpServer::Stdio {
+                name: "files".into(),
+                command: "/usr/bin/files-mcp".into(),
+                args: vec!["--root".into(), "/w".into()],
+                env: vec![("TOKEN".into(), "s3cret".into())],
+            },
+            McpServer::Http {
+                name: "docs".into(),
+                url: "https://docs.example/mcp".into(),
+                headers: vec![("X-Key".into(), "k".into())],
+            },
+            McpServer::Sse {
+                name: "legacy".into(),
+                url: "https://legacy.example/sse".into(),
+                headers: vec![],
+            },
+        ]
+    }
+
+    #[test]
+    fn editor_servers_take_claudes_shape_for_each_transport() {
+        let config = build_mcp_config(&editor_servers(), None);
+        assert_eq!(
+            config,
+            json!({"mcpServers": {
+                "files": {"type": "stdio", "command": "/usr/bin/files-mcp",
+                          "args": ["--root", "/w"], "env": {"TOKEN": "s3cret"}},
+                "docs": {"type": "http", "url": "https://docs.example/mcp",
+                         "headers": {"X-Key": "k"}},
+                "legacy": {"type": "sse", "url": "https://legacy.example/sse", "headers": {}},
+            }})
+        );
+    }
+
+    #[test]
+    fn our_permission_server_is_added_next_to_the_editors() {
+        let config = build_mcp_config(&editor_servers(), Some(ours()));
+        let servers = config["mcpServers"].as_object().unwrap();
+        assert_eq!(servers.len(), 4);
+        assert_eq!(servers["claude-acp"], ours().1);
+        assert_eq!(servers["files"]["type"], "stdio");
+    }
+
+    #[test]
+    fn our_name_wins_over_an_editor_server_that_takes_it() {
+        let mut editor = editor_servers();
+        editor.push(McpServer::Http {
+            name: PERMISSION_SERVER_NAME.into(),
+            url: "https://impostor.example/mcp".into(),
+            headers: vec![],
+        });
+        let config = build_mcp_config(&editor, Some(ours()));
+        assert_eq!(config["mcpServers"]["claude-acp"], ours().1);
+        assert_eq!(config["mcpServers"].as_object().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn without_our_server_the_reserved_name_is_the_editors() {
+        let editor = vec![McpServer::Http {
+            name: PERMISSION_SERVER_NAME.into(),
+            url: "https://x.example/mcp".into(),
+            headers: vec![],
+        }];
+        let config = build_mcp_config(&editor, None);
+        assert_eq!(
+            config["mcpServers"]["claude-acp"]["url"],
+            "https://x.example/mcp"
+        );
+    }
+
+    #[test]
+    fn no_servers_give_an_empty_map() {
+        assert_eq!(build_mcp_config(&[], None), json!({"mcpServers": {}}));
+    }
+
+    #[test]
+    fn the_config_file_is_private_and_removed_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = build_mcp_config(&editor_servers(), Some(ours()));
+        let file = McpConfigFile::write_in(dir.path(), &config).unwrap();
+        let path = file.path().to_path_buf();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let read: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(read, config);
+        assert_eq!(
+            file.claude_args(),
+            vec!["--mcp-config".to_owned(), path.display().to_string()]
+        );
+        drop(file);
+        assert!(!path.exists());
+    }
+}

@@ -1,0 +1,31 @@
+//! The public, stable permission path: an MCP server of our own that claude calls for every
+//! permission ask (`--permission-prompt-tool mcp__claude-acp__permission`), used when claude's
+//! undocumented stdio `can_use_tool` channel is unavailable or breaks.
+//!
+//! - [`permission_server`]: the token-guarded streamable-HTTP MCP server with the permission tool.
+//! - [`mcp_config`]: the `--mcp-config` document (editor servers plus ours), written to a private file.
+//! - [`break_detect`]: notices, from what claude prints, that the stdio permission channel broke.
+
+pub mod break_detect;
+pub mod mcp_config;
+pub mod permission_server;
+mod permission_tool;
+
+pub use break_detect::{BreakDetector, BreakKind, BreakSymptom};
+pub use mcp_config::{McpConfigFile, PERMISSION_SERVER_NAME, build_mcp_config};
+pub use permission_server::{
+    BoxFuture, PERMISSION_TOOL, PERMISSION_WAIT_MS, PermissionCall, PermissionCallback,
+    PermissionServer,
+};
+
+/// Why the MCP permission path could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    #[error("cannot listen for the MCP permission server on 127.0.0.1: {0}")]
+    Listen(std::io::Error),
+    #[error("cannot write the --mcp-config file {path}: {error}")]
+    ConfigFile {
+        path: std::path::PathBuf,
+        error: std::io::Error,
+    },
+}
