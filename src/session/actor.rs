@@ -16,14 +16,21 @@ use tokio::time::Instant;
 
 use super::config::AdapterConfig;
 use super::control::{ControlAction, classify};
+use super::asker::PermissionAsker;
+use super::config::PermissionTransport;
 use super::spawn::{SessionFlags, Start};
+use super::transport::{self, McpPath};
 use super::{modes, permissions, spawn};
 use crate::claude::wire::{ClaudeInput, ClaudeMessage, OutboundControl, PermissionDecision};
 use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
+use crate::domain::McpServer;
+use crate::mcp::{BreakDetector, BreakSymptom, McpConfigFile};
 use crate::domain::{
     AgentError, ConfigOption, EditorClient, PromptBlock, SessionUpdate, StopReason,
 };
 use crate::translate::{self, TurnTranslator};
+
+mod fallback;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
@@ -58,10 +65,7 @@ enum Internal {
     /// claude's answer to our `initialize`.
     Initialized(Value),
     /// A permission ask has been answered (or withdrawn).
-    PermissionDone {
-        request_id: String,
-        mode_change: Option<String>,
-    },
+    PermissionDone { request_id: String },
 }
 
 struct Live {
@@ -72,12 +76,31 @@ struct Live {
 
 struct Turn {
     reply: Reply<StopReason>,
+    /// The prompt, to send again if claude had to be restarted before it read it.
+    blocks: Vec<PromptBlock>,
     cancelled: bool,
     /// Set when cancelled: past it, the turn ends as cancelled whether or not claude agrees.
     deadline: Option<Instant>,
 }
 
 pub struct SessionActor {
+    /// How permission asks reach the editor, whichever transport brings them.
+    asker: PermissionAsker,
+    /// The running claude's handle, shared with asks that outlive a restart.
+    claude_slot: Arc<std::sync::Mutex<Option<ClaudeHandle>>>,
+    mode_rx: mpsc::UnboundedReceiver<String>,
+    /// The editor's MCP servers, passed to claude in `--mcp-config`.
+    editor_servers: Vec<McpServer>,
+    /// Whether claude asks through our MCP permission tool rather than stdio.
+    use_mcp: bool,
+    /// Whether a broken stdio permission channel may still switch this session to MCP.
+    auto_fallback: bool,
+    mcp: Option<McpPath>,
+    /// The `--mcp-config` file of the running claude.
+    mcp_file: Option<McpConfigFile>,
+    detector: BreakDetector,
+    /// A break seen in this turn: acted on when the turn ends.
+    switch: Option<BreakSymptom>,
     id: String,
     cwd: PathBuf,
     config: Arc<AdapterConfig>,
@@ -102,18 +125,42 @@ pub struct SessionActor {
 }
 
 impl SessionActor {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         id: String,
         cwd: PathBuf,
         config: Arc<AdapterConfig>,
         editor: Arc<dyn EditorClient>,
         flags: SessionFlags,
+        editor_servers: Vec<McpServer>,
         start: Start,
         mode: String,
     ) -> Self {
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
+        let (mode_tx, mode_rx) = mpsc::unbounded_channel();
         let conversation_stored = matches!(start, Start::Resume);
+        let rules = permissions::SessionRules::new();
+        let claude_slot = Arc::new(std::sync::Mutex::new(None));
+        let asker = PermissionAsker {
+            editor: editor.clone(),
+            session_id: id.clone(),
+            cwd: cwd.clone(),
+            rules: rules.clone(),
+            claude: claude_slot.clone(),
+            mode_changes: mode_tx,
+        };
+        let transport = config.permission_transport;
         Self {
+            asker,
+            claude_slot,
+            mode_rx,
+            editor_servers,
+            use_mcp: transport == PermissionTransport::Mcp,
+            auto_fallback: transport == PermissionTransport::Auto,
+            mcp: None,
+            mcp_file: None,
+            detector: BreakDetector::new(),
+            switch: None,
             translator: TurnTranslator::new(cwd.clone()),
             id,
             cwd,
@@ -129,7 +176,7 @@ impl SessionActor {
             models: Vec::new(),
             model: None,
             permission_tasks: HashMap::new(),
-            rules: permissions::SessionRules::new(),
+            rules,
             internal_tx,
             internal_rx,
         }
@@ -190,7 +237,20 @@ impl SessionActor {
         } else {
             self.next_start.clone()
         };
-        let opts = spawn::options(&command, &self.cwd, &self.id, &start, &self.flags);
+        if self.use_mcp && self.mcp.is_none() {
+            self.mcp = Some(McpPath::start(self.asker.clone()).map_err(AgentError::Internal)?);
+        }
+        let (permission_args, mcp_file) =
+            transport::claude_args(&self.editor_servers, self.mcp.as_ref()).map_err(AgentError::Internal)?;
+        self.mcp_file = mcp_file;
+        let opts = spawn::options(
+            &command,
+            &self.cwd,
+            &self.id,
+            &start,
+            &self.flags,
+            &permission_args,
+        );
         let (process, handle, events) = ClaudeProcess::spawn(opts)
             .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
         tracing::info!(session = %self.id, pid = ?process.pid(), ?start, "claude started");
@@ -199,6 +259,7 @@ impl SessionActor {
             handle: handle.clone(),
             events,
         });
+        *self.claude_slot.lock().expect("claude handle lock") = Some(handle.clone());
         let internal = self.internal_tx.clone();
         // Queued now, so it is claude's first line whatever the turn sends next.
         let request = OutboundControl::Initialize {
@@ -240,6 +301,7 @@ impl SessionActor {
                     None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
                 },
                 Some(internal) = self.internal_rx.recv() => self.on_internal(internal),
+                Some(mode) = self.mode_rx.recv() => self.mode_changed(mode),
                 () = sleep_until(deadline) => {
                     tracing::warn!(session = %self.id, "claude did not end the turn after an interrupt; stopping it");
                     self.stop_claude();
@@ -281,6 +343,7 @@ impl SessionActor {
             return;
         }
         let message = translate::user_message(&self.id, &blocks);
+        self.switch = None;
         let handle = self
             .live
             .as_ref()
@@ -289,6 +352,7 @@ impl SessionActor {
         self.translator.start_turn();
         self.turn = Some(Turn {
             reply,
+            blocks,
             cancelled: false,
             deadline: None,
         });
@@ -404,14 +468,8 @@ impl SessionActor {
     fn on_internal(&mut self, internal: Internal) {
         match internal {
             Internal::Initialized(reply) => self.on_initialized(reply),
-            Internal::PermissionDone {
-                request_id,
-                mode_change,
-            } => {
+            Internal::PermissionDone { request_id } => {
                 self.permission_tasks.remove(&request_id);
-                if let Some(mode) = mode_change {
-                    self.mode_changed(mode);
-                }
             }
         }
     }
@@ -456,6 +514,7 @@ impl SessionActor {
     }
 
     fn on_message(&mut self, message: ClaudeMessage) {
+        self.watch_for_break(&message);
         match message {
             ClaudeMessage::ControlRequest(req) => self.on_control_request(req),
             ClaudeMessage::ControlCancelRequest { request_id } => {
@@ -469,7 +528,9 @@ impl SessionActor {
                 for update in end.updates {
                     self.editor.session_update(&self.id, update);
                 }
-                if self.turn.is_some() {
+                if self.turn.is_some() && self.switch.is_some() {
+                    self.switch_to_mcp_and_retry();
+                } else if self.turn.is_some() {
                     let outcome = end.outcome.map_err(turn_error);
                     self.finish_turn(outcome);
                 } else {
@@ -511,29 +572,15 @@ impl SessionActor {
             }
             ControlAction::Fail(error) => spawn_send(handle, ClaudeInput::error(request_id, error)),
             ControlAction::AskPermission(ask) => {
-                let editor = self.editor.clone();
-                let session_id = self.id.clone();
-                let cwd = self.cwd.clone();
+                self.detector.saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
+                let asker = self.asker.clone();
                 let internal = self.internal_tx.clone();
                 let rid = request_id.clone();
-                let rules = self.rules.clone();
                 let task = tokio::spawn(async move {
-                    let decision =
-                        permissions::decide(editor, &session_id, &cwd, *ask, &rules).await;
-                    // Deny rules first, so they are in force before claude reads the deny.
-                    if let Some(settings) = decision.flag_settings {
-                        let request = OutboundControl::ApplyFlagSettings { settings };
-                        if let Err(e) = handle.request(request, CONTROL_TIMEOUT).await {
-                            tracing::warn!("claude did not take the deny rule: {e}");
-                        }
-                    }
-                    let value = serde_json::to_value(decision.reply).unwrap_or_default();
+                    let reply = asker.ask(*ask).await;
+                    let value = serde_json::to_value(reply).unwrap_or_default();
                     let _ = handle.send(ClaudeInput::success(rid.clone(), value)).await;
-                    let mode_change = decision.mode_change;
-                    let _ = internal.send(Internal::PermissionDone {
-                        request_id: rid,
-                        mode_change,
-                    });
+                    let _ = internal.send(Internal::PermissionDone { request_id: rid });
                 });
                 self.permission_tasks.insert(request_id, task);
             }
@@ -543,8 +590,12 @@ impl SessionActor {
     fn on_exit(&mut self, info: ExitInfo) {
         tracing::info!(session = %self.id, status = %info.status, "claude exited");
         self.live = None;
+        *self.claude_slot.lock().expect("claude handle lock") = None;
         for (_, task) in self.permission_tasks.drain() {
             task.abort();
+        }
+        if self.watch_exit_for_break(&info) {
+            return;
         }
         if let Some(turn) = &self.turn {
             if turn.cancelled {

@@ -2,11 +2,13 @@
 
 mod actor;
 pub mod config;
+mod asker;
 mod control;
 pub mod meta;
 pub mod modes;
 pub mod permissions;
 pub mod spawn;
+mod transport;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -122,6 +124,7 @@ impl Sessions {
             self.config.clone(),
             self.editor.clone(),
             flags,
+            req.mcp_servers.clone(),
             start,
             mode,
         );
@@ -175,6 +178,8 @@ impl AgentCore for Sessions {
     fn features(&self) -> AgentFeatures {
         AgentFeatures {
             load_session: true,
+            mcp_http: true,
+            mcp_sse: true,
             list_sessions: true,
             resume_session: true,
             fork_session: true,

@@ -46,6 +46,7 @@ pub fn options(
     session_id: &str,
     start: &Start,
     flags: &SessionFlags,
+    permission_args: &[String],
 ) -> SpawnOptions {
     let mut args: Vec<String> = [
         "--input-format",
@@ -54,12 +55,13 @@ pub fn options(
         "stream-json",
         "--verbose",
         "--include-partial-messages",
-        "--permission-prompt-tool",
-        "stdio",
     ]
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
+    // `--permission-prompt-tool` and `--mcp-config`: right after the fixed flags, so a variadic
+    // flag from `_meta` (which swallows what follows it) never takes them.
+    args.extend(permission_args.iter().cloned());
     match start {
         Start::New => args.extend(["--session-id".into(), session_id.into()]),
         Start::Resume => args.extend(["--resume".into(), session_id.into()]),
@@ -99,6 +101,7 @@ mod tests {
             "abc",
             &Start::New,
             &SessionFlags::default(),
+            &["--permission-prompt-tool".into(), "stdio".into()],
         );
         let line = o.args.join(" ");
         assert!(line.contains("--permission-prompt-tool stdio"), "{line}");
@@ -123,6 +126,7 @@ mod tests {
             "abc",
             &Start::Resume,
             &SessionFlags::default(),
+            &[],
         );
         assert!(o.args.join(" ").ends_with("--resume abc"));
     }
