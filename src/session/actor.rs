@@ -14,20 +14,20 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::config::AdapterConfig;
-use super::control::{ControlAction, classify};
 use super::asker::PermissionAsker;
+use super::config::AdapterConfig;
 use super::config::PermissionTransport;
+use super::control::{ControlAction, classify};
 use super::spawn::{SessionFlags, Start};
 use super::transport::{self, McpPath};
 use super::{modes, permissions, spawn};
 use crate::claude::wire::{ClaudeInput, ClaudeMessage, OutboundControl, PermissionDecision};
 use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::domain::McpServer;
-use crate::mcp::{BreakDetector, BreakSymptom, McpConfigFile};
 use crate::domain::{
     AgentError, ConfigOption, EditorClient, PromptBlock, SessionUpdate, StopReason,
 };
+use crate::mcp::{BreakDetector, BreakSymptom, McpConfigFile};
 use crate::translate::{self, TurnTranslator};
 
 mod fallback;
@@ -241,7 +241,8 @@ impl SessionActor {
             self.mcp = Some(McpPath::start(self.asker.clone()).map_err(AgentError::Internal)?);
         }
         let (permission_args, mcp_file) =
-            transport::claude_args(&self.editor_servers, self.mcp.as_ref()).map_err(AgentError::Internal)?;
+            transport::claude_args(&self.editor_servers, self.mcp.as_ref())
+                .map_err(AgentError::Internal)?;
         self.mcp_file = mcp_file;
         let opts = spawn::options(
             &command,
@@ -572,7 +573,8 @@ impl SessionActor {
             }
             ControlAction::Fail(error) => spawn_send(handle, ClaudeInput::error(request_id, error)),
             ControlAction::AskPermission(ask) => {
-                self.detector.saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
+                self.detector
+                    .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
                 let asker = self.asker.clone();
                 let internal = self.internal_tx.clone();
                 let rid = request_id.clone();

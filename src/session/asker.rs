@@ -30,9 +30,14 @@ pub struct PermissionAsker {
 
 impl PermissionAsker {
     pub async fn ask(&self, req: CanUseTool) -> PermissionDecision {
-        let decision =
-            permissions::decide(self.editor.clone(), &self.session_id, &self.cwd, req, &self.rules)
-                .await;
+        let decision = permissions::decide(
+            self.editor.clone(),
+            &self.session_id,
+            &self.cwd,
+            req,
+            &self.rules,
+        )
+        .await;
         // Deny rules first, so they are in force before claude reads the deny.
         if let Some(settings) = decision.flag_settings {
             let handle = self.claude.lock().expect("claude handle lock").clone();

@@ -1,8 +1,8 @@
 //! Sessions: one claude per ACP session, and the turns that run in it.
 
 mod actor;
-pub mod config;
 mod asker;
+pub mod config;
 mod control;
 pub mod meta;
 pub mod modes;
@@ -18,13 +18,13 @@ use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
 use self::actor::{Command, SessionActor};
-use crate::history::{self, HistoryError};
 use self::config::AdapterConfig;
 use self::spawn::Start;
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
     SessionOpened, SessionPage, StopReason,
 };
+use crate::history::{self, HistoryError};
 
 /// The auth method `initialize` offers: the editor runs `claude-acp login` in a terminal.
 const LOGIN_METHOD: &str = "claude-login";
@@ -114,7 +114,11 @@ impl Sessions {
             .remove(&session_id);
         if let Some(previous) = previous {
             let (done_tx, done_rx) = oneshot::channel();
-            if previous.commands.send(Command::Close { reply: done_tx }).is_ok() {
+            if previous
+                .commands
+                .send(Command::Close { reply: done_tx })
+                .is_ok()
+            {
                 let _ = done_rx.await;
             }
         }
@@ -148,7 +152,10 @@ impl Sessions {
 
     fn config_dir(&self) -> Result<PathBuf, AgentError> {
         self.config.claude_config_dir.clone().ok_or_else(|| {
-            AgentError::Internal("cannot find claude's stored sessions: neither CLAUDE_CONFIG_DIR nor HOME is set".into())
+            AgentError::Internal(
+                "cannot find claude's stored sessions: neither CLAUDE_CONFIG_DIR nor HOME is set"
+                    .into(),
+            )
         })
     }
 
@@ -160,15 +167,17 @@ impl Sessions {
             .await
             .map_err(|e| AgentError::Internal(e.to_string()))?
             .map(|(_, cwd)| cwd)
-            .ok_or_else(|| AgentError::InvalidParams(format!("no stored conversation with id {session_id}")))
+            .ok_or_else(|| {
+                AgentError::InvalidParams(format!("no stored conversation with id {session_id}"))
+            })
     }
 }
 
 fn history_error(e: HistoryError) -> AgentError {
     match e {
-        HistoryError::NotFound(_) | HistoryError::InvalidSessionId(_) | HistoryError::InvalidCursor(_) => {
-            AgentError::InvalidParams(e.to_string())
-        }
+        HistoryError::NotFound(_)
+        | HistoryError::InvalidSessionId(_)
+        | HistoryError::InvalidCursor(_) => AgentError::InvalidParams(e.to_string()),
         other => AgentError::Internal(other.to_string()),
     }
 }
@@ -252,7 +261,8 @@ impl AgentCore for Sessions {
         let start = Start::Fork {
             from: session_id.to_owned(),
         };
-        self.open(uuid::Uuid::new_v4().to_string(), req, start).await
+        self.open(uuid::Uuid::new_v4().to_string(), req, start)
+            .await
     }
 
     async fn list_sessions(
@@ -261,10 +271,12 @@ impl AgentCore for Sessions {
         cursor: Option<String>,
     ) -> Result<SessionPage, AgentError> {
         let dir = self.config_dir()?;
-        tokio::task::spawn_blocking(move || history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0))
-            .await
-            .map_err(|e| AgentError::Internal(e.to_string()))?
-            .map_err(history_error)
+        tokio::task::spawn_blocking(move || {
+            history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0)
+        })
+        .await
+        .map_err(|e| AgentError::Internal(e.to_string()))?
+        .map_err(history_error)
     }
 
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError> {

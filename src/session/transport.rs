@@ -39,7 +39,8 @@ pub fn claude_args(
         return Ok((args, None));
     }
     let config = build_mcp_config(editor_servers, mcp.map(|m| m.server.mcp_config_entry()));
-    let file = McpConfigFile::write(&config).map_err(|e| format!("could not write the MCP config: {e}"))?;
+    let file = McpConfigFile::write(&config)
+        .map_err(|e| format!("could not write the MCP config: {e}"))?;
     args.extend(file.claude_args());
     Ok((args, Some(file)))
 }

@@ -25,7 +25,10 @@ impl SessionActor {
         if self.use_mcp || !self.auto_fallback || self.turn.as_ref().is_none_or(|t| t.cancelled) {
             return false;
         }
-        let symptom = self.switch.take().or_else(|| BreakDetector::on_exit(&info.stderr_tail));
+        let symptom = self
+            .switch
+            .take()
+            .or_else(|| BreakDetector::on_exit(&info.stderr_tail));
         match symptom {
             Some(symptom) => {
                 tracing::warn!(session = %self.id, status = %info.status, "{symptom}");
@@ -40,7 +43,9 @@ impl SessionActor {
     /// Restarts claude on the MCP path with the conversation intact, says so in the thread, and
     /// keeps the turn: claude is asked to retry the denied call, which now reaches the editor.
     pub(super) fn switch_to_mcp_and_retry(&mut self) {
-        let Some(symptom) = self.switch.take() else { return };
+        let Some(symptom) = self.switch.take() else {
+            return;
+        };
         self.auto_fallback = false;
         self.use_mcp = true;
         self.say(&format!("\n\n[claude-acp] {}.\n\n", symptom.description()));
@@ -52,12 +57,18 @@ impl SessionActor {
         let blocks = match retry_text(&symptom) {
             Some(text) => vec![PromptBlock::Text(text)],
             // Nothing was denied yet (claude refused the flag): the prompt itself was never read.
-            None => self.turn.as_ref().map(|t| t.blocks.clone()).unwrap_or_default(),
+            None => self
+                .turn
+                .as_ref()
+                .map(|t| t.blocks.clone())
+                .unwrap_or_default(),
         };
         self.translator.start_turn();
         let message = translate::user_message(&self.id, &blocks);
         let Some(handle) = self.live.as_ref().map(|l| l.handle.clone()) else {
-            self.finish_turn(Err(AgentError::Internal("claude is not running after the switch".into())));
+            self.finish_turn(Err(AgentError::Internal(
+                "claude is not running after the switch".into(),
+            )));
             return;
         };
         let sent = handle.send(message);
@@ -71,7 +82,9 @@ impl SessionActor {
     fn say(&self, text: &str) {
         self.editor.session_update(
             &self.id,
-            SessionUpdate::AgentMessageChunk { content: ContentChunk::text(text) },
+            SessionUpdate::AgentMessageChunk {
+                content: ContentChunk::text(text),
+            },
         );
     }
 }
