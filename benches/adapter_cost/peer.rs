@@ -1,0 +1,182 @@
+//! One child process spoken to in JSON lines over stdio, with every line it prints stamped on
+//! arrival (CLOCK_MONOTONIC, comparable across processes) by a reader thread.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// How long any single wait may take before the bench gives up.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Nanoseconds on CLOCK_MONOTONIC: the same clock in the bench, the tap and every child process.
+pub fn mono_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// A line the child printed, parsed, with the time the reader had it in full.
+pub struct Line {
+    pub at: u64,
+    pub value: Value,
+}
+
+pub struct Peer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Line>,
+    next_id: i64,
+}
+
+impl Peer {
+    /// Spawns `command` with piped stdin/stdout (stderr discarded, as nothing here reads it).
+    pub fn spawn(mut command: Command) -> Peer {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot spawn {command:?}: {e}"));
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::with_capacity(1 << 16, stdout);
+            let mut buffer = Vec::new();
+            loop {
+                buffer.clear();
+                match reader.read_until(b'\n', &mut buffer) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+                let at = mono_ns();
+                if let Ok(value) = serde_json::from_slice(&buffer)
+                    && sender.send(Line { at, value }).is_err()
+                {
+                    return;
+                }
+            }
+        });
+        Peer {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Writes `value` as one line; returns the time just before the write.
+    pub fn send(&mut self, value: &Value) -> u64 {
+        let mut line = value.to_string();
+        line.push('\n');
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        let at = mono_ns();
+        stdin.write_all(line.as_bytes()).expect("write to child");
+        stdin.flush().expect("flush child stdin");
+        at
+    }
+
+    /// The next line the child printed; panics after [`TIMEOUT`] or when it closed stdout.
+    pub fn recv(&mut self) -> Line {
+        match self.lines.recv_timeout(TIMEOUT) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("no line from pid {} in {TIMEOUT:?}", self.pid())
+            }
+            Err(RecvTimeoutError::Disconnected) => panic!("pid {} closed its stdout", self.pid()),
+        }
+    }
+
+    /// Sends a JSON-RPC request and reads until its response. Returns the send time, the
+    /// response line and every other line read meanwhile (notifications). Requests from the
+    /// child are refused, as none of the bench fixtures should make any.
+    pub fn request(&mut self, method: &str, params: Value) -> (u64, Line, Vec<Line>) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let sent =
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut others = Vec::new();
+        loop {
+            let line = self.recv();
+            if line.value.get("method").is_some() && line.value.get("id").is_some() {
+                let refusal = json!({"jsonrpc": "2.0", "id": line.value["id"],
+                    "error": {"code": -32601, "message": "not supported by the bench client"}});
+                self.send(&refusal);
+                continue;
+            }
+            if line.value.get("method").is_none() && line.value["id"] == json!(id) {
+                if let Some(error) = line.value.get("error") {
+                    panic!("{method} failed: {error}");
+                }
+                return (sent, line, others);
+            }
+            others.push(line);
+        }
+    }
+
+    /// Reads until a line of stream-json `type` (direct stand-in driving); returns it and the
+    /// lines before it.
+    pub fn recv_type(&mut self, kind: &str) -> (Line, Vec<Line>) {
+        let mut before = Vec::new();
+        loop {
+            let line = self.recv();
+            if line.value["type"] == kind {
+                return (line, before);
+            }
+            before.push(line);
+        }
+    }
+
+    /// Nanoseconds the child's live threads have spent on a CPU (sum of
+    /// /proc/<pid>/task/*/schedstat): the adapter's own work, whatever the load on the machine.
+    pub fn cpu_ns(&self) -> u64 {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.pid())).expect("read task dir");
+        tasks
+            .filter_map(|task| {
+                let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+                stat.split_whitespace().next()?.parse::<u64>().ok()
+            })
+            .sum()
+    }
+
+    /// `(VmRSS, VmHWM)` in KiB from /proc/<pid>/status.
+    pub fn memory_kib(&self) -> (u64, u64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("read /proc/<pid>/status");
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+                .unwrap_or_else(|| panic!("no {name} in /proc/<pid>/status"))
+        };
+        (field("VmRSS:"), field("VmHWM:"))
+    }
+}
+
+impl Drop for Peer {
+    /// Closes stdin, as an editor does, and reaps the child (killing it if it lingers).
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        for _ in 0..200 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
