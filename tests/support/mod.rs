@@ -10,5 +10,6 @@ pub mod mock_api;
 pub mod netns;
 pub mod procs;
 pub mod real_cli;
+pub mod real_session;
 pub mod standin;
 pub mod stream_json;
