@@ -20,6 +20,7 @@ async fn auto_switches_to_mcp_when_claude_denies_without_asking_and_keeps_the_tu
     let c = s.adapter(&[]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
+    s.store_conversation(&id, "create hello.txt");
     let stop = c.prompt(&id, "create hello.txt").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn", "one turn, one stop reason");
 
@@ -78,6 +79,7 @@ async fn the_stdio_transport_never_switches() {
     let c = s.adapter(&["--permission-transport", "stdio"]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
+    s.store_conversation(&id, "create hello.txt");
     assert_eq!(
         c.prompt(&id, "create hello.txt").await.unwrap()["stopReason"],
         "end_turn"
@@ -93,6 +95,7 @@ async fn the_mcp_transport_starts_claude_with_our_permission_tool() {
     let c = s.adapter(&["--permission-transport", "mcp"]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
+    s.store_conversation(&id, "create hello.txt");
     assert_eq!(c.prompt(&id, "hi").await.unwrap()["stopReason"], "end_turn");
     let argv = &s.argvs()[0];
     assert_eq!(
@@ -109,6 +112,7 @@ async fn auto_switches_when_claude_rejects_the_answer_format() {
     c.initialize().await;
     c.allow_permissions();
     let id = c.new_session(&s.work).await;
+    s.store_conversation(&id, "create hello.txt");
     assert_eq!(
         c.prompt(&id, "create hello.txt").await.unwrap()["stopReason"],
         "end_turn"
@@ -131,6 +135,7 @@ async fn auto_switches_when_claude_dies_not_knowing_the_stdio_tool() {
     let c = s.adapter(&[]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
+    s.store_conversation(&id, "create hello.txt");
     let stop = c.prompt(&id, "create hello.txt").await.unwrap();
     assert_eq!(
         stop["stopReason"], "end_turn",

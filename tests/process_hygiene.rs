@@ -105,6 +105,8 @@ async fn a_crash_mid_turn_is_an_error_with_status_and_stderr_and_the_next_prompt
         err.message
     );
     assert!(procs::wait_until_gone(&[claude], Duration::from_secs(1)).await);
+    // claude had stored the conversation before it died (the stand-in does not write one itself).
+    s.store_conversation(&id, "do something");
 
     let stop = c.prompt(&id, "try again").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn");

@@ -119,7 +119,6 @@ async fn a_crash_mid_turn_is_an_error_and_the_next_prompt_resumes_with_history()
 /// turn cannot be recovered). The stored file is removed after the kill so the test does not depend on
 /// how fast claude writes it.
 #[tokio::test]
-#[ignore = "adapter bug: a respawn always uses --resume, even when claude never stored the conversation (fix belongs in src/session/actor.rs)"]
 async fn a_crash_before_claude_stored_anything_does_not_break_the_session() {
     let s = RealSession::start(crash_rules()).await;
 

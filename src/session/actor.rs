@@ -232,7 +232,7 @@ impl SessionActor {
             return Ok(());
         }
         let command = self.config.claude.clone().map_err(AgentError::Internal)?;
-        let start = if self.conversation_stored {
+        let start = if self.conversation_stored && self.stored_by_claude() {
             Start::Resume
         } else {
             self.next_start.clone()
@@ -277,6 +277,16 @@ impl SessionActor {
             }
         });
         Ok(())
+    }
+
+    /// Whether claude has written this conversation to disk. It does so only after its first API
+    /// request: a claude that died before that left nothing to `--resume`, and resuming it would
+    /// fail for good ("No conversation found"), so the conversation starts afresh under its id.
+    fn stored_by_claude(&self) -> bool {
+        match &self.config.claude_config_dir {
+            Some(dir) => crate::history::find(dir, &self.id).is_some(),
+            None => true,
+        }
     }
 
     /// Runs until the session is closed or every handle to it is gone.

@@ -55,6 +55,27 @@ impl Standin {
         self.dir.path()
     }
 
+    /// The `CLAUDE_CONFIG_DIR` the adapter (and so claude) is given.
+    pub fn config_dir(&self) -> PathBuf {
+        self.dir.path().join("claude-config")
+    }
+
+    /// Writes the transcript claude would have stored for `session_id` (the stand-in stores none),
+    /// as claude does once its first turn reached the model.
+    pub fn store_conversation(&self, session_id: &str, prompt: &str) {
+        let slug = claude_acp::history::project_slug(&self.work);
+        let dir = self.config_dir().join("projects").join(slug);
+        std::fs::create_dir_all(&dir).expect("projects dir");
+        let line = serde_json::json!({
+            "type": "user", "cwd": self.work, "sessionId": session_id,
+            "uuid": "00000000-0000-4000-8000-000000000001", "parentUuid": null,
+            "timestamp": "2026-12-02T10:00:00.000Z",
+            "message": {"role": "user", "content": prompt},
+        });
+        std::fs::write(dir.join(format!("{session_id}.jsonl")), format!("{line}\n"))
+            .expect("transcript");
+    }
+
     /// claude-acp with this stand-in as its claude; `extra_args` go to claude-acp.
     pub fn adapter(&self, extra_args: &[&str]) -> AcpClient {
         let mut args = vec!["--claude-path", self.wrapper.to_str().expect("utf-8 path")];
@@ -64,6 +85,11 @@ impl Standin {
             &[
                 ("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")),
                 ("RUST_LOG", "claude_acp=debug,info"),
+                // Hermetic: claude's stored conversations live here, not in the user's ~/.claude.
+                (
+                    "CLAUDE_CONFIG_DIR",
+                    self.config_dir().to_str().expect("utf-8 path"),
+                ),
             ],
             self.dir.path(),
         )
