@@ -5,8 +5,9 @@ use clap::Parser;
 use claude_acp::cli::{Cli, Command};
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread runs everything: the adapter's work per message is tiny, and a single scheduler
+    // avoids waking a second worker for every streamed chunk.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
