@@ -63,8 +63,7 @@ async fn auto_switches_to_mcp_when_claude_denies_without_asking_and_keeps_the_tu
     let retry = s
         .received()
         .into_iter()
-        .filter(|l| l["type"] == "user")
-        .last()
+        .rfind(|l| l["type"] == "user")
         .expect("a retry was sent to the restarted claude");
     let retry_text = serde_json::to_string(&retry).unwrap();
     assert!(

@@ -28,12 +28,20 @@ where
     });
 }
 
-fn new_session_response(opened: SessionOpened) -> acp::NewSessionResponse {
-    acp::NewSessionResponse::new(opened.session_id)
-        .modes(opened.modes.map(to_proto::modes))
-        .config_options(
-            Some(to_proto::config_options(opened.config_options)).filter(|o| !o.is_empty()),
-        )
+/// The parts every session-opening response shares: the modes and the config options.
+fn opened_parts(
+    opened: SessionOpened,
+) -> (
+    String,
+    Option<acp::SessionModeState>,
+    Option<Vec<acp::SessionConfigOption>>,
+) {
+    let options = to_proto::config_options(opened.config_options);
+    (
+        opened.session_id,
+        opened.modes.map(to_proto::modes),
+        Some(options).filter(|o| !o.is_empty()),
+    )
 }
 
 fn initialize_response(
@@ -85,249 +93,149 @@ fn initialize_response(
         .auth_methods(auth_methods)
 }
 
+/// Registers a handler for one request type that answers from a task of its own: the SDK's
+/// dispatch loop never waits on claude or on the editor.
+macro_rules! spawned {
+    ($builder:expr, $core:expr, $editor:expr, |$c:ident, $req:ident: $Req:ty| -> $Resp:ty $body:block) => {
+        $builder.on_receive_request(
+            {
+                let (core, editor) = ($core.clone(), $editor.clone());
+                async move |$req: $Req, responder: Responder<$Resp>, cx| {
+                    editor.attach(&cx);
+                    let $c = core.clone();
+                    reply_later(responder, async move $body);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+    };
+}
+
 /// Serves ACP on this process's stdin/stdout until the editor closes stdin.
 pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Result<(), Error> {
-    let c = || core.clone();
-    let e = || editor.clone();
-    Agent
-        .v1()
-        .name("claude-acp")
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::InitializeRequest,
-                            responder: Responder<acp::InitializeResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    editor.set_capabilities(req.client_capabilities.clone());
-                    responder.respond(initialize_response(core.as_ref(), &req))
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::AuthenticateRequest,
-                            responder: Responder<acp::AuthenticateResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    let core = core.clone();
-                    reply_later(responder, async move {
-                        core.authenticate(&req.method_id.0)
-                            .await
-                            .map(|()| acp::AuthenticateResponse::new())
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::NewSessionRequest,
-                            responder: Responder<acp::NewSessionResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    let core = core.clone();
-                    let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
-                    reply_later(responder, async move {
-                        core.new_session(new).await.map(new_session_response)
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::LoadSessionRequest,
-                            responder: Responder<acp::LoadSessionResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    let core = core.clone();
-                    let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
-                    reply_later(responder, async move {
-                        let o = core.load_session(&req.session_id.0, new).await?;
-                        Ok(acp::LoadSessionResponse::new()
-                            .modes(o.modes.map(to_proto::modes))
-                            .config_options(
-                                Some(to_proto::config_options(o.config_options))
-                                    .filter(|v| !v.is_empty()),
-                            ))
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::ResumeSessionRequest,
-                            responder: Responder<acp::ResumeSessionResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    let core = core.clone();
-                    let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
-                    reply_later(responder, async move {
-                        let o = core.resume_session(&req.session_id.0, new).await?;
-                        Ok(acp::ResumeSessionResponse::new()
-                            .modes(o.modes.map(to_proto::modes))
-                            .config_options(
-                                Some(to_proto::config_options(o.config_options))
-                                    .filter(|v| !v.is_empty()),
-                            ))
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::ForkSessionRequest,
-                            responder: Responder<acp::ForkSessionResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    let core = core.clone();
-                    let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
-                    reply_later(responder, async move {
-                        let o = core.fork_session(&req.session_id.0, new).await?;
-                        Ok(acp::ForkSessionResponse::new(o.session_id)
-                            .modes(o.modes.map(to_proto::modes))
-                            .config_options(
-                                Some(to_proto::config_options(o.config_options))
-                                    .filter(|v| !v.is_empty()),
-                            ))
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::ListSessionsRequest,
-                            responder: Responder<acp::ListSessionsResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    let core = core.clone();
-                    reply_later(responder, async move {
-                        let page = core.list_sessions(req.cwd, req.cursor).await?;
-                        let sessions = page
-                            .sessions
-                            .into_iter()
-                            .map(|s| {
-                                acp::SessionInfo::new(s.session_id, s.cwd)
-                                    .title(s.title)
-                                    .updated_at(s.updated_at)
-                            })
-                            .collect();
-                        Ok(acp::ListSessionsResponse::new(sessions).next_cursor(page.next_cursor))
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::CloseSessionRequest,
-                            responder: Responder<acp::CloseSessionResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    let core = core.clone();
-                    reply_later(responder, async move {
-                        core.close_session(&req.session_id.0)
-                            .await
-                            .map(|()| acp::CloseSessionResponse::new())
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::PromptRequest,
-                            responder: Responder<acp::PromptResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    let core = core.clone();
-                    let blocks = from_proto::prompt_blocks(req.prompt);
-                    reply_later(responder, async move {
-                        let stop = core.prompt(&req.session_id.0, blocks).await?;
-                        Ok(acp::PromptResponse::new(to_proto::stop_reason(stop)))
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
+    let builder = Agent.v1().name("claude-acp").on_receive_request(
+        {
+            let (core, editor) = (core.clone(), editor.clone());
+            async move |req: acp::InitializeRequest,
+                        responder: Responder<acp::InitializeResponse>,
+                        cx| {
+                editor.attach(&cx);
+                editor.set_capabilities(req.client_capabilities.clone());
+                responder.respond(initialize_response(core.as_ref(), &req))
+            }
+        },
+        on_receive_request!(),
+    );
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::AuthenticateRequest|
+     -> acp::AuthenticateResponse {
+        c.authenticate(&req.method_id.0)
+            .await
+            .map(|()| acp::AuthenticateResponse::new())
+    });
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::NewSessionRequest|
+     -> acp::NewSessionResponse {
+        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let (id, modes, options) = opened_parts(c.new_session(new).await?);
+        Ok(acp::NewSessionResponse::new(id)
+            .modes(modes)
+            .config_options(options))
+    });
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::LoadSessionRequest|
+     -> acp::LoadSessionResponse {
+        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let (_, modes, options) = opened_parts(c.load_session(&req.session_id.0, new).await?);
+        Ok(acp::LoadSessionResponse::new()
+            .modes(modes)
+            .config_options(options))
+    });
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::ResumeSessionRequest|
+     -> acp::ResumeSessionResponse {
+        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let (_, modes, options) = opened_parts(c.resume_session(&req.session_id.0, new).await?);
+        Ok(acp::ResumeSessionResponse::new()
+            .modes(modes)
+            .config_options(options))
+    });
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::ForkSessionRequest|
+     -> acp::ForkSessionResponse {
+        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let (id, modes, options) = opened_parts(c.fork_session(&req.session_id.0, new).await?);
+        Ok(acp::ForkSessionResponse::new(id)
+            .modes(modes)
+            .config_options(options))
+    });
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::ListSessionsRequest|
+     -> acp::ListSessionsResponse {
+        let page = c.list_sessions(req.cwd, req.cursor).await?;
+        let sessions = page
+            .sessions
+            .into_iter()
+            .map(|s| {
+                acp::SessionInfo::new(s.session_id, s.cwd)
+                    .title(s.title)
+                    .updated_at(s.updated_at)
+            })
+            .collect();
+        Ok(acp::ListSessionsResponse::new(sessions).next_cursor(page.next_cursor))
+    });
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::CloseSessionRequest|
+     -> acp::CloseSessionResponse {
+        c.close_session(&req.session_id.0)
+            .await
+            .map(|()| acp::CloseSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::PromptRequest|
+     -> acp::PromptResponse {
+        let stop = c
+            .prompt(&req.session_id.0, from_proto::prompt_blocks(req.prompt))
+            .await?;
+        Ok(acp::PromptResponse::new(to_proto::stop_reason(stop)))
+    });
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::SetSessionModeRequest|
+     -> acp::SetSessionModeResponse {
+        c.set_mode(&req.session_id.0, &req.mode_id.0)
+            .await
+            .map(|()| acp::SetSessionModeResponse::new())
+    });
+    let builder = spawned!(
+        builder,
+        core,
+        editor,
+        |c, req: acp::SetSessionConfigOptionRequest| -> acp::SetSessionConfigOptionResponse {
+            let acp::SessionConfigOptionValue::ValueId { value } = &req.value else {
+                return Err(AgentError::InvalidParams(format!(
+                    "config option `{}` takes one of its listed values",
+                    req.config_id.0
+                )));
+            };
+            let options = c
+                .set_config_option(&req.session_id.0, &req.config_id.0, &value.0)
+                .await?;
+            Ok(acp::SetSessionConfigOptionResponse::new(
+                to_proto::config_options(options),
+            ))
+        }
+    );
+    builder
         .on_receive_notification(
             {
-                let core = c();
+                let core = core.clone();
                 async move |note: acp::CancelNotification, _cx| {
                     core.cancel(&note.session_id.0);
                     Ok(())
                 }
             },
             on_receive_notification!(),
-        )
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::SetSessionModeRequest,
-                            responder: Responder<acp::SetSessionModeResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    let core = core.clone();
-                    reply_later(responder, async move {
-                        core.set_mode(&req.session_id.0, &req.mode_id.0)
-                            .await
-                            .map(|()| acp::SetSessionModeResponse::new())
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-        .on_receive_request(
-            {
-                let (core, editor) = (c(), e());
-                async move |req: acp::SetSessionConfigOptionRequest,
-                            responder: Responder<acp::SetSessionConfigOptionResponse>,
-                            cx| {
-                    editor.attach(&cx);
-                    let core = core.clone();
-                    reply_later(responder, async move {
-                        let value = match &req.value {
-                            acp::SessionConfigOptionValue::ValueId { value } => value.0.to_string(),
-                            _ => {
-                                return Err(AgentError::InvalidParams(format!(
-                                    "config option `{}` takes one of its listed values",
-                                    req.config_id.0
-                                )));
-                            }
-                        };
-                        let options = core
-                            .set_config_option(&req.session_id.0, &req.config_id.0, &value)
-                            .await?;
-                        Ok(acp::SetSessionConfigOptionResponse::new(
-                            to_proto::config_options(options),
-                        ))
-                    });
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
         )
         .connect_to(Stdio::new())
         .await

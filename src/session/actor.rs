@@ -150,6 +150,7 @@ impl SessionActor {
             mode_changes: mode_tx,
         };
         let transport = config.permission_transport;
+        let model = flags.value_of("--model").map(str::to_owned);
         Self {
             asker,
             claude_slot,
@@ -174,7 +175,7 @@ impl SessionActor {
             mode,
             mode_touched: false,
             models: Vec::new(),
-            model: None,
+            model,
             permission_tasks: HashMap::new(),
             rules,
             internal_tx,
@@ -456,6 +457,8 @@ impl SessionActor {
             .await
             .map_err(|e| AgentError::Internal(format!("claude refused the model change: {e}")))?;
         self.model = Some(model.to_owned());
+        // Kept for a restarted claude, which would otherwise fall back to the default model.
+        self.flags.set("--model", model);
         Ok(())
     }
 
@@ -650,6 +653,9 @@ impl SessionActor {
         if let Some(mut live) = self.live.take() {
             live.process.shutdown(Duration::from_millis(500)).await;
         }
+        // The config may hold the editor's MCP secrets: gone before the session says it is closed.
+        self.mcp_file = None;
+        self.mcp = None;
         if self.turn.is_some() {
             self.finish_turn(Ok(StopReason::Cancelled));
         }

@@ -198,7 +198,6 @@ impl AgentCore for Sessions {
                 "Log in to Claude".into(),
                 "Runs claude's own login (`claude /login`) in a terminal".into(),
             )],
-            ..AgentFeatures::default()
         }
     }
 
