@@ -107,9 +107,9 @@ async fn reject_once_writes_nothing_and_the_model_reads_the_rejection() {
     reject_once_writes_nothing(&[]).await;
 }
 
-#[tokio::test]
-async fn always_allow_spares_the_second_identical_call() {
-    let e = Editor::start(&[], false).await;
+/// Always allow with claude's suggestion for a command: the second identical call is not asked.
+async fn always_allow_spares_the_second_identical_call(args: &[&str]) {
+    let e = Editor::start(args, false).await;
     let command = "python3 -c 'print(6*7)'";
     e.mock.push_rule(Rule::on_prompt("first", bash(command)));
     e.mock.push_rule(Rule::on_prompt("second", bash(command)));
@@ -131,6 +131,84 @@ async fn always_allow_spares_the_second_identical_call() {
     assert_eq!(e.tool_result(), "42");
     assert_eq!(e.mock.requests().len(), 4);
     assert_eq!(e.asks().len(), 1, "the identical call is not asked again");
+}
+
+/// "Allow all edits": the next write, to another file, is not asked and the editor shows the mode.
+async fn allow_all_edits_spares_the_next_write(args: &[&str]) {
+    let e = Editor::start(args, false).await;
+    let (a, b) = (e.path("a.txt"), e.path("b.txt"));
+    e.mock.push_rule(Rule::on_prompt("first", write(&a, "a\n")));
+    e.mock
+        .push_rule(Rule::on_prompt("second", write(&b, "b\n")));
+    e.mock
+        .push_rule(Rule::on_tool_result(Reply::text("Written.")));
+    e.c.on_request(
+        "session/request_permission",
+        choose_permission("allow_always"),
+    );
+
+    e.turn("first file").await;
+    assert_eq!(
+        option_names(&e.asks()[0])[1],
+        "Allow all edits in this session"
+    );
+    e.c.wait_for_update(
+        |u| u["update"]["currentModeId"] == "acceptEdits",
+        Duration::from_secs(5),
+    )
+    .await;
+    e.turn("second file").await;
+    assert_eq!(e.asks().len(), 1, "the second write is not asked");
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "a\n");
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), "b\n");
+}
+
+/// Always reject: the same write later is denied by claude without asking, and never written.
+async fn always_reject_denies_the_same_write_later_without_asking(args: &[&str]) {
+    let e = Editor::start(args, false).await;
+    let path = e.path("never.txt");
+    e.mock
+        .push_rule(Rule::on_prompt("write", write(&path, "x\n")));
+    e.mock
+        .push_rule(Rule::on_tool_result(Reply::text("Noted.")));
+    e.c.on_request(
+        "session/request_permission",
+        choose_permission("reject_always"),
+    );
+
+    e.turn("write it").await;
+    let first = e.tool_result();
+    assert!(first.contains("rejected this Write call"), "{first}");
+    e.turn("write it again").await;
+    assert_eq!(
+        e.asks().len(),
+        1,
+        "a rejected-always call is not asked again"
+    );
+    let second = e.tool_result();
+    assert!(second.contains("denied"), "{second}");
+    assert!(!path.exists());
+}
+
+#[tokio::test]
+async fn always_reject_denies_the_same_write_later() {
+    always_reject_denies_the_same_write_later_without_asking(&[]).await;
+}
+
+#[tokio::test]
+async fn over_mcp_always_reject_denies_the_same_write_later() {
+    always_reject_denies_the_same_write_later_without_asking(&["--permission-transport", "mcp"])
+        .await;
+}
+
+#[tokio::test]
+async fn always_allow_a_command_spares_the_second_identical_call() {
+    always_allow_spares_the_second_identical_call(&[]).await;
+}
+
+#[tokio::test]
+async fn allow_all_edits_spares_the_next_write_and_shows_the_mode() {
+    allow_all_edits_spares_the_next_write(&[]).await;
 }
 
 #[tokio::test]
@@ -250,6 +328,16 @@ async fn over_mcp_allow_writes_the_file() {
 #[tokio::test]
 async fn over_mcp_reject_writes_nothing() {
     reject_once_writes_nothing(&["--permission-transport", "mcp"]).await;
+}
+
+#[tokio::test]
+async fn over_mcp_always_allow_a_command_spares_the_second_identical_call() {
+    always_allow_spares_the_second_identical_call(&["--permission-transport", "mcp"]).await;
+}
+
+#[tokio::test]
+async fn over_mcp_allow_all_edits_spares_the_next_write() {
+    allow_all_edits_spares_the_next_write(&["--permission-transport", "mcp"]).await;
 }
 
 #[tokio::test]
