@@ -7,95 +7,21 @@ mod real_cli_permissions_support;
 mod support;
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use real_cli_permissions_support::{
-    COLOR, Editor, SIZES, bash, broken_stdio_claude, option_names, pick_by_name, plan_file,
-    script_questions, script_write, write,
+use real_cli_permissions_support::scenarios::{
+    allow_all_edits_spares_the_next_write, allow_once_writes_the_file,
+    always_allow_spares_the_second_identical_call,
+    always_reject_denies_the_same_write_later_without_asking, answer_questions_with_a_form,
+    answer_questions_with_prompts, cancel_while_asked_writes_nothing, reject_once_writes_nothing,
 };
-use serde_json::{Value, json};
+use real_cli_permissions_support::{
+    Editor, broken_stdio_claude, option_names, plan_file, script_write, write,
+};
+use serde_json::json;
 use support::acp_client::choose_permission;
 use support::mock_api::{MockApi, Reply, Rule};
 use support::real_cli::ClaudeEnv;
-
-/// Answers the two questions with prompts: Red; then Small and Large, then done.
-async fn answer_questions_with_prompts(e: &Editor) {
-    script_questions(e);
-    e.c.on_request(
-        "session/request_permission",
-        pick_by_name(&["Red", "Small", "Large", "Done: Small, Large"]),
-    );
-    e.turn("ask me things").await;
-    let asks = e.asks();
-    assert_eq!(option_names(&asks[0]), ["Blue", "Red", "Dismiss"]);
-    assert_eq!(asks.len(), 4, "one prompt per pick: {asks:#?}");
-    assert_answers_reached_the_model(e);
-}
-
-fn assert_answers_reached_the_model(e: &Editor) {
-    let result = e.tool_result();
-    assert!(result.contains(&format!("\"{COLOR}\"=\"Red\"")), "{result}");
-    assert!(
-        result.contains(&format!("\"{SIZES}\"=\"Small, Large\"")),
-        "{result}"
-    );
-}
-
-/// Allow once: the editor sees the write with its diff, the file is written, the model is told.
-async fn allow_once_writes_the_file(args: &[&str]) -> Editor {
-    let e = Editor::start(args, false).await;
-    let path = script_write(&e, "hello.txt", "Hello\n");
-    e.c.on_request(
-        "session/request_permission",
-        choose_permission("allow_once"),
-    );
-    e.turn("Please create hello.txt").await;
-
-    let asks = e.asks();
-    assert_eq!(asks.len(), 1, "{asks:#?}");
-    let call = &asks[0]["toolCall"];
-    assert!(
-        call["title"].as_str().unwrap().starts_with("Write "),
-        "{call}"
-    );
-    assert!(
-        call["title"].as_str().unwrap().ends_with("hello.txt"),
-        "{call}"
-    );
-    assert_eq!(call["kind"], "edit", "{call}");
-    let diff = call["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == "diff");
-    assert_eq!(diff.expect("a diff")["newText"], "Hello\n", "{call}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "Hello\n");
-    assert!(
-        e.tool_result().contains("File created successfully"),
-        "{}",
-        e.tool_result()
-    );
-    e
-}
-
-/// Reject once: nothing written, the model reads the rejection.
-async fn reject_once_writes_nothing(args: &[&str]) {
-    let e = Editor::start(args, false).await;
-    let path = script_write(&e, "hello.txt", "Hello\n");
-    e.c.on_request(
-        "session/request_permission",
-        choose_permission("reject_once"),
-    );
-    e.turn("Please create hello.txt").await;
-    assert_eq!(e.asks().len(), 1);
-    assert!(!path.exists());
-    let result = e.tool_result();
-    assert!(
-        result.contains("The user rejected this Write call"),
-        "{result}"
-    );
-}
 
 #[tokio::test]
 async fn allow_once_writes_the_file_and_the_model_gets_the_result() {
@@ -105,89 +31,6 @@ async fn allow_once_writes_the_file_and_the_model_gets_the_result() {
 #[tokio::test]
 async fn reject_once_writes_nothing_and_the_model_reads_the_rejection() {
     reject_once_writes_nothing(&[]).await;
-}
-
-/// Always allow with claude's suggestion for a command: the second identical call is not asked.
-async fn always_allow_spares_the_second_identical_call(args: &[&str]) {
-    let e = Editor::start(args, false).await;
-    let command = "python3 -c 'print(6*7)'";
-    e.mock.push_rule(Rule::on_prompt("first", bash(command)));
-    e.mock.push_rule(Rule::on_prompt("second", bash(command)));
-    e.mock
-        .push_rule(Rule::on_tool_result(Reply::text("Ran it.")));
-    e.c.on_request(
-        "session/request_permission",
-        choose_permission("allow_always"),
-    );
-
-    e.turn("first run").await;
-    assert_eq!(e.tool_result(), "42");
-    let names = option_names(&e.asks()[0]);
-    assert!(
-        names.iter().any(|n| n.starts_with("Always allow Bash(")),
-        "{names:?}"
-    );
-    e.turn("second run").await;
-    assert_eq!(e.tool_result(), "42");
-    assert_eq!(e.mock.requests().len(), 4);
-    assert_eq!(e.asks().len(), 1, "the identical call is not asked again");
-}
-
-/// "Allow all edits": the next write, to another file, is not asked and the editor shows the mode.
-async fn allow_all_edits_spares_the_next_write(args: &[&str]) {
-    let e = Editor::start(args, false).await;
-    let (a, b) = (e.path("a.txt"), e.path("b.txt"));
-    e.mock.push_rule(Rule::on_prompt("first", write(&a, "a\n")));
-    e.mock
-        .push_rule(Rule::on_prompt("second", write(&b, "b\n")));
-    e.mock
-        .push_rule(Rule::on_tool_result(Reply::text("Written.")));
-    e.c.on_request(
-        "session/request_permission",
-        choose_permission("allow_always"),
-    );
-
-    e.turn("first file").await;
-    assert_eq!(
-        option_names(&e.asks()[0])[1],
-        "Allow all edits in this session"
-    );
-    e.c.wait_for_update(
-        |u| u["update"]["currentModeId"] == "acceptEdits",
-        Duration::from_secs(5),
-    )
-    .await;
-    e.turn("second file").await;
-    assert_eq!(e.asks().len(), 1, "the second write is not asked");
-    assert_eq!(std::fs::read_to_string(&a).unwrap(), "a\n");
-    assert_eq!(std::fs::read_to_string(&b).unwrap(), "b\n");
-}
-
-/// Always reject: the same write later is denied by claude without asking, and never written.
-async fn always_reject_denies_the_same_write_later_without_asking(args: &[&str]) {
-    let e = Editor::start(args, false).await;
-    let path = e.path("never.txt");
-    e.mock
-        .push_rule(Rule::on_prompt("write", write(&path, "x\n")));
-    e.mock
-        .push_rule(Rule::on_tool_result(Reply::text("Noted.")));
-    e.c.on_request(
-        "session/request_permission",
-        choose_permission("reject_always"),
-    );
-
-    e.turn("write it").await;
-    let first = e.tool_result();
-    assert!(first.contains("rejected this Write call"), "{first}");
-    e.turn("write it again").await;
-    assert_eq!(
-        e.asks().len(),
-        1,
-        "a rejected-always call is not asked again"
-    );
-    let second = e.tool_result();
-    assert!(second.contains("denied"), "{second}");
-    assert!(!path.exists());
 }
 
 #[tokio::test]
@@ -219,24 +62,22 @@ async fn ask_user_question_without_forms_asks_each_question_as_a_prompt() {
 
 #[tokio::test]
 async fn ask_user_question_with_forms_is_one_form_whose_answers_reach_the_model() {
-    let e = Editor::start(&[], true).await;
-    script_questions(&e);
-    let forms = Arc::new(Mutex::new(Vec::<Value>::new()));
-    let seen = forms.clone();
-    e.c.on_request("elicitation/create", move |params| {
-        seen.lock().unwrap().push(params.clone());
-        Ok(json!({"action": "accept",
-                  "content": {"question_1": "Red", "question_2": ["Small", "Large"]}}))
-    });
-    e.turn("ask me things").await;
+    answer_questions_with_a_form(&[]).await;
+}
 
-    let forms = forms.lock().unwrap().clone();
-    assert_eq!(forms.len(), 1);
-    let fields = &forms[0]["requestedSchema"]["properties"];
-    assert_eq!(fields["question_1"]["title"], COLOR);
-    assert_eq!(fields["question_2"]["title"], SIZES);
-    assert!(e.asks().is_empty(), "no permission prompt besides the form");
-    assert_answers_reached_the_model(&e);
+#[tokio::test]
+async fn over_mcp_ask_user_question_with_forms_reaches_the_model() {
+    answer_questions_with_a_form(&["--permission-transport", "mcp"]).await;
+}
+
+#[tokio::test]
+async fn cancel_while_asked_ends_the_turn_cancelled_and_writes_nothing() {
+    cancel_while_asked_writes_nothing(&[]).await;
+}
+
+#[tokio::test]
+async fn over_mcp_cancel_while_asked_ends_the_turn_cancelled_and_writes_nothing() {
+    cancel_while_asked_writes_nothing(&["--permission-transport", "mcp"]).await;
 }
 
 #[tokio::test]

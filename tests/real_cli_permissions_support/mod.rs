@@ -1,6 +1,8 @@
 //! The scripted editor and the model scripts for `real_cli_permissions_adapter.rs`: claude-acp
 //! started on the real claude with a fresh mock API, and what the mock model does in each scenario.
 
+pub mod scenarios;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
