@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::McpError;
 use super::mcp_config::PERMISSION_SERVER_NAME;
 use super::permission_tool::PermissionTool;
+use super::suggestions::always_allow_suggestions;
 use crate::claude::wire::{CanUseTool, PermissionDecision};
 
 /// The tool's name on our server; claude knows it as `mcp__claude-acp__permission`.
@@ -60,12 +61,13 @@ pub struct PermissionCall {
 
 impl PermissionCall {
     /// The same ask in the stdio channel's shape, so one decision path serves both transports.
-    /// The MCP tool gets no description, suggestions or blocked path: those stay empty.
+    /// The MCP tool gets no description, suggestions or blocked path: the suggestions are rebuilt
+    /// from the ask, so "always allow" is offered as on stdio; the rest stays empty.
     pub fn into_can_use_tool(self) -> CanUseTool {
         CanUseTool {
             display_name: None,
             description: None,
-            permission_suggestions: Vec::new(),
+            permission_suggestions: always_allow_suggestions(&self.tool_name, &self.input),
             blocked_path: None,
             decision_reason: None,
             // Only AskUserQuestion needs the user's input rather than a yes or no.
