@@ -57,16 +57,19 @@ impl Standin {
 
     /// claude-acp with this stand-in as its claude; `extra_args` go to claude-acp.
     pub fn adapter(&self, extra_args: &[&str]) -> AcpClient {
+        self.adapter_with_env(extra_args, &[])
+    }
+
+    /// Like [`Standin::adapter`], with extra environment for the adapter (e.g. `CLAUDE_CONFIG_DIR`).
+    pub fn adapter_with_env(&self, extra_args: &[&str], env: &[(&str, &str)]) -> AcpClient {
         let mut args = vec!["--claude-path", self.wrapper.to_str().expect("utf-8 path")];
         args.extend_from_slice(extra_args);
-        AcpClient::spawn(
-            &args,
-            &[
-                ("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")),
-                ("RUST_LOG", "claude_acp=debug,info"),
-            ],
-            self.dir.path(),
-        )
+        let mut vars = vec![
+            ("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")),
+            ("RUST_LOG", "claude_acp=debug,info"),
+        ];
+        vars.extend_from_slice(env);
+        AcpClient::spawn(&args, &vars, self.dir.path())
     }
 
     /// Every event the stand-in processes logged, in order.
