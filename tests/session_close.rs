@@ -16,7 +16,14 @@ use support::standin::Standin;
 fn adapter(s: &Standin) -> AcpClient {
     let config = s.dir().join("claude-config");
     install_fixture(&config, &s.work, FIXTURE_SESSION_ID);
-    s.adapter_with_env(&[], &[("CLAUDE_CONFIG_DIR", config.to_str().unwrap())])
+    // TMPDIR (where the MCP config is written) inside the test's dir: nothing leaks into /tmp.
+    s.adapter_with_env(
+        &[],
+        &[
+            ("CLAUDE_CONFIG_DIR", config.to_str().unwrap()),
+            ("TMPDIR", s.dir().to_str().unwrap()),
+        ],
+    )
 }
 
 fn with_server(s: &Standin) -> Value {
