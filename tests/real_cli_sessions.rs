@@ -274,3 +274,33 @@ async fn the_mcp_config_with_the_editors_env_does_not_outlive_the_adapter() {
         config_files()
     );
 }
+
+#[tokio::test]
+async fn meta_system_prompt_and_options_reach_the_model() {
+    let mock = MockApi::start(vec![Rule::always(Reply::text("Bonjour."))]);
+    let env = ClaudeEnv::new(&mock);
+    let c = adapter(&env);
+    c.initialize().await;
+    let meta = json!({
+        "systemPrompt": {"append": "Always answer in French, said the editor."},
+        "claudeCode": {"options": {"model": "haiku", "maxTurns": 2}},
+    });
+    let opened = c
+        .request(
+            "session/new",
+            json!({"cwd": env.work_dir(), "mcpServers": [], "_meta": meta}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("session/new: {e}\n{}", c.diagnostics()));
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    let stop = c.prompt(&id, "Hello").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+    let request = mock.requests().last().unwrap().clone();
+    assert!(
+        request.contains("Always answer in French, said the editor."),
+        "the appended system prompt reaches the model: {}",
+        request.body["system"]
+    );
+    let model = request.body["model"].as_str().unwrap_or_default();
+    assert!(model.contains("haiku"), "claude asked for {model}");
+}
