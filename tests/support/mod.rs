@@ -6,6 +6,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod acp_client;
+pub mod history;
 pub mod mock_api;
 pub mod netns;
 pub mod procs;

@@ -78,21 +78,23 @@ impl Standin {
 
     /// claude-acp with this stand-in as its claude; `extra_args` go to claude-acp.
     pub fn adapter(&self, extra_args: &[&str]) -> AcpClient {
+        self.adapter_with_env(extra_args, &[])
+    }
+
+    /// Like [`Standin::adapter`], with extra environment for the adapter (e.g. `CLAUDE_CONFIG_DIR`).
+    pub fn adapter_with_env(&self, extra_args: &[&str], env: &[(&str, &str)]) -> AcpClient {
         let mut args = vec!["--claude-path", self.wrapper.to_str().expect("utf-8 path")];
         args.extend_from_slice(extra_args);
-        AcpClient::spawn(
-            &args,
-            &[
-                ("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")),
-                ("RUST_LOG", "claude_acp=debug,info"),
-                // Hermetic: claude's stored conversations live here, not in the user's ~/.claude.
-                (
-                    "CLAUDE_CONFIG_DIR",
-                    self.config_dir().to_str().expect("utf-8 path"),
-                ),
-            ],
-            self.dir.path(),
-        )
+        let config_dir = self.config_dir();
+        let mut vars = vec![
+            ("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")),
+            ("RUST_LOG", "claude_acp=debug,info"),
+            // Hermetic: claude's stored conversations live here, not in the user's ~/.claude.
+            // A caller's own CLAUDE_CONFIG_DIR, set later, wins.
+            ("CLAUDE_CONFIG_DIR", config_dir.to_str().expect("utf-8 path")),
+        ];
+        vars.extend_from_slice(env);
+        AcpClient::spawn(&args, &vars, self.dir.path())
     }
 
     /// Every event the stand-in processes logged, in order.
