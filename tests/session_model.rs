@@ -87,6 +87,8 @@ async fn a_model_chosen_in_the_picker_survives_a_claude_restart() {
     assert!(reply["configOptions"].to_string().contains("opus"));
 
     c.prompt(&id, "do something").await.unwrap_err();
+    // claude had stored the conversation before it died (the stand-in does not write one itself).
+    s.store_conversation(&id, "do something");
     let stop = c.prompt(&id, "try again").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn");
     let argvs = s.argvs();

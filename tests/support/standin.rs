@@ -91,7 +91,10 @@ impl Standin {
             ("RUST_LOG", "claude_acp=debug,info"),
             // Hermetic: claude's stored conversations live here, not in the user's ~/.claude.
             // A caller's own CLAUDE_CONFIG_DIR, set later, wins.
-            ("CLAUDE_CONFIG_DIR", config_dir.to_str().expect("utf-8 path")),
+            (
+                "CLAUDE_CONFIG_DIR",
+                config_dir.to_str().expect("utf-8 path"),
+            ),
         ];
         vars.extend_from_slice(env);
         AcpClient::spawn(&args, &vars, self.dir.path())
