@@ -17,20 +17,19 @@ use tokio::time::Instant;
 use super::asker::PermissionAsker;
 use super::config::AdapterConfig;
 use super::config::PermissionTransport;
-use super::control::{ControlAction, classify};
+use super::permissions;
 use super::spawn::{SessionFlags, Start};
-use super::transport::{self, McpPath};
-use super::{modes, permissions, spawn};
-use crate::claude::wire::{ClaudeInput, ClaudeMessage, OutboundControl, PermissionDecision};
+use super::transport::McpPath;
+use crate::claude::wire::{ClaudeInput, OutboundControl, PermissionDecision};
 use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::domain::McpServer;
-use crate::domain::{
-    AgentError, ConfigOption, EditorClient, PromptBlock, SessionUpdate, StopReason,
-};
+use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason};
 use crate::mcp::{BreakDetector, BreakSymptom, McpConfigFile};
 use crate::translate::{self, TurnTranslator};
 
+mod claude_io;
 mod fallback;
+mod settings;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
@@ -188,106 +187,8 @@ impl SessionActor {
         self.ensure_claude()
     }
 
-    pub fn config_options(&self) -> Vec<ConfigOption> {
-        let mut options = vec![modes::config_option(
-            &self.mode,
-            self.config.allow_bypass_permissions,
-        )];
-        if let Some(model) = self.model_option() {
-            options.push(model);
-        }
-        options
-    }
-
-    fn model_option(&self) -> Option<ConfigOption> {
-        if self.models.is_empty() {
-            return None;
-        }
-        Some(ConfigOption {
-            id: "model".into(),
-            name: "Model".into(),
-            description: Some("The model claude uses in this session".into()),
-            category: Some("model".into()),
-            current: self
-                .model
-                .clone()
-                .unwrap_or_else(|| self.models[0].0.clone()),
-            values: self
-                .models
-                .iter()
-                .map(|(id, name, description)| crate::domain::ConfigValue {
-                    id: id.clone(),
-                    name: name.clone(),
-                    description: description.clone(),
-                })
-                .collect(),
-        })
-    }
-
     pub fn mode(&self) -> &str {
         &self.mode
-    }
-
-    fn ensure_claude(&mut self) -> Result<(), AgentError> {
-        if self.live.is_some() {
-            return Ok(());
-        }
-        let command = self.config.claude.clone().map_err(AgentError::Internal)?;
-        let start = if self.conversation_stored && self.stored_by_claude() {
-            Start::Resume
-        } else {
-            self.next_start.clone()
-        };
-        if self.use_mcp && self.mcp.is_none() {
-            self.mcp = Some(McpPath::start(self.asker.clone()).map_err(AgentError::Internal)?);
-        }
-        let (permission_args, mcp_file) =
-            transport::claude_args(&self.editor_servers, self.mcp.as_ref())
-                .map_err(AgentError::Internal)?;
-        self.mcp_file = mcp_file;
-        let opts = spawn::options(
-            &command,
-            &self.cwd,
-            &self.id,
-            &start,
-            &self.flags,
-            &permission_args,
-        );
-        let (process, handle, events) = ClaudeProcess::spawn(opts)
-            .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
-        tracing::info!(session = %self.id, pid = ?process.pid(), ?start, "claude started");
-        self.live = Some(Live {
-            process,
-            handle: handle.clone(),
-            events,
-        });
-        *self.claude_slot.lock().expect("claude handle lock") = Some(handle.clone());
-        let internal = self.internal_tx.clone();
-        // Queued now, so it is claude's first line whatever the turn sends next.
-        let request = OutboundControl::Initialize {
-            hooks: None,
-            sdk_mcp_servers: vec![],
-        };
-        let initialize = handle.request(request, CONTROL_TIMEOUT);
-        tokio::spawn(async move {
-            match initialize.await {
-                Ok(reply) => {
-                    let _ = internal.send(Internal::Initialized(reply));
-                }
-                Err(e) => tracing::warn!("claude did not answer initialize: {e}"),
-            }
-        });
-        Ok(())
-    }
-
-    /// Whether claude has written this conversation to disk. It does so only after its first API
-    /// request: a claude that died before that left nothing to `--resume`, and resuming it would
-    /// fail for good ("No conversation found"), so the conversation starts afresh under its id.
-    fn stored_by_claude(&self) -> bool {
-        match &self.config.claude_config_dir {
-            Some(dir) => crate::history::find(dir, &self.id).is_some(),
-            None => true,
-        }
     }
 
     /// Runs until the session is closed or every handle to it is gone.
@@ -414,218 +315,11 @@ impl SessionActor {
         }
     }
 
-    async fn set_mode(&mut self, mode: &str) -> Result<(), AgentError> {
-        if !modes::is_known(mode, self.config.allow_bypass_permissions) {
-            return Err(AgentError::InvalidParams(format!("unknown mode `{mode}`")));
-        }
-        if let Some(live) = &self.live {
-            live.handle
-                .request(
-                    OutboundControl::SetPermissionMode { mode: mode.into() },
-                    CONTROL_TIMEOUT,
-                )
-                .await
-                .map_err(|e| {
-                    AgentError::Internal(format!("claude refused the mode change: {e}"))
-                })?;
-        } else {
-            self.flags.set("--permission-mode", mode);
-        }
-        self.mode_changed(mode.to_owned());
-        Ok(())
-    }
-
-    async fn set_model(&mut self, model: &str) -> Result<(), AgentError> {
-        if !self.models.is_empty() && !self.models.iter().any(|(id, ..)| id == model) {
-            return Err(AgentError::InvalidParams(format!(
-                "unknown model `{model}`"
-            )));
-        }
-        self.ensure_claude()?;
-        let handle = self
-            .live
-            .as_ref()
-            .map(|l| l.handle.clone())
-            .expect("claude is running");
-        handle
-            .request(
-                OutboundControl::SetModel {
-                    model: Some(model.into()),
-                },
-                CONTROL_TIMEOUT,
-            )
-            .await
-            .map_err(|e| AgentError::Internal(format!("claude refused the model change: {e}")))?;
-        self.model = Some(model.to_owned());
-        // Kept for a restarted claude, which would otherwise fall back to the default model.
-        self.flags.set("--model", model);
-        Ok(())
-    }
-
-    /// Tells the editor in both forms clients read: the mode update and the config options.
-    fn mode_changed(&mut self, mode: String) {
-        self.mode_touched = true;
-        if self.mode == mode {
-            return;
-        }
-        self.mode = mode.clone();
-        self.editor
-            .session_update(&self.id, SessionUpdate::CurrentMode { mode_id: mode });
-        self.editor.session_update(
-            &self.id,
-            SessionUpdate::ConfigOptions {
-                options: self.config_options(),
-            },
-        );
-    }
-
     fn on_internal(&mut self, internal: Internal) {
         match internal {
             Internal::Initialized(reply) => self.on_initialized(reply),
             Internal::PermissionDone { request_id } => {
                 self.permission_tasks.remove(&request_id);
-            }
-        }
-    }
-
-    fn on_initialized(&mut self, reply: Value) {
-        if let (Some(settings), Some(live)) = (self.rules.flag_settings(), &self.live) {
-            let request = OutboundControl::ApplyFlagSettings { settings };
-            let handle = live.handle.clone();
-            tokio::spawn(async move { handle.request(request, CONTROL_TIMEOUT).await });
-        }
-        if let Some(commands) = translate::available_commands(&reply) {
-            self.editor
-                .session_update(&self.id, SessionUpdate::AvailableCommands { commands });
-        }
-        self.models = translate::models(&reply);
-        let before = self.config_options();
-        // claude's starting mode counts only until anyone (the editor, claude) has changed it: the
-        // reply may arrive after an early `session/set_mode`.
-        if let Some(mode) = reply.get("current_permission_mode").and_then(Value::as_str)
-            && !self.mode_touched
-            && modes::is_known(mode, true)
-            && mode != self.mode
-        {
-            self.mode_changed(mode.to_owned());
-            return;
-        }
-        if !self.models.is_empty() || before != self.config_options() {
-            self.editor.session_update(
-                &self.id,
-                SessionUpdate::ConfigOptions {
-                    options: self.config_options(),
-                },
-            );
-        }
-    }
-
-    fn on_claude(&mut self, event: ClaudeEvent) {
-        match event {
-            ClaudeEvent::Message(message) => self.on_message(message),
-            ClaudeEvent::Exited(info) => self.on_exit(info),
-        }
-    }
-
-    fn on_message(&mut self, message: ClaudeMessage) {
-        self.watch_for_break(&message);
-        match message {
-            ClaudeMessage::ControlRequest(req) => self.on_control_request(req),
-            ClaudeMessage::ControlCancelRequest { request_id } => {
-                // claude withdrew the ask: withdraw the editor's request too; a late answer is dropped.
-                if let Some(task) = self.permission_tasks.remove(&request_id) {
-                    task.abort();
-                }
-            }
-            ClaudeMessage::Result(result) => {
-                let end = self.translator.on_result(&result);
-                for update in end.updates {
-                    self.editor.session_update(&self.id, update);
-                }
-                if self.turn.is_some() && self.switch.is_some() {
-                    self.switch_to_mcp_and_retry();
-                } else if self.turn.is_some() {
-                    let outcome = end.outcome.map_err(turn_error);
-                    self.finish_turn(outcome);
-                } else {
-                    tracing::debug!(session = %self.id, "a result outside any turn was dropped");
-                }
-            }
-            other => {
-                let out = self.translator.on_message(&other);
-                for update in out.updates {
-                    self.editor.session_update(&self.id, update);
-                }
-                for signal in out.signals {
-                    self.on_signal(signal);
-                }
-            }
-        }
-    }
-
-    fn on_signal(&mut self, signal: translate::TurnSignal) {
-        match signal {
-            translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
-            translate::TurnSignal::Init(info) => {
-                if let Some(version) = info.claude_code_version.as_deref() {
-                    check_version(version);
-                }
-            }
-            other => tracing::debug!(session = %self.id, ?other, "signal"),
-        }
-    }
-
-    fn on_control_request(&mut self, req: crate::claude::wire::InboundControlRequest) {
-        let Some(handle) = self.live.as_ref().map(|l| l.handle.clone()) else {
-            return;
-        };
-        let request_id = req.request_id.clone();
-        match classify(&req) {
-            ControlAction::Reply(value) => {
-                spawn_send(handle, ClaudeInput::success(request_id, value))
-            }
-            ControlAction::Fail(error) => spawn_send(handle, ClaudeInput::error(request_id, error)),
-            ControlAction::AskPermission(ask) => {
-                self.detector
-                    .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
-                let asker = self.asker.clone();
-                let internal = self.internal_tx.clone();
-                let rid = request_id.clone();
-                let task = tokio::spawn(async move {
-                    let reply = asker.ask(*ask).await;
-                    let value = serde_json::to_value(reply).unwrap_or_default();
-                    let _ = handle.send(ClaudeInput::success(rid.clone(), value)).await;
-                    let _ = internal.send(Internal::PermissionDone { request_id: rid });
-                });
-                self.permission_tasks.insert(request_id, task);
-            }
-        }
-    }
-
-    fn on_exit(&mut self, info: ExitInfo) {
-        tracing::info!(session = %self.id, status = %info.status, "claude exited");
-        self.live = None;
-        *self.claude_slot.lock().expect("claude handle lock") = None;
-        for (_, task) in self.permission_tasks.drain() {
-            task.abort();
-        }
-        if self.watch_exit_for_break(&info) {
-            return;
-        }
-        if let Some(turn) = &self.turn {
-            if turn.cancelled {
-                self.finish_turn(Ok(StopReason::Cancelled));
-            } else {
-                let tail = info.stderr_tail.trim();
-                let detail = if tail.is_empty() {
-                    String::new()
-                } else {
-                    format!("; its last output: {tail}")
-                };
-                self.finish_turn(Err(AgentError::Internal(format!(
-                    "claude exited during the turn ({}){detail}. The next prompt restarts it with the conversation intact.",
-                    info.status
-                ))));
             }
         }
     }
@@ -638,12 +332,6 @@ impl SessionActor {
             outcome
         };
         let _ = turn.reply.send(outcome);
-    }
-
-    fn stop_claude(&mut self) {
-        if let Some(live) = self.live.take() {
-            live.process.kill();
-        }
     }
 
     async fn shutdown(&mut self) {

@@ -1,0 +1,191 @@
+//! The session's claude: starting it (with the right permission transport and history), and what
+//! it says: output translated for the editor, control requests answered, its exit handled.
+
+use super::{CONTROL_TIMEOUT, Internal, Live, SessionActor, check_version, spawn_send, turn_error};
+use crate::claude::wire::{ClaudeInput, ClaudeMessage, OutboundControl};
+use crate::claude::{ClaudeEvent, ClaudeProcess, ExitInfo};
+use crate::domain::{AgentError, StopReason};
+use crate::session::control::{ControlAction, classify};
+use crate::session::spawn::{self, Start};
+use crate::session::transport::{self, McpPath};
+use crate::translate;
+
+impl SessionActor {
+    pub(super) fn ensure_claude(&mut self) -> Result<(), AgentError> {
+        if self.live.is_some() {
+            return Ok(());
+        }
+        let command = self.config.claude.clone().map_err(AgentError::Internal)?;
+        let start = if self.conversation_stored && self.stored_by_claude() {
+            Start::Resume
+        } else {
+            self.next_start.clone()
+        };
+        if self.use_mcp && self.mcp.is_none() {
+            self.mcp = Some(McpPath::start(self.asker.clone()).map_err(AgentError::Internal)?);
+        }
+        let (permission_args, mcp_file) =
+            transport::claude_args(&self.editor_servers, self.mcp.as_ref())
+                .map_err(AgentError::Internal)?;
+        self.mcp_file = mcp_file;
+        let opts = spawn::options(
+            &command,
+            &self.cwd,
+            &self.id,
+            &start,
+            &self.flags,
+            &permission_args,
+        );
+        let (process, handle, events) = ClaudeProcess::spawn(opts)
+            .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
+        tracing::info!(session = %self.id, pid = ?process.pid(), ?start, "claude started");
+        self.live = Some(Live {
+            process,
+            handle: handle.clone(),
+            events,
+        });
+        *self.claude_slot.lock().expect("claude handle lock") = Some(handle.clone());
+        let internal = self.internal_tx.clone();
+        // Queued now, so it is claude's first line whatever the turn sends next.
+        let request = OutboundControl::Initialize {
+            hooks: None,
+            sdk_mcp_servers: vec![],
+        };
+        let initialize = handle.request(request, CONTROL_TIMEOUT);
+        tokio::spawn(async move {
+            match initialize.await {
+                Ok(reply) => {
+                    let _ = internal.send(Internal::Initialized(reply));
+                }
+                Err(e) => tracing::warn!("claude did not answer initialize: {e}"),
+            }
+        });
+        Ok(())
+    }
+
+    /// Whether claude has written this conversation to disk. It does so only after its first API
+    /// request: a claude that died before that left nothing to `--resume`, and resuming it would
+    /// fail for good ("No conversation found"), so the conversation starts afresh under its id.
+    pub(super) fn stored_by_claude(&self) -> bool {
+        match &self.config.claude_config_dir {
+            Some(dir) => crate::history::find(dir, &self.id).is_some(),
+            None => true,
+        }
+    }
+
+    pub(super) fn on_claude(&mut self, event: ClaudeEvent) {
+        match event {
+            ClaudeEvent::Message(message) => self.on_message(message),
+            ClaudeEvent::Exited(info) => self.on_exit(info),
+        }
+    }
+
+    pub(super) fn on_message(&mut self, message: ClaudeMessage) {
+        self.watch_for_break(&message);
+        match message {
+            ClaudeMessage::ControlRequest(req) => self.on_control_request(req),
+            ClaudeMessage::ControlCancelRequest { request_id } => {
+                // claude withdrew the ask: withdraw the editor's request too; a late answer is dropped.
+                if let Some(task) = self.permission_tasks.remove(&request_id) {
+                    task.abort();
+                }
+            }
+            ClaudeMessage::Result(result) => {
+                let end = self.translator.on_result(&result);
+                for update in end.updates {
+                    self.editor.session_update(&self.id, update);
+                }
+                if self.turn.is_some() && self.switch.is_some() {
+                    self.switch_to_mcp_and_retry();
+                } else if self.turn.is_some() {
+                    let outcome = end.outcome.map_err(turn_error);
+                    self.finish_turn(outcome);
+                } else {
+                    tracing::debug!(session = %self.id, "a result outside any turn was dropped");
+                }
+            }
+            other => {
+                let out = self.translator.on_message(&other);
+                for update in out.updates {
+                    self.editor.session_update(&self.id, update);
+                }
+                for signal in out.signals {
+                    self.on_signal(signal);
+                }
+            }
+        }
+    }
+
+    pub(super) fn on_signal(&mut self, signal: translate::TurnSignal) {
+        match signal {
+            translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
+            translate::TurnSignal::Init(info) => {
+                if let Some(version) = info.claude_code_version.as_deref() {
+                    check_version(version);
+                }
+            }
+            other => tracing::debug!(session = %self.id, ?other, "signal"),
+        }
+    }
+
+    pub(super) fn on_control_request(&mut self, req: crate::claude::wire::InboundControlRequest) {
+        let Some(handle) = self.live.as_ref().map(|l| l.handle.clone()) else {
+            return;
+        };
+        let request_id = req.request_id.clone();
+        match classify(&req) {
+            ControlAction::Reply(value) => {
+                spawn_send(handle, ClaudeInput::success(request_id, value))
+            }
+            ControlAction::Fail(error) => spawn_send(handle, ClaudeInput::error(request_id, error)),
+            ControlAction::AskPermission(ask) => {
+                self.detector
+                    .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
+                let asker = self.asker.clone();
+                let internal = self.internal_tx.clone();
+                let rid = request_id.clone();
+                let task = tokio::spawn(async move {
+                    let reply = asker.ask(*ask).await;
+                    let value = serde_json::to_value(reply).unwrap_or_default();
+                    let _ = handle.send(ClaudeInput::success(rid.clone(), value)).await;
+                    let _ = internal.send(Internal::PermissionDone { request_id: rid });
+                });
+                self.permission_tasks.insert(request_id, task);
+            }
+        }
+    }
+
+    pub(super) fn on_exit(&mut self, info: ExitInfo) {
+        tracing::info!(session = %self.id, status = %info.status, "claude exited");
+        self.live = None;
+        *self.claude_slot.lock().expect("claude handle lock") = None;
+        for (_, task) in self.permission_tasks.drain() {
+            task.abort();
+        }
+        if self.watch_exit_for_break(&info) {
+            return;
+        }
+        if let Some(turn) = &self.turn {
+            if turn.cancelled {
+                self.finish_turn(Ok(StopReason::Cancelled));
+            } else {
+                let tail = info.stderr_tail.trim();
+                let detail = if tail.is_empty() {
+                    String::new()
+                } else {
+                    format!("; its last output: {tail}")
+                };
+                self.finish_turn(Err(AgentError::Internal(format!(
+                    "claude exited during the turn ({}){detail}. The next prompt restarts it with the conversation intact.",
+                    info.status
+                ))));
+            }
+        }
+    }
+
+    pub(super) fn stop_claude(&mut self) {
+        if let Some(live) = self.live.take() {
+            live.process.kill();
+        }
+    }
+}
