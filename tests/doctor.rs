@@ -7,12 +7,18 @@ use support::standin::Standin;
 
 fn doctor(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
-    cmd.env_clear().env("PATH", "/usr/bin:/bin").arg("doctor").args(args);
+    cmd.env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .arg("doctor")
+        .args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }
     let out = cmd.output().expect("doctor runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 #[test]
@@ -24,7 +30,10 @@ fn a_working_claude_with_a_key_is_reported_fine() {
         &[("HOME", home), ("ANTHROPIC_API_KEY", "sk-ant-test")],
     );
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains(&s.wrapper.display().to_string()), "names the claude it found: {out}");
+    assert!(
+        out.contains(&s.wrapper.display().to_string()),
+        "names the claude it found: {out}"
+    );
     assert!(out.contains("2.1.332") && out.contains("tested"), "{out}");
     assert!(out.contains("API key"), "{out}");
     assert!(!out.contains("sk-ant-test"), "never prints the key: {out}");
