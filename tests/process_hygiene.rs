@@ -200,3 +200,38 @@ async fn claude_gets_the_adapters_environment_unchanged_and_runs_in_the_session_
         s.work.canonicalize().unwrap().to_str().unwrap()
     );
 }
+
+#[tokio::test]
+async fn even_a_sigkilled_adapter_leaves_no_claude_behind() {
+    // A claude busy in a long tool call does not notice its stdin closing, so only the kernel can
+    // take it down with an adapter killed outright: this one never reads stdin at all.
+    let dir = tempfile::tempdir().unwrap();
+    let deaf = dir.path().join("claude");
+    std::fs::write(&deaf, "#!/bin/sh\nexec sleep 1000\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&deaf, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let c = AcpClient::spawn(&["--claude-path", deaf.to_str().unwrap()], &[], dir.path());
+    c.initialize().await;
+    c.new_session(dir.path()).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let claude = loop {
+        if let Some(pid) = procs::children_of(c.pid())
+            .into_iter()
+            .find(|p| procs::cmdline(*p).is_some_and(|cmd| cmd.contains("sleep")))
+        {
+            break pid;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "claude did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    c.signal(libc::SIGKILL);
+    assert!(c.wait_exit(Duration::from_secs(2)).await.is_some());
+    let gone = procs::wait_until_gone(&[claude], Duration::from_secs(2)).await;
+    if !gone {
+        unsafe { libc::kill(claude as i32, libc::SIGKILL) };
+    }
+    assert!(gone, "claude was orphaned by a SIGKILLed adapter");
+}

@@ -119,6 +119,18 @@ impl ClaudeProcess {
             .stderr(Stdio::piped())
             // Its own group, so killing the group also kills the tools and servers claude started.
             .process_group(0);
+        // If claude-acp itself is killed outright (SIGKILL leaves no time to clean up), the kernel
+        // kills claude too. The signal follows the thread that spawned claude: claude-acp runs
+        // one thread for its whole life (a current-thread runtime), so that thread is the process.
+        // SAFETY: prctl is async-signal-safe and touches only the child being set up.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
         let spawn_error = |source| ClaudeError::Spawn {
             program: opts.command.program.clone(),
             source,
