@@ -13,22 +13,12 @@ use mcp_support::{
 };
 use serde_json::{Value, json};
 use support::mock_api::{MockApi, Reply, Rule};
-use support::real_cli::{ClaudeEnv, claude_binary};
+use support::real_cli::ClaudeEnv;
 use support::stream_json::StreamJsonProcess;
 
 /// claude in stream-json mode with `permission_args` instead of `--permission-prompt-tool stdio`.
 fn spawn_claude_with(env: &ClaudeEnv, permission_args: &[&str]) -> StreamJsonProcess {
-    let mut command = env.command(claude_binary());
-    command
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ])
-        .args(permission_args);
-    StreamJsonProcess::spawn(command)
+    StreamJsonProcess::spawn(env.claude_stream_json_asking_with(permission_args))
 }
 
 /// Feeds everything claude printed to a detector, then its stderr at exit.

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::netns::IsolatedNet;
-use crate::support::real_cli::{ClaudeEnv, claude_binary};
+use crate::support::real_cli::ClaudeEnv;
 use crate::support::stream_json::StreamJsonProcess;
 
 pub const STEP: std::time::Duration = std::time::Duration::from_secs(30);
@@ -81,19 +81,9 @@ pub fn spawn_claude_on_mcp_with(
     let config = build_mcp_config(&[], Some(server.mcp_config_entry()));
     let config_dir = tempfile::tempdir().unwrap();
     let config = McpConfigFile::write_in(config_dir.path(), &config).unwrap();
-    let mut command = env.command(claude_binary());
-    command
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--permission-prompt-tool",
-            &server.tool_name(),
-        ])
-        .args(start)
-        .args(config.claude_args());
+    let mut command =
+        env.claude_stream_json_asking_with(["--permission-prompt-tool", &server.tool_name()]);
+    command.args(start).args(config.claude_args());
     McpClaude {
         claude: StreamJsonProcess::spawn(command),
         _config: config,

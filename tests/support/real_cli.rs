@@ -238,9 +238,12 @@ impl ClaudeEnv {
         command
     }
 
-    /// The pinned claude in stream-json mode: `--input-format stream-json --output-format stream-json
-    /// --verbose --permission-prompt-tool stdio`, followed by `extra_args`.
-    pub fn claude_stream_json<I, S>(&self, extra_args: I) -> tokio::process::Command
+    /// The pinned claude in stream-json mode with `permission_args` (how it asks for permission, if
+    /// at all) and nothing else yet.
+    pub fn claude_stream_json_asking_with<I, S>(
+        &self,
+        permission_args: I,
+    ) -> tokio::process::Command
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
@@ -253,10 +256,21 @@ impl ClaudeEnv {
                 "--output-format",
                 "stream-json",
                 "--verbose",
-                "--permission-prompt-tool",
-                "stdio",
             ])
-            .args(extra_args);
+            .args(permission_args);
+        command
+    }
+
+    /// The pinned claude in stream-json mode: `--input-format stream-json --output-format stream-json
+    /// --verbose --permission-prompt-tool stdio`, followed by `extra_args`.
+    pub fn claude_stream_json<I, S>(&self, extra_args: I) -> tokio::process::Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command =
+            self.claude_stream_json_asking_with(["--permission-prompt-tool", "stdio"]);
+        command.args(extra_args);
         command
     }
 }
