@@ -1,5 +1,6 @@
 //! Logs: stdout carries only ACP, logs go to stderr or `--log-file`, and secrets (API keys, the
-//! account e-mail in claude's initialize reply) never reach them, even at the most verbose level.
+//! account e-mail in claude's initialize reply) never reach them, even at the most verbose level; a
+//! claude outside the tested versions is named in one warning (the drift canary).
 
 mod support;
 
@@ -63,5 +64,31 @@ async fn secrets_never_reach_the_log_even_at_trace_level() {
     assert!(
         !transcript.contains("ada.lovelace@example.com"),
         "the e-mail is not sent to the editor either"
+    );
+}
+
+#[tokio::test]
+async fn a_claude_outside_the_tested_range_is_named_in_a_warning_once() {
+    let s = Standin::new("untested_version");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    assert_eq!(
+        c.prompt(&id, "say hello").await.unwrap()["stopReason"],
+        "end_turn"
+    );
+    c.close_stdin().await;
+    c.wait_exit(Duration::from_secs(2)).await.expect("exited");
+    let warnings: Vec<String> = c
+        .stderr_text()
+        .lines()
+        .filter(|l| l.contains("outside the versions"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(warnings.len(), 1, "{:?}", c.stderr_text());
+    assert!(
+        warnings[0].contains("9.9.9") && warnings[0].contains("2.1.332"),
+        "{}",
+        warnings[0]
     );
 }
