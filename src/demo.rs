@@ -29,6 +29,7 @@ async fn play(real: bool, claude_path: Option<&Path>) -> Result<(), String> {
     let work = std::env::temp_dir().join(format!("claude-acp-demo-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     let mut agent_args: Vec<String> = Vec::new();
+    let mut standin_dir = None;
     if real {
         if let Some(p) = claude_path {
             agent_args.extend(["--claude-path".into(), p.display().to_string()]);
@@ -38,7 +39,8 @@ async fn play(real: bool, claude_path: Option<&Path>) -> Result<(), String> {
             work.display()
         );
     } else {
-        let wrapper = write_standin(&exe, &work)?;
+        let wrapper = write_standin(&exe)?;
+        standin_dir = wrapper.parent().map(Path::to_path_buf);
         agent_args.extend(["--claude-path".into(), wrapper.display().to_string()]);
         println!(
             "# claude-acp demo on the bundled offline stand-in for claude, in {}",
@@ -108,11 +110,15 @@ async fn play(real: bool, claude_path: Option<&Path>) -> Result<(), String> {
     }
     drop(stdin);
     let _ = tokio::time::timeout(Duration::from_secs(3), child.wait()).await;
+    // The stand-in's script and wrapper were only for this run; the work folder stays to look at.
+    if let Some(dir) = standin_dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     Ok(())
 }
 
 /// The stand-in reads its script from a file and is started through a wrapper, as claude would be.
-fn write_standin(exe: &Path, work: &Path) -> Result<PathBuf, String> {
+fn write_standin(exe: &Path) -> Result<PathBuf, String> {
     let dir =
         std::env::temp_dir().join(format!("claude-acp-demo-standin-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
@@ -128,7 +134,6 @@ fn write_standin(exe: &Path, work: &Path) -> Result<PathBuf, String> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
         .map_err(|e| e.to_string())?;
-    let _ = work;
     Ok(wrapper)
 }
 

@@ -47,3 +47,22 @@ fn no_claude_is_a_failure_that_says_how_to_install() {
     assert!(out.contains("npm install"), "{out}");
     assert!(out.contains("no API key and no stored login"), "{out}");
 }
+
+#[test]
+fn login_runs_claudes_own_login() {
+    let s = Standin::new("text");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"))
+        .args(["login", "--claude-path", s.wrapper.to_str().unwrap()])
+        .env("CLAUDE_STANDIN_LOG", &s.log)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("login runs");
+    assert!(out.status.success());
+    let argv = s.argvs();
+    assert_eq!(argv.len(), 1);
+    assert_eq!(
+        argv[0],
+        vec!["/login".to_owned()],
+        "claude was started as `claude /login`"
+    );
+}
