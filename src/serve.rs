@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::acp::{AcpEditor, serve_stdio};
 use crate::claude::{kill_all_children, locate};
 use crate::domain::AgentCore;
+use crate::mcp::remove_stale_config_files;
 use crate::session::Sessions;
 use crate::session::config::{AdapterConfig, PermissionTransport};
 
@@ -18,6 +19,8 @@ pub async fn run(claude_path: Option<&std::path::Path>, transport: PermissionTra
         tracing::warn!("{e}");
     }
     let config = AdapterConfig::from_env(claude, transport);
+    // Off the path to `initialize`: a directory scan must not delay the editor.
+    tokio::task::spawn_blocking(|| remove_stale_config_files(&std::env::temp_dir()));
     let editor = AcpEditor::new();
     let sessions = Sessions::new(config, editor.clone());
     let core: Arc<dyn AgentCore> = sessions.clone();

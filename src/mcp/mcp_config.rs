@@ -72,6 +72,36 @@ fn claude_entry(server: &McpServer) -> (String, Value) {
     }
 }
 
+const CONFIG_FILE_PREFIX: &str = "claude-acp-mcp-";
+
+/// Removes the config files of claude-acp processes that are gone without cleaning up (killed
+/// outright): they hold MCP tokens and the editor's MCP secrets. The owner's pid is in the name.
+pub fn remove_stale_config_files(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(CONFIG_FILE_PREFIX))
+        else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let alive = unsafe { libc::kill(pid, 0) } == 0
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        if !alive && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// The config written to a file only its owner can read; removed when dropped.
 #[derive(Debug)]
 pub struct McpConfigFile {
@@ -87,7 +117,8 @@ impl McpConfigFile {
     /// Writes `config` to a new, randomly named, mode-0600 file in `dir`.
     pub fn write_in(dir: &Path, config: &Value) -> Result<McpConfigFile, McpError> {
         let path = dir.join(format!(
-            "claude-acp-mcp-{}.json",
+            "{CONFIG_FILE_PREFIX}{}-{}.json",
+            std::process::id(),
             uuid::Uuid::new_v4().simple()
         ));
         let error = |error| McpError::ConfigFile {

@@ -14,7 +14,9 @@ mod permission_tool;
 mod suggestions;
 
 pub use break_detect::{BreakDetector, BreakKind, BreakSymptom};
-pub use mcp_config::{McpConfigFile, PERMISSION_SERVER_NAME, build_mcp_config};
+pub use mcp_config::{
+    McpConfigFile, PERMISSION_SERVER_NAME, build_mcp_config, remove_stale_config_files,
+};
 pub use permission_server::{
     BoxFuture, PERMISSION_TOOL, PERMISSION_WAIT_MS, PermissionCall, PermissionCallback,
     PermissionServer,
