@@ -38,9 +38,34 @@ pub enum WireError {
 
 impl ClaudeMessage {
     /// Reads one stdout line.
+    ///
+    /// Known types are read straight into their typed form: a 20 MiB tool result is not first
+    /// built as a generic JSON tree and then copied.
     pub fn parse(line: &str) -> Result<Self, WireError> {
-        let value: Value = serde_json::from_str(line)?;
-        Self::from_value(value)
+        /// Only the top-level `type`; serde skips everything else without allocating.
+        #[derive(Deserialize)]
+        struct Kind {
+            #[serde(rename = "type", default)]
+            kind: Option<Value>,
+        }
+        let kind = serde_json::from_str::<Kind>(line)?.kind;
+        let kind = kind.as_ref().and_then(Value::as_str).unwrap_or("");
+        fn typed<T: for<'de> Deserialize<'de>>(kind: &str, line: &str) -> Result<T, WireError> {
+            serde_json::from_str(line).map_err(|error| WireError::BadShape {
+                kind: kind.to_owned(),
+                error,
+            })
+        }
+        Ok(match kind {
+            "system" => ClaudeMessage::System(typed(kind, line)?),
+            "assistant" => ClaudeMessage::Assistant(typed(kind, line)?),
+            "user" => ClaudeMessage::User(typed(kind, line)?),
+            "result" => ClaudeMessage::Result(typed(kind, line)?),
+            "stream_event" => ClaudeMessage::StreamEvent(typed(kind, line)?),
+            "control_request" => ClaudeMessage::ControlRequest(typed(kind, line)?),
+            "control_response" => ClaudeMessage::ControlResponse(typed(kind, line)?),
+            _ => Self::from_value(serde_json::from_str(line)?)?,
+        })
     }
 
     pub fn from_value(value: Value) -> Result<Self, WireError> {
