@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use crate::claude::locate;
+use crate::history::default_config_dir;
 
 /// The claude versions the test suite has verified this adapter against.
 pub const TESTED_CLAUDE_VERSIONS: (&str, &str) = ("2.1.332", "2.1.332");
@@ -27,21 +28,18 @@ pub fn version_is_tested(version: &str) -> bool {
     }
 }
 
-/// Whether claude has a way to authenticate: a key or token in the environment, or a stored login.
-pub fn has_credentials() -> bool {
+/// Whether an API key or token for claude is set in the environment.
+fn has_key() -> bool {
     let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
-    set("ANTHROPIC_API_KEY")
-        || set("ANTHROPIC_AUTH_TOKEN")
-        || set("CLAUDE_CODE_OAUTH_TOKEN")
-        || config_dir().is_some_and(|d| d.join(".credentials.json").exists())
-        // macOS keeps claude's login in the Keychain, out of our sight: trust it there.
-        || cfg!(target_os = "macos")
+    set("ANTHROPIC_API_KEY") || set("ANTHROPIC_AUTH_TOKEN") || set("CLAUDE_CODE_OAUTH_TOKEN")
 }
 
-fn config_dir() -> Option<std::path::PathBuf> {
-    std::env::var_os("CLAUDE_CONFIG_DIR")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".claude")))
+/// Whether claude has a way to authenticate: a key or token in the environment, or a stored login.
+pub fn has_credentials() -> bool {
+    has_key()
+        || default_config_dir().is_some_and(|d| d.join(".credentials.json").exists())
+        // macOS keeps claude's login in the Keychain, out of our sight: trust it there.
+        || cfg!(target_os = "macos")
 }
 
 pub async fn run(claude_path: Option<&Path>) -> i32 {
@@ -86,15 +84,12 @@ pub async fn run(claude_path: Option<&Path>) -> i32 {
             }
         }
     }
-    let key = std::env::var_os("ANTHROPIC_API_KEY").is_some()
-        || std::env::var_os("ANTHROPIC_AUTH_TOKEN").is_some();
-    let config_dir = config_dir();
-    if key {
+    if has_key() {
         println!("✓ auth: an API key or token is set in the environment");
     } else if has_credentials() {
         println!(
             "✓ auth: logged in (credentials in {})",
-            config_dir.unwrap_or_default().display()
+            default_config_dir().unwrap_or_default().display()
         );
     } else {
         println!(

@@ -178,3 +178,44 @@ async fn the_model_picker_lists_claudes_models_and_applies_the_choice() {
         .unwrap_err();
     assert!(err.message.contains("unknown model"), "{}", err.message);
 }
+
+#[tokio::test]
+async fn bypass_permissions_is_offered_only_where_claude_accepts_it() {
+    // claude refuses bypassPermissions as root unless IS_SANDBOX is set.
+    let is_root = unsafe { libc::geteuid() } == 0;
+    for sandbox in [false, true] {
+        let s = Standin::new("text");
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
+        cmd.arg("--claude-path")
+            .arg(&s.wrapper)
+            .env_remove("IS_SANDBOX")
+            .current_dir(s.dir());
+        if sandbox {
+            cmd.env("IS_SANDBOX", "1");
+        }
+        let c = support::acp_client::AcpClient::from_command(cmd);
+        c.initialize().await;
+        let opened = c
+            .request("session/new", json!({"cwd": s.work, "mcpServers": []}))
+            .await
+            .unwrap();
+        let offered = opened["modes"]["availableModes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["id"] == "bypassPermissions");
+        assert_eq!(
+            offered,
+            sandbox || !is_root,
+            "root={is_root} IS_SANDBOX={sandbox}"
+        );
+        let id = opened["sessionId"].as_str().unwrap();
+        let result = c
+            .request(
+                "session/set_mode",
+                json!({"sessionId": id, "modeId": "bypassPermissions"}),
+            )
+            .await;
+        assert_eq!(result.is_ok(), offered, "{result:?}");
+    }
+}

@@ -115,6 +115,10 @@ async fn an_unreadable_answer_is_a_deny_that_says_so() {
     let (s, _c, _id) = ask_and_answer("write_deny", |_| Ok(json!({"outcome": "yes please"}))).await;
     let reply = reply_to_claude(&s);
     assert_eq!(reply["behavior"], "deny");
-    assert!(!reply["message"].as_str().unwrap().is_empty(), "{reply}");
+    let message = reply["message"].as_str().unwrap();
+    assert!(
+        message.contains("could not be read"),
+        "the deny names the reason: {message}"
+    );
     assert!(!s.work.join("hello.txt").exists());
 }

@@ -46,9 +46,7 @@ impl AdapterConfig {
         claude: Result<ClaudeCommand, String>,
         permission_transport: PermissionTransport,
     ) -> Self {
-        let claude_config_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")));
+        let claude_config_dir = crate::history::default_config_dir();
         // SAFETY: geteuid has no preconditions.
         let is_root = unsafe { libc::geteuid() } == 0;
         let allow_bypass_permissions = !is_root || std::env::var_os("IS_SANDBOX").is_some();
