@@ -20,7 +20,7 @@ use super::config::PermissionTransport;
 use super::permissions;
 use super::spawn::{SessionFlags, Start};
 use super::transport::McpPath;
-use crate::claude::wire::{ClaudeInput, OutboundControl, PermissionDecision};
+use crate::claude::wire::{OutboundControl, PermissionDecision};
 use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::domain::McpServer;
 use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason};
@@ -298,11 +298,8 @@ impl SessionActor {
                     message: "The user cancelled the turn.".into(),
                     interrupt: true,
                 };
-                let line = ClaudeInput::success(
-                    request_id,
-                    serde_json::to_value(decision).unwrap_or_default(),
-                );
-                spawn_send(h.clone(), line);
+                let value = serde_json::to_value(decision).unwrap_or_default();
+                deliver(h.respond_success(&request_id, value));
             }
         }
         if let Some(h) = handle {
@@ -380,8 +377,8 @@ fn check_version(version: &str) {
     }
 }
 
-fn spawn_send(handle: ClaudeHandle, input: ClaudeInput) {
-    let sent = handle.send(input);
+/// Lets a line already queued for claude finish writing in the background.
+fn deliver(sent: impl Future<Output = Result<(), crate::claude::ClaudeError>> + Send + 'static) {
     tokio::spawn(async move {
         if let Err(e) = sent.await {
             tracing::debug!("control reply not delivered: {e}");

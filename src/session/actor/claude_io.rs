@@ -1,8 +1,8 @@
 //! The session's claude: starting it (with the right permission transport and history), and what
 //! it says: output translated for the editor, control requests answered, its exit handled.
 
-use super::{CONTROL_TIMEOUT, Internal, Live, SessionActor, check_version, spawn_send, turn_error};
-use crate::claude::wire::{ClaudeInput, ClaudeMessage, OutboundControl};
+use super::{CONTROL_TIMEOUT, Internal, Live, SessionActor, check_version, deliver, turn_error};
+use crate::claude::wire::{ClaudeMessage, OutboundControl};
 use crate::claude::{ClaudeEvent, ClaudeProcess, ExitInfo};
 use crate::domain::{AgentError, StopReason};
 use crate::session::control::{ControlAction, classify};
@@ -134,10 +134,8 @@ impl SessionActor {
         };
         let request_id = req.request_id.clone();
         match classify(&req) {
-            ControlAction::Reply(value) => {
-                spawn_send(handle, ClaudeInput::success(request_id, value))
-            }
-            ControlAction::Fail(error) => spawn_send(handle, ClaudeInput::error(request_id, error)),
+            ControlAction::Reply(value) => deliver(handle.respond_success(&request_id, value)),
+            ControlAction::Fail(error) => deliver(handle.respond_error(&request_id, &error)),
             ControlAction::AskPermission(ask) => {
                 self.detector
                     .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
@@ -147,7 +145,7 @@ impl SessionActor {
                 let task = tokio::spawn(async move {
                     let reply = asker.ask(*ask).await;
                     let value = serde_json::to_value(reply).unwrap_or_default();
-                    let _ = handle.send(ClaudeInput::success(rid.clone(), value)).await;
+                    let _ = handle.respond_success(&rid, value).await;
                     let _ = internal.send(Internal::PermissionDone { request_id: rid });
                 });
                 self.permission_tasks.insert(request_id, task);
