@@ -10,6 +10,16 @@ mod redact;
 mod streams;
 pub mod wire;
 
+/// The arguments that make claude speak stream-json on stdin and stdout (`--verbose` is required
+/// with `--output-format stream-json`). Every spawn of claude, real or stand-in, starts with them.
+pub const STREAM_JSON_ARGS: [&str; 5] = [
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+];
+
 pub use connection::ClaudeHandle;
 pub use error::ClaudeError;
 pub use group::kill_all_children;
