@@ -11,8 +11,8 @@ use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::control::PendingRequests;
 use super::error::ClaudeError;
+use super::pending::PendingRequests;
 use super::process::ExitInfo;
 use super::wire::{ClaudeInput, OutboundControl};
 

@@ -1,10 +1,10 @@
 //! The claude side: the `claude` CLI as a child process speaking stream-json.
 
 pub mod connection;
-mod control;
 pub mod error;
 mod group;
 pub mod locate;
+mod pending;
 pub mod process;
 mod redact;
 mod streams;
