@@ -127,6 +127,15 @@ impl ClaudeHandle {
         self.send(ClaudeInput::success(request_id, response))
     }
 
+    /// Answers claude's `can_use_tool` with the editor's (or the adapter's) decision.
+    pub fn answer_permission(
+        &self,
+        request_id: &str,
+        decision: &crate::claude::wire::PermissionDecision,
+    ) -> impl Future<Output = Result<(), ClaudeError>> + Send + 'static {
+        self.respond_success(request_id, decision.to_value())
+    }
+
     /// Answers one of claude's control requests with an error.
     pub fn respond_error(
         &self,

@@ -3,6 +3,7 @@
 pub mod connection;
 pub mod error;
 mod group;
+pub mod install;
 pub mod locate;
 mod pending;
 pub mod process;

@@ -284,8 +284,7 @@ impl SessionActor {
                     message: "The user cancelled the turn.".into(),
                     interrupt: true,
                 };
-                let value = serde_json::to_value(decision).unwrap_or_default();
-                deliver(h.respond_success(&request_id, value));
+                deliver(h.answer_permission(&request_id, &decision));
             }
         }
         if let Some(h) = handle {
@@ -350,9 +349,9 @@ fn turn_error(message: String) -> AgentError {
 /// The drift canary: claude's protocol is undocumented, so say when it runs untested.
 fn check_version(version: &str) {
     static WARNED: std::sync::Once = std::sync::Once::new();
-    if !crate::doctor::version_is_tested(version) {
+    if !crate::claude::install::version_is_tested(version) {
         WARNED.call_once(|| {
-            let (lo, hi) = crate::doctor::TESTED_CLAUDE_VERSIONS;
+            let (lo, hi) = crate::claude::install::TESTED_CLAUDE_VERSIONS;
             tracing::warn!(
                 "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
                  if permission prompts or streaming misbehave, report it with this version"

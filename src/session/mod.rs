@@ -205,7 +205,7 @@ impl AgentCore for Sessions {
                 "unknown auth method `{method_id}`"
             )));
         }
-        if crate::doctor::has_credentials() {
+        if crate::claude::install::has_credentials() {
             Ok(())
         } else {
             Err(AgentError::AuthRequired(

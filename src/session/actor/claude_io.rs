@@ -136,8 +136,7 @@ impl SessionActor {
                 let rid = request_id.clone();
                 let task = tokio::spawn(async move {
                     let reply = asker.ask(*ask).await;
-                    let value = serde_json::to_value(reply).unwrap_or_default();
-                    let _ = handle.respond_success(&rid, value).await;
+                    let _ = handle.answer_permission(&rid, &reply).await;
                     let _ = internal.send(Internal::PermissionDone { request_id: rid });
                 });
                 self.asks.started(request_id, task);
