@@ -95,9 +95,7 @@ fn strip_json_comments(text: &str) -> String {
                 in_string = true;
                 out.push(c);
             }
-            ('/', Some('/')) => {
-                while chars.next_if(|&n| n != '\n').is_some() {}
-            }
+            ('/', Some('/')) => while chars.next_if(|&n| n != '\n').is_some() {},
             ('/', Some('*')) => {
                 chars.next();
                 let mut last = ' ';
@@ -154,7 +152,10 @@ fn zed_settings_parse_as_json_with_comments_and_start_claude_acp() {
     let settings: Value = serde_json::from_str(&strip_json_comments(&text))
         .unwrap_or_else(|e| panic!("editors/zed/settings.json is not JSON with comments: {e}"));
     let entry = agent_server(&settings, "editors/zed/settings.json");
-    assert_eq!(entry["type"], "custom", "Zed runs only `custom` entries as given");
+    assert_eq!(
+        entry["type"], "custom",
+        "Zed runs only `custom` entries as given"
+    );
     assert_eq!(entry["command"], "claude-acp");
 }
 
@@ -195,8 +196,17 @@ async fn neovim_config_compiles_and_gives_codecompanion_a_claude_acp_adapter() {
     let config = repo("editors/neovim/codecompanion.lua");
     let install = "Lua (Debian: apt-get install lua5.4)";
     let luac = first_tool(&["luac5.4", "luac", "luac5.3", "luac5.1"], install).await;
-    let compiled = run(Command::new(&luac).arg("-p").arg(&config), "luac -p", install).await;
-    assert!(compiled.status.success(), "luac -p failed\n{}", show(&compiled));
+    let compiled = run(
+        Command::new(&luac).arg("-p").arg(&config),
+        "luac -p",
+        install,
+    )
+    .await;
+    assert!(
+        compiled.status.success(),
+        "luac -p failed\n{}",
+        show(&compiled)
+    );
 
     let lua = first_tool(&["lua5.4", "lua", "lua5.3", "lua5.1", "luajit"], install).await;
     let scratch = tempfile::tempdir().unwrap();
@@ -210,7 +220,11 @@ async fn neovim_config_compiles_and_gives_codecompanion_a_claude_acp_adapter() {
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("CLAUDE_CODE_OAUTH_TOKEN");
     let output = run(&mut command, "lua probe.lua", install).await;
-    assert!(output.status.success(), "loading the config failed\n{}", show(&output));
+    assert!(
+        output.status.success(),
+        "loading the config failed\n{}",
+        show(&output)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     for line in [
         "chat=claude_acp",
@@ -304,8 +318,17 @@ async fn load_in_emacs(stand_in_variable: &str) -> Value {
         .arg("--eval")
         .arg(format!("(progn {probe})"))
         .env("TMPDIR", scratch.path());
-    let output = run(&mut command, "emacs --batch", "Emacs (Debian: apt-get install emacs-nox)").await;
-    assert!(output.status.success(), "loading claude-acp.el failed\n{}", show(&output));
+    let output = run(
+        &mut command,
+        "emacs --batch",
+        "Emacs (Debian: apt-get install emacs-nox)",
+    )
+    .await;
+    assert!(
+        output.status.success(),
+        "loading claude-acp.el failed\n{}",
+        show(&output)
+    );
     serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("probe printed no JSON ({e})\n{}", show(&output)))
 }
@@ -317,7 +340,12 @@ async fn emacs_config_byte_compiles_without_warnings() {
     std::fs::copy(repo("editors/emacs/claude-acp.el"), &copy).unwrap();
     let mut command = Command::new("emacs");
     command
-        .args(["--batch", "-Q", "--eval", "(setq byte-compile-error-on-warn t)"])
+        .args([
+            "--batch",
+            "-Q",
+            "--eval",
+            "(setq byte-compile-error-on-warn t)",
+        ])
         .args(["-f", "batch-byte-compile"])
         .arg(&copy);
     let install = "Emacs (Debian: apt-get install emacs-nox)";
@@ -332,7 +360,11 @@ async fn emacs_config_byte_compiles_without_warnings() {
 #[tokio::test]
 async fn emacs_config_points_current_agent_shell_at_claude_acp_and_registers_its_agent() {
     let seen = load_in_emacs("agent-shell-anthropic-claude-acp-command").await;
-    assert_eq!(seen["new_command"], serde_json::json!(["claude-acp"]), "{seen}");
+    assert_eq!(
+        seen["new_command"],
+        serde_json::json!(["claude-acp"]),
+        "{seen}"
+    );
     // agent-shell refuses to start Claude Code while the old variable is non-nil.
     assert_eq!(seen["old_command"], "unbound", "{seen}");
     assert_eq!(seen["login"], true, "{seen}");
@@ -343,13 +375,23 @@ async fn emacs_config_points_current_agent_shell_at_claude_acp_and_registers_its
             "{key}: {seen}"
         );
     }
-    assert_eq!(seen["registered"], 1, "once in agent-shell-agent-configs: {seen}");
+    assert_eq!(
+        seen["registered"], 1,
+        "once in agent-shell-agent-configs: {seen}"
+    );
     assert_eq!(seen["name"], "Claude Code (claude-acp)", "{seen}");
     assert_eq!(seen["command"], "claude-acp", "{seen}");
     let params = seen["params"].as_array().expect("params");
-    assert_eq!(params.first(), Some(&serde_json::json!("--log-file")), "{seen}");
+    assert_eq!(
+        params.first(),
+        Some(&serde_json::json!("--log-file")),
+        "{seen}"
+    );
     assert!(
-        params.get(1).and_then(Value::as_str).is_some_and(|p| p.ends_with("/claude-acp.log")),
+        params
+            .get(1)
+            .and_then(Value::as_str)
+            .is_some_and(|p| p.ends_with("/claude-acp.log")),
         "{seen}"
     );
 }
@@ -357,7 +399,11 @@ async fn emacs_config_points_current_agent_shell_at_claude_acp_and_registers_its
 #[tokio::test]
 async fn emacs_config_falls_back_to_the_old_variable_on_older_agent_shell() {
     let seen = load_in_emacs("agent-shell-anthropic-claude-command").await;
-    assert_eq!(seen["old_command"], serde_json::json!(["claude-acp"]), "{seen}");
+    assert_eq!(
+        seen["old_command"],
+        serde_json::json!(["claude-acp"]),
+        "{seen}"
+    );
     assert_eq!(seen["new_command"], "unbound", "{seen}");
 }
 
@@ -368,7 +414,11 @@ async fn toad_wrapper_hands_toad_a_quoted_log_path_in_tmpdir() {
         let mut check = Command::new(shell);
         check.arg("-n").arg(&wrapper);
         let output = run(&mut check, &format!("{shell} -n"), "a POSIX sh and bash").await;
-        assert!(output.status.success(), "{shell} -n failed\n{}", show(&output));
+        assert!(
+            output.status.success(),
+            "{shell} -n failed\n{}",
+            show(&output)
+        );
     }
 
     let scratch = tempfile::tempdir().unwrap();
@@ -387,7 +437,11 @@ async fn toad_wrapper_hands_toad_a_quoted_log_path_in_tmpdir() {
     );
     let args_file = scratch.path().join("args");
     let env_file = scratch.path().join("env");
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut command = Command::new(&wrapper);
     command
         .arg("/some/project")
@@ -405,7 +459,11 @@ async fn toad_wrapper_hands_toad_a_quoted_log_path_in_tmpdir() {
         show(&output)
     );
     let args: Vec<&str> = args.lines().collect();
-    assert_eq!(args[..3], ["acp", "--title", "Claude Code (claude-acp)"], "{args:?}");
+    assert_eq!(
+        args[..3],
+        ["acp", "--title", "Claude Code (claude-acp)"],
+        "{args:?}"
+    );
     assert_eq!(args.get(4), Some(&"/some/project"), "{args:?}");
     let log = tmpdir.join("claude-acp-toad.log");
     assert!(
@@ -414,7 +472,11 @@ async fn toad_wrapper_hands_toad_a_quoted_log_path_in_tmpdir() {
         log.display(),
         args.get(3)
     );
-    assert_eq!(std::fs::read_to_string(&env_file).unwrap(), "1", "plans need the todo tools");
+    assert_eq!(
+        std::fs::read_to_string(&env_file).unwrap(),
+        "1",
+        "plans need the todo tools"
+    );
 }
 
 const ACPX_INSTALL: &str = "Node.js and npm on PATH (e.g. apt-get install nodejs npm) to install the pinned acpx \
@@ -431,7 +493,12 @@ async fn ensure_acpx(client_dir: &Path) {
     npm_install
         .args(["install", "--no-save", "--no-audit", "--no-fund"])
         .current_dir(client_dir);
-    let installed = run(&mut npm_install, "npm install in tests/acpx-client", ACPX_INSTALL).await;
+    let installed = run(
+        &mut npm_install,
+        "npm install in tests/acpx-client",
+        ACPX_INSTALL,
+    )
+    .await;
     assert!(
         installed.status.success(),
         "npm install in {} failed (it needs the npm registry on first run)\n{}",
@@ -454,7 +521,11 @@ async fn acpx_drives_claude_acp_with_the_shipped_config() {
     }
     // The config's argv names `claude-acp`, found on PATH as a user's install would be.
     std::os::unix::fs::symlink(ADAPTER, bin.join("claude-acp")).unwrap();
-    std::fs::copy(repo("editors/acpx/config.json"), project.join(".acpxrc.json")).unwrap();
+    std::fs::copy(
+        repo("editors/acpx/config.json"),
+        project.join(".acpxrc.json"),
+    )
+    .unwrap();
     // claude: the stand-in, noting the plan-tools variable it was started with.
     let seen_env = scratch.path().join("claude-env");
     let claude = bin.join("claude");
@@ -468,7 +539,11 @@ async fn acpx_drives_claude_acp_with_the_shipped_config() {
             sh_quote(&repo("fixtures/standin/text.jsonl").display().to_string())
         ),
     );
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut acpx = Command::new("node");
     acpx.arg(client_dir.join("node_modules/acpx/dist/cli.js"))
         .args(["--approve-all", "claude-acp", "exec", "say hi"])
@@ -479,7 +554,11 @@ async fn acpx_drives_claude_acp_with_the_shipped_config() {
         .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
         .env_remove("CLAUDE_CODE_ENABLE_TODO_TOOLS");
     let output = run(&mut acpx, "node acpx", ACPX_INSTALL).await;
-    assert!(output.status.success(), "acpx exec failed\n{}", show(&output));
+    assert!(
+        output.status.success(),
+        "acpx exec failed\n{}",
+        show(&output)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("Hello from the mock model!") && stdout.contains("end_turn"),
