@@ -53,10 +53,10 @@ One of \"default\", \"acceptEdits\", \"plan\", \"bypassPermissions\".")
 (defun claude-acp--use-in-stock-agent ()
   "Make agent-shell's own Claude Code agent run claude-acp."
   (if (boundp 'agent-shell-anthropic-claude-acp-command)
-      ;; agent-shell from 19 Feb 2026 on (the 0.39 releases and later).  It refuses to start
+      ;; agent-shell from 19 February 2026 on (0.39.1 and later).  It refuses to start
       ;; Claude Code while the old variable below is non-nil, so it is left alone here.
       (setq agent-shell-anthropic-claude-acp-command claude-acp-command)
-    ;; Older agent-shell (0.38.5 and before) only knows the old name.
+    ;; Older agent-shell only knows the old name.
     (setq agent-shell-anthropic-claude-command claude-acp-command))
   ;; Login-based auth (agent-shell's default) uses claude's own login: run `claude-acp login'
   ;; once in a terminal.  agent-shell then starts the agent with ANTHROPIC_API_KEY set to ""
