@@ -23,7 +23,7 @@ pub(crate) enum PermissionPath {
     /// claude asks over stdio, and the detector watches for a broken channel. A break seen in
     /// the turn is kept until the turn ends, then the session switches to MCP.
     Watched {
-        detector: BreakDetector,
+        detector: Box<BreakDetector>,
         seen: Option<BreakSymptom>,
     },
     /// claude asks our MCP permission tool; the server starts with the first claude.
@@ -34,7 +34,7 @@ impl PermissionPath {
     pub(crate) fn new(transport: PermissionTransport) -> Self {
         match transport {
             PermissionTransport::Auto => Self::Watched {
-                detector: BreakDetector::new(),
+                detector: Box::new(BreakDetector::new()),
                 seen: None,
             },
             PermissionTransport::Stdio => Self::Stdio,
