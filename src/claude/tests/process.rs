@@ -65,7 +65,7 @@ async fn kill_takes_down_claudes_children_too() {
         "grandchild {grandchild} survived"
     );
     assert!(
-        !group::is_live(process.pid() as i32),
+        !group::is_live(process.pid()),
         "a reaped group leaves the registry"
     );
     process.kill(); // again, after reaping: a no-op
