@@ -47,8 +47,7 @@ pub async fn run(claude_path: Option<&std::path::Path>, transport: PermissionTra
 
 /// Starts the helper that kills claude's children if this process is killed outright.
 fn start_reaper() {
-    let started =
-        std::env::current_exe().and_then(|exe| platform::process::start_reaper(&exe));
+    let started = std::env::current_exe().and_then(|exe| platform::process::start_reaper(&exe));
     if let Err(error) = started {
         tracing::warn!(%error, "cannot start the reaper: a killed adapter may leave claude's children running");
     }

@@ -151,8 +151,6 @@ impl Drop for McpConfigFile {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
 
     fn ours() -> (String, Value) {
@@ -246,8 +244,9 @@ mod tests {
         let config = build_mcp_config(&editor_servers(), Some(ours()));
         let file = McpConfigFile::write_in(dir.path(), &config).unwrap();
         let path = file.path().to_path_buf();
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
+        assert!(platform::files::is_owner_only(
+            &std::fs::metadata(&path).unwrap()
+        ));
         let read: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(read, config);
         assert_eq!(

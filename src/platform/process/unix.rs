@@ -186,7 +186,9 @@ mod tests {
     fn the_reaper_kills_the_groups_listed_and_not_withdrawn() {
         let input = "+100\n+200\n-100\n+300\r\ngarbage\n-\n+x\n";
         assert_eq!(
-            track_groups(input.as_bytes()).into_iter().collect::<Vec<_>>(),
+            track_groups(input.as_bytes())
+                .into_iter()
+                .collect::<Vec<_>>(),
             vec![200, 300]
         );
     }

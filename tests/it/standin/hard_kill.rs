@@ -2,14 +2,12 @@
 //! up: the reaper does it), not on SIGHUP or SIGQUIT (handled like SIGTERM). "Started" means a
 //! process in claude's group that is not claude, like the command its Bash tool runs.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use support::acp_client::AcpClient;
-use support::procs;
-use support::standin::{Standin, fixture};
+use crate::support::acp_client::AcpClient;
+use crate::support::procs;
+use crate::support::standin::{Standin, fixture};
 
 /// A session whose claude has started a long child (`sleep`) and hangs; the adapter's temp dir
 /// (where the MCP config file goes, with `--permission-transport mcp`) is `tmp`.
@@ -46,7 +44,11 @@ async fn busy_claude() -> Busy {
     let claude = standin.wait_started(1, Duration::from_secs(10)).await[0];
     let child = wait_for_pid_file(&child_pid).await;
     assert!(procs::is_alive(child), "the long child is running");
-    assert_eq!(mcp_config_files(&tmp).len(), 1, "claude got its MCP config file");
+    assert_eq!(
+        mcp_config_files(&tmp).len(),
+        1,
+        "claude got its MCP config file"
+    );
     Busy {
         _standin: standin,
         adapter,
@@ -65,7 +67,10 @@ async fn wait_for_pid_file(path: &Path) -> u32 {
         {
             return pid;
         }
-        assert!(tokio::time::Instant::now() < deadline, "claude's child did not start");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "claude's child did not start"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -96,7 +101,12 @@ fn clean_up(pids: &[u32]) {
 async fn a_sigkilled_adapter_leaves_neither_claude_nor_its_commands_running() {
     let busy = busy_claude().await;
     busy.adapter.signal(libc::SIGKILL);
-    assert!(busy.adapter.wait_exit(Duration::from_secs(2)).await.is_some());
+    assert!(
+        busy.adapter
+            .wait_exit(Duration::from_secs(2))
+            .await
+            .is_some()
+    );
     let gone = procs::wait_until_gone(&[busy.child, busy.claude], Duration::from_secs(2)).await;
     clean_up(&[busy.child, busy.claude]);
     assert!(gone, "claude's command survived the SIGKILLed adapter");
@@ -109,7 +119,12 @@ async fn a_signal_ends_everything_and_removes_the_mcp_config(signal: i32) {
     let gone = procs::wait_until_gone(&[busy.child, busy.claude], Duration::from_secs(2)).await;
     clean_up(&[busy.child, busy.claude]);
     let status = status.expect("the adapter exited within 2 s");
-    assert_eq!(status.code(), Some(128 + signal), "{}", busy.adapter.diagnostics());
+    assert_eq!(
+        status.code(),
+        Some(128 + signal),
+        "{}",
+        busy.adapter.diagnostics()
+    );
     assert!(gone, "claude or its command survived signal {signal}");
     assert_eq!(mcp_config_files(&busy.tmp), Vec::<PathBuf>::new());
 }
