@@ -11,15 +11,10 @@ use serde_json::{Value, json};
 /// How long any single wait may take before the bench gives up.
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Nanoseconds on CLOCK_MONOTONIC: the same clock in the bench, the tap and every child process.
+/// Nanoseconds on a machine-wide monotonic clock: the same clock in the bench, the tap and every
+/// child process.
 pub fn mono_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    claude_acp::platform::clock::monotonic_ns()
 }
 
 /// A line the child printed, parsed, with the time the reader had it in full.

@@ -2,7 +2,6 @@
 //! or with the timestamping tap between the stand-in and the adapter), and the stand-in alone.
 
 use std::io::{BufRead, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -59,7 +58,7 @@ impl Claude {
             }
         };
         std::fs::write(&wrapper, body).expect("write wrapper");
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        claude_acp::platform::files::make_executable(&wrapper).expect("chmod");
         Claude {
             dir,
             wrapper,
