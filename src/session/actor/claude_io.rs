@@ -97,7 +97,7 @@ impl SessionActor {
                 }
             }
             other => {
-                let out = self.translator.on_message(&other);
+                let out = self.translator.on_message(other);
                 for update in out.updates {
                     self.editor.session_update(&self.id, update);
                 }
@@ -125,7 +125,7 @@ impl SessionActor {
             return;
         };
         let request_id = req.request_id.clone();
-        match classify(&req) {
+        match classify(req) {
             ControlAction::Reply(value) => deliver(handle.respond_success(&request_id, value)),
             ControlAction::Fail(error) => deliver(handle.respond_error(&request_id, &error)),
             ControlAction::AskPermission(ask) => {
