@@ -6,8 +6,15 @@ use std::process::Stdio;
 use crate::claude::locate;
 use crate::history::default_config_dir;
 
-/// The claude versions the test suite has verified this adapter against.
-pub const TESTED_CLAUDE_VERSIONS: (&str, &str) = ("2.1.332", "2.1.332");
+/// The claude versions CI runs the real-CLI scenarios against, oldest first. The last is the one
+/// the whole test suite pins: bumping it is this one line.
+pub const CI_CLAUDE_VERSIONS: [&str; 3] = ["2.1.150", "2.1.250", "2.1.332"];
+
+/// The range the test suite has verified this adapter against: the oldest to the newest CI runs.
+pub const TESTED_CLAUDE_VERSIONS: (&str, &str) = (
+    CI_CLAUDE_VERSIONS[0],
+    CI_CLAUDE_VERSIONS[CI_CLAUDE_VERSIONS.len() - 1],
+);
 
 /// Whether `version` ("2.1.332" or "2.1.332 (Claude Code)") is inside the tested range.
 pub fn version_is_tested(version: &str) -> bool {
