@@ -8,13 +8,19 @@ use serde_json::{Value, json};
 use support::mock_api::{Block, Reply, Rule};
 use support::real_session::{RealSession, content_text};
 
-#[tokio::test]
-async fn a_text_answer_streams_in_several_chunks() {
+on_each_claude! {
+    a_text_answer_streams_in_several_chunks => a_text_answer_streams;
+}
+
+async fn a_text_answer_streams(version: &str) {
     let answer = "Hello from the real CLI, streamed through the adapter in pieces.";
-    let s = RealSession::start(vec![Rule::on_prompt(
-        "say hello",
-        Reply::text(answer).chunk_chars(6),
-    )])
+    let s = RealSession::start_on(
+        version,
+        vec![Rule::on_prompt(
+            "say hello",
+            Reply::text(answer).chunk_chars(6),
+        )],
+    )
     .await;
 
     let stop = s.prompt("please say hello").await;

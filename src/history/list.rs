@@ -88,6 +88,11 @@ pub fn list(
     })
 }
 
+/// Whether [`list`] shows session `session_id`: claude stored it and something was said in it.
+pub fn is_listed(config_dir: &Path, session_id: &str) -> bool {
+    super::find(config_dir, session_id).is_some_and(|(file, _)| scan(&file).is_some())
+}
+
 /// A session's place in the listing order: newest first, then by id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Position {
@@ -233,7 +238,7 @@ fn scan(file: &Path) -> Option<Scan> {
 }
 
 /// One line of at most [`TITLE_MAX_CHARS`] characters, cut with `…`.
-fn short_title(text: &str) -> String {
+pub(crate) fn short_title(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() <= TITLE_MAX_CHARS {
         return line;
