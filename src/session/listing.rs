@@ -64,7 +64,7 @@ pub(super) fn with_open_sessions(
         .filter(|s| s.title.is_some() && s.in_cwd(cwd))
         .filter(|s| !is_stored(&s.session_id))
         .collect();
-    unstored.sort_by(|a, b| b.updated.cmp(&a.updated));
+    unstored.sort_by_key(|s| std::cmp::Reverse(s.updated));
     let mut sessions: Vec<SessionSummary> = unstored
         .into_iter()
         .map(|s| SessionSummary {
