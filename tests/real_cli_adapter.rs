@@ -36,6 +36,18 @@ async fn a_text_answer_streams(version: &str) {
         Some("please say hello")
     );
     s.assert_quick();
+    s.client.close_stdin().await;
+    s.client.wait_exit(std::time::Duration::from_secs(5)).await;
+    let log = s.client.stderr_text();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("claude's version") && l.trim_end().ends_with(version)),
+        "ran claude {version}: {log}"
+    );
+    assert!(
+        !log.contains("outside the versions") && !log.contains("too old"),
+        "claude {version} is in the tested range: {log}"
+    );
 }
 
 #[tokio::test]
