@@ -1,0 +1,351 @@
+//! The real Claude Code CLI for integration tests: installs the pinned version (and the others CI
+//! runs) on demand, and builds a clean, offline environment per test (fresh HOME and temp dirs, the
+//! mock API as the only endpoint, nothing of the user's environment, inside the mock's private
+//! network namespace when there is one).
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fs::{self, File};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+use claude_acp::doctor::CI_CLAUDE_VERSIONS;
+
+use tempfile::TempDir;
+
+use super::mock_api::MockApi;
+use super::netns::IsolatedNet;
+
+/// The Claude Code version the whole suite runs against: the newest of the tested range, which CI runs
+/// (`claude_acp::doctor::CI_CLAUDE_VERSIONS`; bumping it is one line there).
+pub const CLAUDE_CODE_VERSION: &str = CI_CLAUDE_VERSIONS[CI_CLAUDE_VERSIONS.len() - 1];
+
+/// The oldest claude CI runs the main scenarios against (older ones are "too old" for `doctor`).
+pub const OLDEST_VERSION: &str = CI_CLAUDE_VERSIONS[0];
+
+/// A claude between the oldest and the pinned one, also run by CI.
+pub const MIDDLE_VERSION: &str = CI_CLAUDE_VERSIONS[1];
+
+/// Overrides the pinned version for one run: a version number, or `latest` (what npm's `latest`
+/// tag names today), to check a new release the day it ships.
+pub const VERSION_OVERRIDE_VAR: &str = "CLAUDE_ACP_TEST_CLAUDE_VERSION";
+
+const NPM_PACKAGE: &str = "@anthropic-ai/claude-code";
+
+/// The version the suite runs against in this run: [`CLAUDE_CODE_VERSION`], unless
+/// [`VERSION_OVERRIDE_VAR`] names another one.
+pub fn pinned_version() -> &'static str {
+    static PINNED: OnceLock<String> = OnceLock::new();
+    PINNED
+        .get_or_init(|| match std::env::var(VERSION_OVERRIDE_VAR) {
+            Ok(wanted) if wanted == "latest" => npm_latest_version(),
+            Ok(wanted) if !wanted.trim().is_empty() => wanted.trim().to_owned(),
+            _ => CLAUDE_CODE_VERSION.to_owned(),
+        })
+        .as_str()
+}
+
+/// The versions the main scenarios run against: the oldest, the middle and the pinned one.
+pub fn scenario_versions() -> [&'static str; 3] {
+    [OLDEST_VERSION, MIDDLE_VERSION, pinned_version()]
+}
+
+/// Path of the pinned `claude` binary (see [`pinned_version`]).
+pub fn claude_binary() -> PathBuf {
+    claude_binary_of(pinned_version())
+}
+
+/// Path of claude `version`, installed into `<target dir>/claude-code/<version>/` on first use.
+///
+/// Several test processes may call this at once: the install runs under an exclusive `flock`.
+/// Panics, saying why, if it cannot be installed or does not report `version`.
+pub fn claude_binary_of(version: &str) -> PathBuf {
+    static BINARIES: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
+    let mut binaries = BINARIES.lock().unwrap_or_else(|e| e.into_inner());
+    binaries
+        .entry(version.to_owned())
+        .or_insert_with(|| install_claude(version))
+        .clone()
+}
+
+fn install_root() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let target = if target.is_absolute() {
+        target
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(target)
+    };
+    target.join("claude-code")
+}
+
+/// What npm's `latest` tag of Claude Code is today.
+fn npm_latest_version() -> String {
+    let spec = format!("{NPM_PACKAGE}@latest");
+    let output = StdCommand::new("npm")
+        .args(["view", &spec, "version"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run npm to resolve {spec}: {e}"));
+    let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if !output.status.success() || version.is_empty() {
+        panic!(
+            "`npm view {spec} version` failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    eprintln!("{VERSION_OVERRIDE_VAR}=latest: running against claude {version}");
+    version
+}
+
+fn install_claude(version: &str) -> PathBuf {
+    let dir = install_root().join(version);
+    let binary = dir.join("node_modules/.bin/claude");
+    fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    let lock_path = dir.join(".install.lock");
+    let lock = File::create(&lock_path)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", lock_path.display()));
+    // SAFETY: flock on a file we own; released when `lock` is closed at the end of this function.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        panic!(
+            "cannot lock {}: {}",
+            lock_path.display(),
+            std::io::Error::last_os_error()
+        );
+    }
+    if installed_version(&binary).as_deref() == Ok(version) {
+        return binary;
+    }
+    // npm 11 skips the package's postinstall (which places the native binary) unless allowed here.
+    fs::write(dir.join(".npmrc"), format!("allow-scripts={NPM_PACKAGE}\n"))
+        .unwrap_or_else(|e| panic!("cannot write {}/.npmrc: {e}", dir.display()));
+    let spec = format!("{NPM_PACKAGE}@{version}");
+    eprintln!("installing {spec} into {} ...", dir.display());
+    let output = StdCommand::new("npm")
+        .arg("install")
+        .arg("--prefix")
+        .arg(&dir)
+        .arg("--no-audit")
+        .arg("--no-fund")
+        .arg(&spec)
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run npm to install {spec} (is Node.js/npm installed?): {e}")
+        });
+    if !output.status.success() {
+        panic!(
+            "`npm install --prefix {} {spec}` failed ({}):\n{}\n{}",
+            dir.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    match installed_version(&binary) {
+        Ok(reported) if reported == version => binary,
+        Ok(reported) => panic!(
+            "{} reports version {reported:?} after installing {spec}",
+            binary.display()
+        ),
+        Err(why) => panic!(
+            "{spec} was installed but {} does not run: {why}",
+            binary.display()
+        ),
+    }
+}
+
+/// The version `claude --version` prints (`2.1.332 (Claude Code)` gives `2.1.332`).
+fn installed_version(binary: &Path) -> Result<String, String> {
+    if !binary.exists() {
+        return Err(format!("{} does not exist", binary.display()));
+    }
+    let home = TempDir::new().map_err(|e| format!("temp dir: {e}"))?;
+    let output = StdCommand::new(binary)
+        .arg("--version")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run it: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`--version` exited with {}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    Ok(stdout
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string())
+}
+
+/// A fresh, isolated environment for one claude (or adapter) process pointed at one mock API.
+///
+/// Layout under one temp root (removed on drop): `home/`, `tmp/`, `xdg/`, `work/` (the cwd).
+pub struct ClaudeEnv {
+    root: TempDir,
+    claude: PathBuf,
+    base_url: String,
+    net: Option<IsolatedNet>,
+    extra_env: Vec<(String, String)>,
+}
+
+impl ClaudeEnv {
+    /// A new environment whose API is `mock`, for the pinned claude (installed if missing).
+    pub fn new(mock: &MockApi) -> ClaudeEnv {
+        Self::for_version(mock, pinned_version())
+    }
+
+    /// A new environment whose API is `mock`, for claude `version` (installed if missing).
+    pub fn for_version(mock: &MockApi, version: &str) -> ClaudeEnv {
+        let claude = claude_binary_of(version);
+        let root = TempDir::with_prefix("claude-acp-test-").expect("temp dir for ClaudeEnv");
+        for sub in ["home", "tmp", "xdg", "work"] {
+            fs::create_dir(root.path().join(sub)).expect("ClaudeEnv sub directory");
+        }
+        // XDG_RUNTIME_DIR must be private to its user.
+        fs::set_permissions(root.path().join("xdg"), fs::Permissions::from_mode(0o700))
+            .expect("chmod xdg dir");
+        ClaudeEnv {
+            root,
+            claude,
+            base_url: mock.base_url().to_string(),
+            net: mock.net().cloned(),
+            extra_env: Vec::new(),
+        }
+    }
+
+    /// Adds (or overrides) an environment variable, e.g. `ENABLE_TOOL_SEARCH=false`.
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> ClaudeEnv {
+        self.extra_env.push((key.into(), value.into()));
+        self
+    }
+
+    /// The claude this environment runs (first on its `PATH`).
+    pub fn claude_binary(&self) -> &Path {
+        &self.claude
+    }
+
+    /// The working directory processes start in (the "project").
+    pub fn work_dir(&self) -> PathBuf {
+        self.root.path().join("work")
+    }
+
+    /// The fresh HOME (claude keeps its sessions under `.claude/` here).
+    pub fn home_dir(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    /// Whether processes run in a private loopback-only network namespace.
+    pub fn network_isolated(&self) -> bool {
+        self.net.is_some()
+    }
+
+    /// The complete environment a spawned process gets (nothing else is inherited).
+    pub fn vars(&self) -> Vec<(String, String)> {
+        let path_of = |sub: &str| self.root.path().join(sub).display().to_string();
+        let claude_dir = self
+            .claude
+            .parent()
+            .expect("claude binary has a directory")
+            .to_path_buf();
+        // The CLI's own directory first, so an adapter finds `claude` by name.
+        let mut path = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .collect::<Vec<_>>();
+        path.insert(0, claude_dir);
+        let path = std::env::join_paths(path)
+            .expect("PATH")
+            .to_string_lossy()
+            .into_owned();
+        let mut vars: Vec<(String, String)> = [
+            ("HOME", path_of("home")),
+            ("TMPDIR", path_of("tmp")),
+            ("CLAUDE_CODE_TMPDIR", path_of("tmp")),
+            ("XDG_RUNTIME_DIR", path_of("xdg")),
+            ("ANTHROPIC_BASE_URL", self.base_url.clone()),
+            ("ANTHROPIC_API_KEY", "dummy".to_string()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_string()),
+            ("DISABLE_TELEMETRY", "1".to_string()),
+            ("DISABLE_AUTOUPDATER", "1".to_string()),
+            ("DISABLE_ERROR_REPORTING", "1".to_string()),
+            ("NO_PROXY", "127.0.0.1,localhost".to_string()),
+            ("LANG", "C.UTF-8".to_string()),
+            ("PATH", path),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_string(), value))
+        .collect();
+        for (key, value) in &self.extra_env {
+            vars.retain(|(existing, _)| existing != key);
+            vars.push((key.clone(), value.clone()));
+        }
+        vars
+    }
+
+    /// A command for `program` with this environment only, cwd = [`Self::work_dir`], inside the mock's
+    /// network namespace, stdio piped, killed when dropped.
+    pub fn command(&self, program: impl AsRef<OsStr>) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(program);
+        command
+            .env_clear()
+            .envs(self.vars())
+            .current_dir(self.work_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(net) = &self.net {
+            net.apply(&mut command);
+        }
+        command
+    }
+
+    /// This environment's claude in stream-json mode with `permission_args` (how it asks for permission, if
+    /// at all) and nothing else yet.
+    pub fn claude_stream_json_asking_with<I, S>(
+        &self,
+        permission_args: I,
+    ) -> tokio::process::Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = self.command(&self.claude);
+        command
+            .args([
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ])
+            .args(permission_args);
+        command
+    }
+
+    /// This environment's claude in stream-json mode: `--input-format stream-json --output-format stream-json
+    /// --verbose --permission-prompt-tool stdio`, followed by `extra_args`.
+    pub fn claude_stream_json<I, S>(&self, extra_args: I) -> tokio::process::Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command =
+            self.claude_stream_json_asking_with(["--permission-prompt-tool", "stdio"]);
+        command.args(extra_args);
+        command
+    }
+}
