@@ -51,7 +51,11 @@ impl Editor {
 
     /// Runs one prompt to its end and checks it ended normally.
     pub async fn turn(&self, text: &str) {
-        let stop = self.c.prompt(&self.id, text).await.unwrap();
+        let stop = self
+            .c
+            .prompt(&self.id, text)
+            .await
+            .unwrap_or_else(|err| panic!("prompt {text:?}: {err}\n{}", self.c.diagnostics()));
         assert_eq!(stop["stopReason"], "end_turn", "{}", self.c.diagnostics());
     }
 

@@ -63,7 +63,9 @@ pub async fn allow_once_writes_the_file(version: &str, args: &[&str]) -> Editor 
         .iter()
         .find(|c| c["type"] == "diff");
     assert_eq!(diff.expect("a diff")["newText"], "Hello\n", "{call}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "Hello\n");
+    let written = std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("{err}: {}\n{}", e.tool_result(), e.c.diagnostics()));
+    assert_eq!(written, "Hello\n");
     assert!(
         e.tool_result().contains("File created successfully"),
         "{}",
