@@ -88,9 +88,12 @@ pub fn list(
     })
 }
 
-/// Whether [`list`] shows session `session_id`: claude stored it and something was said in it.
-pub fn is_listed(config_dir: &Path, session_id: &str) -> bool {
-    super::find(config_dir, session_id).is_some_and(|(file, _)| scan(&file).is_some())
+/// Whether [`list`] for `cwd` shows session `session_id`: claude stored it, something was said in
+/// it, and a listing of every cwd (`None`) needs a prompt line to know its cwd.
+pub fn is_listed(config_dir: &Path, cwd: Option<&Path>, session_id: &str) -> bool {
+    super::find(config_dir, session_id)
+        .and_then(|(file, _)| scan(&file))
+        .is_some_and(|scan| scan.cwd.is_some() || cwd.is_some())
 }
 
 /// A session's place in the listing order: newest first, then by id.

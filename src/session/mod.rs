@@ -298,7 +298,7 @@ impl AgentCore for Sessions {
                 page,
                 open,
                 cwd.as_deref(),
-                |id| history::is_listed(&dir, id),
+                |id| history::is_listed(&dir, cwd.as_deref(), id),
             ))
         })
         .await
