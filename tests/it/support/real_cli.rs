@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-use claude_acp::doctor::CI_CLAUDE_VERSIONS;
+use claude_acp::claude::install::CI_CLAUDE_VERSIONS;
 
 use tempfile::TempDir;
 
@@ -20,7 +20,7 @@ use super::mock_api::MockApi;
 use super::netns::IsolatedNet;
 
 /// The Claude Code version the whole suite runs against: the newest of the tested range, which CI runs
-/// (`claude_acp::doctor::CI_CLAUDE_VERSIONS`; bumping it is one line there).
+/// (`claude_acp::claude::install::CI_CLAUDE_VERSIONS`; bumping it is one line there).
 pub const CLAUDE_CODE_VERSION: &str = CI_CLAUDE_VERSIONS[CI_CLAUDE_VERSIONS.len() - 1];
 
 /// The oldest claude CI runs the main scenarios against (older ones are "too old" for `doctor`).
@@ -325,13 +325,7 @@ impl ClaudeEnv {
     {
         let mut command = self.command(&self.claude);
         command
-            .args([
-                "--input-format",
-                "stream-json",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-            ])
+            .args(claude_acp::claude::STREAM_JSON_ARGS)
             .args(permission_args);
         command
     }
