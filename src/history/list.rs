@@ -88,6 +88,14 @@ pub fn list(
     })
 }
 
+/// Whether [`list`] for `cwd` shows session `session_id`: claude stored it, something was said in
+/// it, and a listing of every cwd (`None`) needs a prompt line to know its cwd.
+pub fn is_listed(config_dir: &Path, cwd: Option<&Path>, session_id: &str) -> bool {
+    super::find(config_dir, session_id)
+        .and_then(|(file, _)| scan(&file))
+        .is_some_and(|scan| scan.cwd.is_some() || cwd.is_some())
+}
+
 /// A session's place in the listing order: newest first, then by id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Position {
@@ -233,7 +241,7 @@ fn scan(file: &Path) -> Option<Scan> {
 }
 
 /// One line of at most [`TITLE_MAX_CHARS`] characters, cut with `…`.
-fn short_title(text: &str) -> String {
+pub(crate) fn short_title(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() <= TITLE_MAX_CHARS {
         return line;

@@ -24,9 +24,11 @@ mod tests;
 
 use std::path::PathBuf;
 
-pub use list::{DEFAULT_PAGE_SIZE, list};
+pub(crate) use list::short_title;
+pub use list::{DEFAULT_PAGE_SIZE, is_listed, list};
 pub use paths::{default_config_dir, find, project_slug};
 pub use replay::{replay, replay_file};
+pub(crate) use time::rfc3339;
 
 /// Why stored history could not be read.
 #[derive(Debug, thiserror::Error)]

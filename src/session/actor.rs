@@ -348,15 +348,22 @@ fn turn_error(message: String) -> AgentError {
 
 /// The drift canary: claude's protocol is undocumented, so say when it runs untested.
 fn check_version(version: &str) {
+    use crate::claude::install::{
+        TESTED_CLAUDE_VERSIONS, VersionFit, too_old_message, version_fit,
+    };
     static WARNED: std::sync::Once = std::sync::Once::new();
-    if !crate::claude::install::version_is_tested(version) {
-        WARNED.call_once(|| {
-            let (lo, hi) = crate::claude::install::TESTED_CLAUDE_VERSIONS;
+    match version_fit(version) {
+        VersionFit::Tested => {}
+        VersionFit::TooOld => WARNED.call_once(|| {
+            tracing::warn!("{}", too_old_message(version));
+        }),
+        VersionFit::Untested => WARNED.call_once(|| {
+            let (lo, hi) = TESTED_CLAUDE_VERSIONS;
             tracing::warn!(
                 "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
                  if permission prompts or streaming misbehave, report it with this version"
             );
-        });
+        }),
     }
 }
 

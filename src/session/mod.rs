@@ -4,6 +4,7 @@ mod actor;
 pub mod config;
 pub mod fallback;
 mod incoming;
+mod listing;
 pub mod meta;
 pub mod modes;
 pub mod permissions;
@@ -18,6 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use self::actor::{Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
+use self::listing::OpenSession;
 use self::spawn::Start;
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
@@ -32,6 +34,8 @@ const LOGIN_METHOD: &str = "claude-login";
 #[derive(Clone)]
 struct SessionHandle {
     commands: mpsc::UnboundedSender<Command>,
+    /// What `session/list` shows of it until claude has stored it.
+    listed: Arc<Mutex<OpenSession>>,
 }
 
 /// Every session of this adapter process.
@@ -140,10 +144,17 @@ impl Sessions {
             config_options: actor.config_options(),
         };
         let (tx, rx) = mpsc::unbounded_channel();
-        self.sessions
-            .lock()
-            .expect("session registry lock")
-            .insert(session_id, SessionHandle { commands: tx });
+        let listed = Arc::new(Mutex::new(OpenSession::new(
+            session_id.clone(),
+            req.cwd.clone(),
+        )));
+        self.sessions.lock().expect("session registry lock").insert(
+            session_id,
+            SessionHandle {
+                commands: tx,
+                listed,
+            },
+        );
         tokio::spawn(actor.run(rx));
         Ok(opened)
     }
@@ -268,8 +279,25 @@ impl AgentCore for Sessions {
         cursor: Option<String>,
     ) -> Result<SessionPage, AgentError> {
         let dir = self.config_dir()?;
+        // The first page also shows the sessions open here that claude has not stored yet.
+        let open: Vec<OpenSession> = match cursor {
+            Some(_) => Vec::new(),
+            None => self
+                .sessions
+                .lock()
+                .expect("session registry lock")
+                .values()
+                .map(|h| h.listed.lock().expect("listing lock").clone())
+                .collect(),
+        };
         tokio::task::spawn_blocking(move || {
-            history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0)
+            let page = history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
+            Ok(listing::with_open_sessions(
+                page,
+                open,
+                cwd.as_deref(),
+                |id| history::is_listed(&dir, cwd.as_deref(), id),
+            ))
         })
         .await
         .map_err(|e| AgentError::Internal(e.to_string()))?
@@ -295,6 +323,13 @@ impl AgentCore for Sessions {
         session_id: &str,
         blocks: Vec<PromptBlock>,
     ) -> Result<StopReason, AgentError> {
+        if let Ok(handle) = self.handle(session_id) {
+            handle
+                .listed
+                .lock()
+                .expect("listing lock")
+                .prompted(&blocks);
+        }
         self.ask(session_id, |reply| Command::Prompt { blocks, reply })
             .await
     }

@@ -113,6 +113,7 @@ impl SessionActor {
             translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
             translate::TurnSignal::Init(info) => {
                 if let Some(version) = info.claude_code_version.as_deref() {
+                    tracing::debug!(session = %self.id, version = %version, "claude's version");
                     check_version(version);
                 }
             }
