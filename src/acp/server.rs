@@ -59,6 +59,9 @@ fn initialize_response(
     if f.close_session {
         session.close = Some(acp::SessionCloseCapabilities::new());
     }
+    if f.delete_session {
+        session = session.delete(acp::SessionDeleteCapabilities::new());
+    }
     if f.fork_session {
         session.fork = Some(acp::SessionForkCapabilities::new());
     }
@@ -191,6 +194,13 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
         c.close_session(&req.session_id.0)
             .await
             .map(|()| acp::CloseSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::DeleteSessionRequest|
+     -> acp::DeleteSessionResponse {
+        c.delete_session(&req.session_id.0)
+            .await
+            .map(|()| acp::DeleteSessionResponse::new())
     });
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::PromptRequest|

@@ -16,6 +16,12 @@ pub struct AgentFeatures {
     pub resume_session: bool,
     pub close_session: bool,
     pub fork_session: bool,
+    /// `session/delete`: claude's stored conversation can be removed.
+    pub delete_session: bool,
+    /// `additionalDirectories` on session lifecycle requests (claude's `--add-dir`).
+    pub additional_directories: bool,
+    /// `logout`: claude's own logout can be run.
+    pub logout: bool,
     pub mcp_http: bool,
     pub mcp_sse: bool,
     /// Auth methods offered: (id, name, description).
@@ -50,6 +56,16 @@ pub trait AgentCore: Send + Sync + 'static {
         cursor: Option<String>,
     ) -> Result<SessionPage, AgentError>;
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError>;
+    /// `session/delete`: ends the session if open and removes its stored conversation.
+    async fn delete_session(&self, session_id: &str) -> Result<(), AgentError> {
+        Err(AgentError::MethodNotFound(format!(
+            "session/delete is not supported (session {session_id})"
+        )))
+    }
+    /// `logout`: signs the user out of claude.
+    async fn logout(&self) -> Result<(), AgentError> {
+        Err(AgentError::MethodNotFound("logout is not supported".into()))
+    }
     async fn prompt(
         &self,
         session_id: &str,

@@ -4,6 +4,7 @@ mod actor;
 mod asker;
 pub mod config;
 mod control;
+mod delete;
 pub mod meta;
 pub mod modes;
 pub mod permissions;
@@ -193,6 +194,9 @@ impl AgentCore for Sessions {
             resume_session: true,
             fork_session: true,
             close_session: true,
+            delete_session: true,
+            additional_directories: false,
+            logout: false,
             auth_methods: vec![(
                 LOGIN_METHOD.into(),
                 "Log in to Claude".into(),
@@ -290,6 +294,10 @@ impl AgentCore for Sessions {
             let _ = rx.await;
         }
         Ok(())
+    }
+
+    async fn delete_session(&self, session_id: &str) -> Result<(), AgentError> {
+        self.delete(session_id).await
     }
 
     async fn prompt(
