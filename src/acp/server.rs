@@ -62,6 +62,10 @@ fn initialize_response(
     if f.delete_session {
         session = session.delete(acp::SessionDeleteCapabilities::new());
     }
+    if f.additional_directories {
+        session =
+            session.additional_directories(acp::SessionAdditionalDirectoriesCapabilities::new());
+    }
     if f.fork_session {
         session.fork = Some(acp::SessionForkCapabilities::new());
     }
@@ -140,7 +144,12 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::NewSessionRequest|
      -> acp::NewSessionResponse {
-        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let new = from_proto::new_session(
+            req.cwd,
+            req.additional_directories,
+            req.mcp_servers,
+            req.meta,
+        );
         let (id, modes, options) = opened_parts(c.new_session(new).await?);
         Ok(acp::NewSessionResponse::new(id)
             .modes(modes)
@@ -149,7 +158,12 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::LoadSessionRequest|
      -> acp::LoadSessionResponse {
-        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let new = from_proto::new_session(
+            req.cwd,
+            req.additional_directories,
+            req.mcp_servers,
+            req.meta,
+        );
         let (_, modes, options) = opened_parts(c.load_session(&req.session_id.0, new).await?);
         Ok(acp::LoadSessionResponse::new()
             .modes(modes)
@@ -158,7 +172,12 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::ResumeSessionRequest|
      -> acp::ResumeSessionResponse {
-        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let new = from_proto::new_session(
+            req.cwd,
+            req.additional_directories,
+            req.mcp_servers,
+            req.meta,
+        );
         let (_, modes, options) = opened_parts(c.resume_session(&req.session_id.0, new).await?);
         Ok(acp::ResumeSessionResponse::new()
             .modes(modes)
@@ -167,7 +186,12 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::ForkSessionRequest|
      -> acp::ForkSessionResponse {
-        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let new = from_proto::new_session(
+            req.cwd,
+            req.additional_directories,
+            req.mcp_servers,
+            req.meta,
+        );
         let (id, modes, options) = opened_parts(c.fork_session(&req.session_id.0, new).await?);
         Ok(acp::ForkSessionResponse::new(id)
             .modes(modes)
@@ -182,6 +206,7 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
             .into_iter()
             .map(|s| {
                 acp::SessionInfo::new(s.session_id, s.cwd)
+                    .additional_directories(s.additional_directories)
                     .title(s.title)
                     .updated_at(s.updated_at)
             })

@@ -59,6 +59,8 @@ pub enum McpServer {
 #[derive(Debug, Clone, Default)]
 pub struct NewSession {
     pub cwd: PathBuf,
+    /// The workspace's other roots (`additionalDirectories`), absolute.
+    pub additional_directories: Vec<PathBuf>,
     pub mcp_servers: Vec<McpServer>,
     /// `_meta` of the request, for client-specific claude options.
     pub meta: Option<Value>,
@@ -87,6 +89,8 @@ pub enum StopReason {
 pub struct SessionSummary {
     pub session_id: String,
     pub cwd: PathBuf,
+    /// The session's other roots, where known (sessions open in this adapter).
+    pub additional_directories: Vec<PathBuf>,
     pub title: Option<String>,
     /// RFC 3339.
     pub updated_at: Option<String>,

@@ -74,6 +74,7 @@ pub fn list(
         sessions.push(SessionSummary {
             session_id: candidate.position.session_id.clone(),
             cwd: session_cwd,
+            additional_directories: Vec::new(),
             title: scan.title,
             updated_at: Some(time::rfc3339(candidate.modified)),
         });

@@ -5,6 +5,7 @@ mod asker;
 pub mod config;
 mod control;
 mod delete;
+mod directories;
 pub mod meta;
 pub mod modes;
 pub mod permissions;
@@ -34,6 +35,8 @@ const LOGIN_METHOD: &str = "claude-login";
 #[derive(Clone)]
 struct SessionHandle {
     commands: mpsc::UnboundedSender<Command>,
+    /// The roots claude got with `--add-dir`, reported by `session/list`.
+    additional_directories: Vec<PathBuf>,
 }
 
 /// Every session of this adapter process.
@@ -100,8 +103,8 @@ impl Sessions {
         start: Start,
     ) -> Result<SessionOpened, AgentError> {
         Self::check_cwd(&req.cwd)?;
-        let flags = meta::flags_from_meta(req.meta.as_ref())
-            .map_err(|e| AgentError::InvalidParams(e.to_string()))?;
+        let flags = directories::session_flags(&req)?;
+        let additional_directories = directories::added_directories(&flags);
         let mode = flags
             .value_of("--permission-mode")
             .unwrap_or("default")
@@ -143,10 +146,13 @@ impl Sessions {
             config_options: actor.config_options(),
         };
         let (tx, rx) = mpsc::unbounded_channel();
-        self.sessions
-            .lock()
-            .expect("session registry lock")
-            .insert(session_id, SessionHandle { commands: tx });
+        self.sessions.lock().expect("session registry lock").insert(
+            session_id,
+            SessionHandle {
+                commands: tx,
+                additional_directories,
+            },
+        );
         tokio::spawn(actor.run(rx));
         Ok(opened)
     }
@@ -174,6 +180,18 @@ impl Sessions {
     }
 }
 
+impl Sessions {
+    /// claude does not store a session's extra roots: those of sessions open here are known.
+    fn add_open_session_roots(&self, page: &mut SessionPage) {
+        let sessions = self.sessions.lock().expect("session registry lock");
+        for summary in &mut page.sessions {
+            if let Some(open) = sessions.get(&summary.session_id) {
+                summary.additional_directories = open.additional_directories.clone();
+            }
+        }
+    }
+}
+
 fn history_error(e: HistoryError) -> AgentError {
     match e {
         HistoryError::NotFound(_)
@@ -195,7 +213,7 @@ impl AgentCore for Sessions {
             fork_session: true,
             close_session: true,
             delete_session: true,
-            additional_directories: false,
+            additional_directories: true,
             logout: false,
             auth_methods: vec![(
                 LOGIN_METHOD.into(),
@@ -274,12 +292,14 @@ impl AgentCore for Sessions {
         cursor: Option<String>,
     ) -> Result<SessionPage, AgentError> {
         let dir = self.config_dir()?;
-        tokio::task::spawn_blocking(move || {
+        let mut page = tokio::task::spawn_blocking(move || {
             history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0)
         })
         .await
         .map_err(|e| AgentError::Internal(e.to_string()))?
-        .map_err(history_error)
+        .map_err(history_error)?;
+        self.add_open_session_roots(&mut page);
+        Ok(page)
     }
 
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError> {
