@@ -78,6 +78,11 @@ fn initialize_response(
         )
         .mcp_capabilities(acp::McpCapabilities::new().http(f.mcp_http).sse(f.mcp_sse))
         .session_capabilities(session);
+    let caps = if f.logout {
+        caps.auth(acp::AgentAuthCapabilities::new().logout(acp::LogoutCapabilities::new()))
+    } else {
+        caps
+    };
     let auth_methods = f
         .auth_methods
         .into_iter()
@@ -140,6 +145,11 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
         c.authenticate(&req.method_id.0)
             .await
             .map(|()| acp::AuthenticateResponse::new())
+    });
+    let builder = spawned!(builder, core, editor, |c,
+                                                   _req: acp::LogoutRequest|
+     -> acp::LogoutResponse {
+        c.logout().await.map(|()| acp::LogoutResponse::new())
     });
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::NewSessionRequest|

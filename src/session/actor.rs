@@ -29,6 +29,7 @@ use crate::translate::{self, TurnTranslator};
 
 mod claude_io;
 mod fallback;
+mod logout;
 mod settings;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
@@ -55,6 +56,10 @@ pub enum Command {
         reply: Reply<Vec<ConfigOption>>,
     },
     Close {
+        reply: oneshot::Sender<()>,
+    },
+    /// The user is logging out: end claude, which holds the old login.
+    LoggedOut {
         reply: oneshot::Sender<()>,
     },
 }
@@ -241,6 +246,10 @@ impl SessionActor {
                     ))),
                 };
                 let _ = reply.send(result);
+            }
+            Command::LoggedOut { reply } => {
+                self.end_claude_for_logout().await;
+                let _ = reply.send(());
             }
             Command::Close { .. } => unreachable!("handled in run"),
         }

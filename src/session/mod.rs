@@ -6,6 +6,7 @@ pub mod config;
 mod control;
 mod delete;
 mod directories;
+mod logout;
 pub mod meta;
 pub mod modes;
 pub mod permissions;
@@ -214,7 +215,7 @@ impl AgentCore for Sessions {
             close_session: true,
             delete_session: true,
             additional_directories: true,
-            logout: false,
+            logout: true,
             auth_methods: vec![(
                 LOGIN_METHOD.into(),
                 "Log in to Claude".into(),
@@ -318,6 +319,10 @@ impl AgentCore for Sessions {
 
     async fn delete_session(&self, session_id: &str) -> Result<(), AgentError> {
         self.delete(session_id).await
+    }
+
+    async fn logout(&self) -> Result<(), AgentError> {
+        self.log_out().await
     }
 
     async fn prompt(

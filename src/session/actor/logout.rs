@@ -1,0 +1,25 @@
+//! Logging out: the session's claude holds the login it started with, so it ends now and the next
+//! prompt starts one (resuming the conversation) that finds no login and says so.
+
+use std::time::Duration;
+
+use super::SessionActor;
+use crate::domain::AgentError;
+
+impl SessionActor {
+    pub(super) async fn end_claude_for_logout(&mut self) {
+        for (_, task) in self.permission_tasks.drain() {
+            task.abort();
+        }
+        if let Some(mut live) = self.live.take() {
+            live.process.shutdown(Duration::from_millis(500)).await;
+        }
+        *self.claude_slot.lock().expect("claude handle lock") = None;
+        if self.turn.is_some() {
+            self.finish_turn(Err(AgentError::AuthRequired(
+                "you logged out of claude during this turn: log in again (`claude-acp login`) to go on"
+                    .into(),
+            )));
+        }
+    }
+}
