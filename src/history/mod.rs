@@ -26,9 +26,10 @@ mod tests;
 use std::path::PathBuf;
 
 pub use delete::delete;
-pub use list::{DEFAULT_PAGE_SIZE, list};
+pub use list::{DEFAULT_PAGE_SIZE, list, prompt_title, stored_title};
 pub use paths::{default_config_dir, find, project_slug};
 pub use replay::{replay, replay_file};
+pub use time::now_rfc3339;
 
 /// Why stored history could not be read.
 #[derive(Debug, thiserror::Error)]

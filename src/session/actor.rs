@@ -31,6 +31,7 @@ mod claude_io;
 mod fallback;
 mod logout;
 mod settings;
+mod title;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
@@ -126,6 +127,8 @@ pub struct SessionActor {
     rules: permissions::SessionRules,
     internal_tx: mpsc::UnboundedSender<Internal>,
     internal_rx: mpsc::UnboundedReceiver<Internal>,
+    /// Whether the editor was told the title (once, after the first turn).
+    title_announced: bool,
 }
 
 impl SessionActor {
@@ -184,6 +187,7 @@ impl SessionActor {
             rules,
             internal_tx,
             internal_rx,
+            title_announced: false,
         }
     }
 
@@ -337,6 +341,11 @@ impl SessionActor {
         } else {
             outcome
         };
+        if outcome.is_ok() && !self.title_announced {
+            self.title_announced = true;
+            self.announce_title_then_reply(&turn.blocks, turn.reply, outcome);
+            return;
+        }
         let _ = turn.reply.send(outcome);
     }
 
