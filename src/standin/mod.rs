@@ -92,6 +92,7 @@
 //! | `big_tool_result` | 1 prompt | a 20 MiB tool_result line |
 //! | `error_result`, `max_tokens` | 1 prompt | `is_error` result / `stop_reason: max_tokens` |
 //! | `hang` | 1 prompt | nothing, ever |
+//! | `compact` | prompt, `/compact` | an answer; then compaction status lines, `compact_boundary`, a zero-usage result |
 //! | `demo` | prompts, each: allow, deny or interrupt | loops: a line, a Write of `hello.txt`, an answer |
 
 mod engine;
