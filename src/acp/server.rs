@@ -240,10 +240,13 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::PromptRequest|
      -> acp::PromptResponse {
-        let stop = c
+        let outcome = c
             .prompt(&req.session_id.0, from_proto::prompt_blocks(req.prompt))
             .await?;
-        Ok(acp::PromptResponse::new(to_proto::stop_reason(stop)))
+        Ok(
+            acp::PromptResponse::new(to_proto::stop_reason(outcome.stop_reason))
+                .usage(outcome.usage.map(to_proto::turn_usage)),
+        )
     });
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::SetSessionModeRequest|

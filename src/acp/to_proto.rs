@@ -5,7 +5,8 @@ use agent_client_protocol::v1::schema as acp;
 use crate::domain::{
     CompactionStatus, ConfigOption, ContentChunk, ModeState, PermissionOption,
     PermissionOptionKind, PlanEntry, PlanPriority, PlanStatus, SessionUpdate, SlashCommand,
-    StopReason, ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolLocation, ToolStatus, Usage,
+    StopReason, ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolLocation, ToolStatus,
+    TurnUsage, Usage,
 };
 
 pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
@@ -198,6 +199,15 @@ pub fn permission_option(o: PermissionOption) -> acp::PermissionOption {
         PermissionOptionKind::RejectAlways => acp::PermissionOptionKind::RejectAlways,
     };
     acp::PermissionOption::new(o.id, o.name, kind)
+}
+
+/// ACP's end-turn usage (unstable `unstable_end_turn_token_usage`).
+pub fn turn_usage(u: TurnUsage) -> acp::Usage {
+    let mut usage = acp::Usage::new(u.total(), u.input, u.output);
+    usage.thought_tokens = u.thinking;
+    usage.cached_read_tokens = Some(u.cache_read);
+    usage.cached_write_tokens = Some(u.cache_write);
+    usage
 }
 
 pub fn stop_reason(r: StopReason) -> acp::StopReason {

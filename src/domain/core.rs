@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use async_trait::async_trait;
 
 use super::{
-    AgentError, ConfigOption, NewSession, PromptBlock, SessionOpened, SessionPage, StopReason,
+    AgentError, ConfigOption, NewSession, PromptBlock, SessionOpened, SessionPage, TurnOutcome,
 };
 
 /// What `initialize` may claim, decided by what is built and configured.
@@ -70,7 +70,7 @@ pub trait AgentCore: Send + Sync + 'static {
         &self,
         session_id: &str,
         blocks: Vec<PromptBlock>,
-    ) -> Result<StopReason, AgentError>;
+    ) -> Result<TurnOutcome, AgentError>;
     /// `session/cancel`: a notification, so it returns nothing; it must not block.
     fn cancel(&self, session_id: &str);
     async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), AgentError>;

@@ -84,6 +84,38 @@ pub enum StopReason {
     Cancelled,
 }
 
+/// How a turn ended, and the tokens it took where claude said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnOutcome {
+    pub stop_reason: StopReason,
+    pub usage: Option<TurnUsage>,
+}
+
+impl From<StopReason> for TurnOutcome {
+    fn from(stop_reason: StopReason) -> Self {
+        TurnOutcome {
+            stop_reason,
+            usage: None,
+        }
+    }
+}
+
+/// The tokens of one turn, from claude's `result` (all of the turn's API requests).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnUsage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub thinking: Option<u64>,
+}
+
+impl TurnUsage {
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+}
+
 /// One entry of `session/list`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionSummary {

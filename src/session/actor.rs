@@ -23,7 +23,9 @@ use super::transport::McpPath;
 use crate::claude::wire::{OutboundControl, PermissionDecision};
 use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::domain::McpServer;
-use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason};
+use crate::domain::{
+    AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome, TurnUsage,
+};
 use crate::mcp::{BreakDetector, BreakSymptom, McpConfigFile};
 use crate::translate::{self, TurnTranslator};
 
@@ -44,7 +46,7 @@ pub type Reply<T> = oneshot::Sender<Result<T, AgentError>>;
 pub enum Command {
     Prompt {
         blocks: Vec<PromptBlock>,
-        reply: Reply<StopReason>,
+        reply: Reply<TurnOutcome>,
     },
     Cancel,
     SetMode {
@@ -80,7 +82,9 @@ struct Live {
 }
 
 struct Turn {
-    reply: Reply<StopReason>,
+    reply: Reply<TurnOutcome>,
+    /// The tokens claude says the turn took (its `result`), for the prompt's answer.
+    usage: Option<TurnUsage>,
     /// The prompt, to send again if claude had to be restarted before it read it.
     blocks: Vec<PromptBlock>,
     cancelled: bool,
@@ -259,7 +263,7 @@ impl SessionActor {
         }
     }
 
-    fn start_turn(&mut self, blocks: Vec<PromptBlock>, reply: Reply<StopReason>) {
+    fn start_turn(&mut self, blocks: Vec<PromptBlock>, reply: Reply<TurnOutcome>) {
         if self.turn.is_some() {
             let _ = reply.send(Err(AgentError::Busy(self.id.clone())));
             return;
@@ -278,6 +282,7 @@ impl SessionActor {
         self.translator.start_turn();
         self.turn = Some(Turn {
             reply,
+            usage: None,
             blocks,
             cancelled: false,
             deadline: None,
@@ -341,6 +346,10 @@ impl SessionActor {
         } else {
             outcome
         };
+        let outcome = outcome.map(|stop_reason| TurnOutcome {
+            stop_reason,
+            usage: turn.usage,
+        });
         if outcome.is_ok() && !self.title_announced {
             self.title_announced = true;
             self.announce_title_then_reply(&turn.blocks, turn.reply, outcome);

@@ -25,7 +25,7 @@ use self::config::AdapterConfig;
 use self::spawn::Start;
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
-    SessionOpened, SessionPage, StopReason,
+    SessionOpened, SessionPage, TurnOutcome,
 };
 use crate::history::{self, HistoryError};
 
@@ -329,7 +329,7 @@ impl AgentCore for Sessions {
         &self,
         session_id: &str,
         blocks: Vec<PromptBlock>,
-    ) -> Result<StopReason, AgentError> {
+    ) -> Result<TurnOutcome, AgentError> {
         self.ask(session_id, |reply| Command::Prompt { blocks, reply })
             .await
     }

@@ -127,6 +127,7 @@ impl TurnTranslator {
         let end = TurnEnd {
             updates: result::usage_update(r, last).into_iter().collect(),
             outcome: result::outcome(r),
+            usage: result::turn_usage(r),
         };
         self.start_turn();
         end

@@ -3,7 +3,7 @@
 //! Never a model request of ours.
 
 use super::{Reply, SessionActor};
-use crate::domain::{AgentError, PromptBlock, SessionUpdate, StopReason};
+use crate::domain::{AgentError, PromptBlock, SessionUpdate, TurnOutcome};
 use crate::history;
 
 impl SessionActor {
@@ -11,8 +11,8 @@ impl SessionActor {
     pub(super) fn announce_title_then_reply(
         &mut self,
         blocks: &[PromptBlock],
-        reply: Reply<StopReason>,
-        outcome: Result<StopReason, AgentError>,
+        reply: Reply<TurnOutcome>,
+        outcome: Result<TurnOutcome, AgentError>,
     ) {
         let from_prompt = blocks.iter().find_map(|b| match b {
             PromptBlock::Text(text) => history::prompt_title(text),
