@@ -44,7 +44,7 @@ fn opened_parts(
     )
 }
 
-fn initialize_response(
+pub(super) fn initialize_response(
     core: &dyn AgentCore,
     req: &acp::InitializeRequest,
 ) -> acp::InitializeResponse {
@@ -104,6 +104,25 @@ fn initialize_response(
         )
         .auth_methods(auth_methods)
 }
+
+/// The ACP methods (and the cancel notification) this agent has a handler for; the conformance
+/// test checks the schema's methods against it.
+pub(super) const HANDLED_METHODS: &[&str] = &[
+    "initialize",
+    "authenticate",
+    "logout",
+    "session/new",
+    "session/load",
+    "session/resume",
+    "session/fork",
+    "session/list",
+    "session/close",
+    "session/delete",
+    "session/prompt",
+    "session/set_mode",
+    "session/set_config_option",
+    "session/cancel",
+];
 
 /// Registers a handler for one request type that answers from a task of its own: the SDK's
 /// dispatch loop never waits on claude or on the editor.

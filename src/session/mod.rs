@@ -193,6 +193,27 @@ impl Sessions {
     }
 }
 
+/// What this adapter offers the editor (`initialize`).
+pub fn features() -> AgentFeatures {
+    AgentFeatures {
+        load_session: true,
+        mcp_http: true,
+        mcp_sse: true,
+        list_sessions: true,
+        resume_session: true,
+        fork_session: true,
+        close_session: true,
+        delete_session: true,
+        additional_directories: true,
+        logout: true,
+        auth_methods: vec![(
+            LOGIN_METHOD.into(),
+            "Log in to Claude".into(),
+            "Runs claude's own login (`claude /login`) in a terminal".into(),
+        )],
+    }
+}
+
 fn history_error(e: HistoryError) -> AgentError {
     match e {
         HistoryError::NotFound(_)
@@ -205,23 +226,7 @@ fn history_error(e: HistoryError) -> AgentError {
 #[async_trait]
 impl AgentCore for Sessions {
     fn features(&self) -> AgentFeatures {
-        AgentFeatures {
-            load_session: true,
-            mcp_http: true,
-            mcp_sse: true,
-            list_sessions: true,
-            resume_session: true,
-            fork_session: true,
-            close_session: true,
-            delete_session: true,
-            additional_directories: true,
-            logout: true,
-            auth_methods: vec![(
-                LOGIN_METHOD.into(),
-                "Log in to Claude".into(),
-                "Runs claude's own login (`claude /login`) in a terminal".into(),
-            )],
-        }
+        features()
     }
 
     async fn authenticate(&self, method_id: &str) -> Result<(), AgentError> {
