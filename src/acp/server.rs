@@ -107,6 +107,7 @@ pub(super) fn initialize_response(
 
 /// The ACP methods (and the cancel notification) this agent has a handler for; the conformance
 /// test checks the schema's methods against it.
+#[cfg(test)]
 pub(super) const HANDLED_METHODS: &[&str] = &[
     "initialize",
     "authenticate",

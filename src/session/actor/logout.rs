@@ -8,13 +8,10 @@ use crate::domain::AgentError;
 
 impl SessionActor {
     pub(super) async fn end_claude_for_logout(&mut self) {
-        for (_, task) in self.permission_tasks.drain() {
-            task.abort();
+        self.asks.withdraw_all();
+        if let Some(mut process) = self.claude.ended() {
+            process.shutdown(Duration::from_millis(500)).await;
         }
-        if let Some(mut live) = self.live.take() {
-            live.process.shutdown(Duration::from_millis(500)).await;
-        }
-        *self.claude_slot.lock().expect("claude handle lock") = None;
         if self.turn.is_some() {
             self.finish_turn(Err(AgentError::AuthRequired(
                 "you logged out of claude during this turn: log in again (`claude-acp login`) to go on"

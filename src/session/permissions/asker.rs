@@ -1,0 +1,56 @@
+//! One permission ask, whichever way it came (claude's `can_use_tool` on stdio, or a call of our
+//! MCP permission tool): the editor decides, deny rules are put in force before the answer, and
+//! a mode change the answer implies is reported to the session.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::SessionRules;
+use crate::claude::ClaudeHandle;
+use crate::claude::wire::{CanUseTool, OutboundControl, PermissionDecision};
+use crate::domain::EditorClient;
+
+const RULE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Everything an ask needs; cheap to clone into the task or MCP call that runs it.
+#[derive(Clone)]
+pub struct PermissionAsker {
+    pub editor: Arc<dyn EditorClient>,
+    pub session_id: String,
+    pub cwd: PathBuf,
+    pub rules: SessionRules,
+    /// The claude running now (it changes when claude is restarted).
+    pub claude: Arc<Mutex<Option<ClaudeHandle>>>,
+    /// Mode changes an answer implies (ExitPlanMode, "allow all edits").
+    pub mode_changes: mpsc::UnboundedSender<String>,
+}
+
+impl PermissionAsker {
+    pub async fn ask(&self, req: CanUseTool) -> PermissionDecision {
+        let decision = super::decide(
+            self.editor.clone(),
+            &self.session_id,
+            &self.cwd,
+            req,
+            &self.rules,
+        )
+        .await;
+        // Deny rules first, so they are in force before claude reads the deny.
+        if let Some(settings) = decision.flag_settings {
+            let handle = self.claude.lock().expect("claude handle lock").clone();
+            if let Some(handle) = handle {
+                let request = OutboundControl::ApplyFlagSettings { settings };
+                if let Err(e) = handle.request(request, RULE_TIMEOUT).await {
+                    tracing::warn!("claude did not take the deny rule: {e}");
+                }
+            }
+        }
+        if let Some(mode) = decision.mode_change {
+            let _ = self.mode_changes.send(mode);
+        }
+        decision.reply
+    }
+}
