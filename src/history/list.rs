@@ -74,6 +74,7 @@ pub fn list(
         sessions.push(SessionSummary {
             session_id: candidate.position.session_id.clone(),
             cwd: session_cwd,
+            additional_directories: Vec::new(),
             title: scan.title,
             updated_at: Some(time::rfc3339(candidate.modified)),
         });
@@ -184,8 +185,8 @@ struct Scan {
 /// Reads a transcript for its cwd and title; `None` when nothing was said in it.
 ///
 /// Title: the name the person gave the session (`custom-title`), else claude's generated one
-/// (`ai-title`), else a `summary` line, else the first prompt (or, failing that, the first slash
-/// command). Only lines that can matter are parsed.
+/// (`ai-title`), else a `summary` line, else the first prompt's first line (or, failing that, the
+/// first slash command). Only lines that can matter are parsed.
 fn scan(file: &Path) -> Option<Scan> {
     let mut cwd = None;
     let (mut custom, mut ai, mut summary, mut prompt, mut command) = (None, None, None, None, None);
@@ -213,7 +214,7 @@ fn scan(file: &Path) -> Option<Scan> {
                 match lines::classify_user(&value) {
                     UserLine::Prompt(chunks) if prompt.is_none() => {
                         said_something = true;
-                        prompt = Some(lines::prompt_text(&chunks));
+                        prompt = prompt_title(&lines::prompt_text(&chunks));
                     }
                     UserLine::Command(typed) if command.is_none() => {
                         said_something = true;
@@ -240,8 +241,23 @@ fn scan(file: &Path) -> Option<Scan> {
     })
 }
 
+/// The title claude stored for a session (a name given to it, claude's own summary), else its first
+/// prompt's first line; `None` when claude stored nothing said in it.
+pub fn stored_title(config_dir: &Path, session_id: &str) -> Option<String> {
+    let (file, _) = super::paths::find(config_dir, session_id)?;
+    scan(&file)?.title
+}
+
+/// The title a prompt gives its session: its first non-blank line, shortened.
+pub fn prompt_title(prompt: &str) -> Option<String> {
+    prompt
+        .lines()
+        .map(short_title)
+        .find(|line| !line.is_empty())
+}
+
 /// One line of at most [`TITLE_MAX_CHARS`] characters, cut with `…`.
-pub(crate) fn short_title(text: &str) -> String {
+fn short_title(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() <= TITLE_MAX_CHARS {
         return line;

@@ -37,7 +37,7 @@ impl OpenSession {
                     _ => None,
                 })
                 .collect();
-            self.title = Some(crate::history::short_title(&text.join(" ")));
+            self.title = Some(crate::history::prompt_title(&text.join("\n")).unwrap_or_default());
         }
         self.updated = SystemTime::now();
     }
@@ -70,6 +70,7 @@ pub(super) fn with_open_sessions(
         .map(|s| SessionSummary {
             session_id: s.session_id,
             cwd: s.cwd,
+            additional_directories: Vec::new(),
             title: s.title,
             updated_at: Some(crate::history::rfc3339(s.updated)),
         })
@@ -95,6 +96,7 @@ mod tests {
         SessionSummary {
             session_id: id.into(),
             cwd: "/w".into(),
+            additional_directories: Vec::new(),
             title: Some("stored".into()),
             updated_at: None,
         }

@@ -2,9 +2,12 @@
 
 mod actor;
 pub mod config;
+mod delete;
+mod directories;
 pub mod fallback;
 mod incoming;
 mod listing;
+mod logout;
 pub mod meta;
 pub mod modes;
 pub mod permissions;
@@ -23,7 +26,7 @@ use self::listing::OpenSession;
 use self::spawn::Start;
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
-    SessionOpened, SessionPage, StopReason,
+    SessionOpened, SessionPage, TurnOutcome,
 };
 use crate::history::{self, HistoryError};
 
@@ -36,6 +39,8 @@ struct SessionHandle {
     commands: mpsc::UnboundedSender<Command>,
     /// What `session/list` shows of it until claude has stored it.
     listed: Arc<Mutex<OpenSession>>,
+    /// The roots claude got with `--add-dir`, reported by `session/list`.
+    additional_directories: Vec<PathBuf>,
 }
 
 /// Every session of this adapter process.
@@ -102,8 +107,8 @@ impl Sessions {
         start: Start,
     ) -> Result<SessionOpened, AgentError> {
         Self::check_cwd(&req.cwd)?;
-        let flags = meta::flags_from_meta(req.meta.as_ref())
-            .map_err(|e| AgentError::InvalidParams(e.to_string()))?;
+        let flags = directories::session_flags(&req)?;
+        let additional_directories = directories::added_directories(&flags);
         let mode = flags
             .value_of("--permission-mode")
             .unwrap_or("default")
@@ -153,6 +158,7 @@ impl Sessions {
             SessionHandle {
                 commands: tx,
                 listed,
+                additional_directories,
             },
         );
         tokio::spawn(actor.run(rx));
@@ -182,6 +188,39 @@ impl Sessions {
     }
 }
 
+impl Sessions {
+    /// claude does not store a session's extra roots: those of sessions open here are known.
+    fn add_open_session_roots(&self, page: &mut SessionPage) {
+        let sessions = self.sessions.lock().expect("session registry lock");
+        for summary in &mut page.sessions {
+            if let Some(open) = sessions.get(&summary.session_id) {
+                summary.additional_directories = open.additional_directories.clone();
+            }
+        }
+    }
+}
+
+/// What this adapter offers the editor (`initialize`).
+pub fn features() -> AgentFeatures {
+    AgentFeatures {
+        load_session: true,
+        mcp_http: true,
+        mcp_sse: true,
+        list_sessions: true,
+        resume_session: true,
+        fork_session: true,
+        close_session: true,
+        delete_session: true,
+        additional_directories: true,
+        logout: true,
+        auth_methods: vec![(
+            LOGIN_METHOD.into(),
+            "Log in to Claude".into(),
+            "Runs claude's own login (`claude /login`) in a terminal".into(),
+        )],
+    }
+}
+
 fn history_error(e: HistoryError) -> AgentError {
     match e {
         HistoryError::NotFound(_)
@@ -194,20 +233,7 @@ fn history_error(e: HistoryError) -> AgentError {
 #[async_trait]
 impl AgentCore for Sessions {
     fn features(&self) -> AgentFeatures {
-        AgentFeatures {
-            load_session: true,
-            mcp_http: true,
-            mcp_sse: true,
-            list_sessions: true,
-            resume_session: true,
-            fork_session: true,
-            close_session: true,
-            auth_methods: vec![(
-                LOGIN_METHOD.into(),
-                "Log in to Claude".into(),
-                "Runs claude's own login (`claude /login`) in a terminal".into(),
-            )],
-        }
+        features()
     }
 
     async fn authenticate(&self, method_id: &str) -> Result<(), AgentError> {
@@ -290,7 +316,7 @@ impl AgentCore for Sessions {
                 .map(|h| h.listed.lock().expect("listing lock").clone())
                 .collect(),
         };
-        tokio::task::spawn_blocking(move || {
+        let mut page = tokio::task::spawn_blocking(move || {
             let page = history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
             Ok(listing::with_open_sessions(
                 page,
@@ -301,7 +327,9 @@ impl AgentCore for Sessions {
         })
         .await
         .map_err(|e| AgentError::Internal(e.to_string()))?
-        .map_err(history_error)
+        .map_err(history_error)?;
+        self.add_open_session_roots(&mut page);
+        Ok(page)
     }
 
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError> {
@@ -318,11 +346,19 @@ impl AgentCore for Sessions {
         Ok(())
     }
 
+    async fn delete_session(&self, session_id: &str) -> Result<(), AgentError> {
+        self.delete(session_id).await
+    }
+
+    async fn logout(&self) -> Result<(), AgentError> {
+        self.log_out().await
+    }
+
     async fn prompt(
         &self,
         session_id: &str,
         blocks: Vec<PromptBlock>,
-    ) -> Result<StopReason, AgentError> {
+    ) -> Result<TurnOutcome, AgentError> {
         if let Ok(handle) = self.handle(session_id) {
             handle
                 .listed

@@ -79,6 +79,7 @@ pub struct TurnTranslator {
     mode: Option<String>,
     /// The last main-thread API response of the turn and its context size.
     last_context: Option<(Option<String>, ContextTokens)>,
+    compactions: super::Compactions,
 }
 
 impl TurnTranslator {
@@ -90,6 +91,7 @@ impl TurnTranslator {
             tasks: TaskList::default(),
             mode: None,
             last_context: None,
+            compactions: super::Compactions::default(),
         }
     }
 
@@ -126,6 +128,7 @@ impl TurnTranslator {
         let end = TurnEnd {
             updates: result::usage_update(r, last).into_iter().collect(),
             outcome: result::outcome(r),
+            usage: result::turn_usage(r),
         };
         self.start_turn();
         end
@@ -332,6 +335,16 @@ impl TurnTranslator {
     }
 
     fn on_system(&mut self, s: &SystemMessage, out: &mut Translation) {
+        let news = self.compactions.on_system(s);
+        out.updates.extend(news.update);
+        if let Some(after) = news.context_after {
+            // The context shrank: the turn's usage is what is left, until the next response.
+            let tokens = ContextTokens {
+                input: after,
+                output: 0,
+            };
+            self.last_context = Some((None, tokens));
+        }
         match s.subtype.as_str() {
             "init" => {
                 let info = InitInfo::from_system(s);

@@ -194,7 +194,11 @@ fn titles_prefer_the_given_name_then_claudes_then_the_first_prompt() {
     );
     assert_eq!(titles[2].as_deref(), Some("My login work"));
     assert_eq!(titles[3].as_deref(), Some("Fix login bug"));
-    assert_eq!(titles[4].as_deref(), Some("fix the login bug"));
+    assert_eq!(
+        titles[4].as_deref(),
+        Some("fix the"),
+        "the first prompt's first line"
+    );
 }
 
 #[test]

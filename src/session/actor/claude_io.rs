@@ -84,6 +84,9 @@ impl SessionActor {
             }
             ClaudeMessage::Result(result) => {
                 let end = self.translator.on_result(&result);
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.usage = end.usage;
+                }
                 for update in end.updates {
                     self.editor.session_update(&self.id, update);
                 }
