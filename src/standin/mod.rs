@@ -29,6 +29,8 @@
 //! - `{"sleep_ms": N}`, `{"stderr": "text"}` (substituted), `{"exit": code}` (a crash).
 //! - `{"wait_eof": true}` ignores further lines (still logged) until stdin closes, then exits 0.
 //! - `{"hang": true}` ignores everything until killed.
+//! - `{"ignore_eof": true}`: from then on, stdin closing does not end the run; it waits to be
+//!   killed instead (a claude busy in a long tool call), so only a real kill takes it down.
 //! - `{"write_file": {"path": "hello.txt", "content": "..."}}` really writes the file, relative to
 //!   the stand-in's cwd (both substituted), as the Write tool would.
 //! - `{"set": {"var": J}}` sets variables (values substituted).
@@ -63,7 +65,10 @@
 //!
 //! If env `CLAUDE_STANDIN_LOG` names a file, one JSON line per event is appended to it:
 //! `{"event":"start","argv":[..],"cwd":..}`, `{"event":"recv","line":<JSON or string>}`,
-//! `{"event":"error","message":..}`, `{"event":"exit","code":N}`, each with `pid`.
+//! `{"event":"error","message":..,"code":N}` (a mismatch or a broken script),
+//! `{"event":"scripted_exit","code":N}` (an `exit` step), `{"event":"eof_ignored"}`,
+//! `{"event":"exit","code":N}`, each with `pid`. Tests read the verdict from it: a clean run
+//! has no `error` and exits 0 unless its script said otherwise.
 //!
 //! Fixtures live in `fixtures/standin/*.jsonl`, derived from the transcripts of the real CLI in
 //! `fixtures/transcripts/` by `fixtures/standin/tools/derive.py` (paths `/run/work` became
