@@ -36,16 +36,18 @@
 //! - `{"set": {"var": J}}` sets variables (values substituted).
 //! - `{"on": P, "bind": {...}, "reply": [J, ...]}` registers a handler: from then on, a received
 //!   line that the current step does not want (and that is not read by an `optional` step) but
-//!   that matches `P` is bound, answered with the replies, and skipped. `initialize.jsonl`
-//!   includes `control_defaults.jsonl`, which answers `set_permission_mode` (ack + `system/status`,
-//!   rebinding `permission_mode`), `set_model` (ack, rebinding `model`) and `interrupt`
-//!   (`{"still_queued":[]}`) the way the idle CLI does, so every fixture tolerates them.
+//!   that matches `P` is bound, answered with the replies, and skipped. `control_defaults.jsonl`
+//!   answers `set_permission_mode` (ack + `system/status`, rebinding `permission_mode`),
+//!   `set_model` (ack, rebinding `model`), `interrupt` (`{"still_queued":[]}`) and
+//!   `apply_flag_settings` the way the idle CLI does; only scripts where such requests may come at
+//!   any point (the demo) include it. Elsewhere they are expected exactly where they
+//!   are the behaviour, and anything else is a mismatch.
 //! - `{"label": "name"}` marks a place; `{"goto": "name"}` jumps there (a demo that loops).
 //! - `{"branch": [{"expect": P, "bind": {...}, "goto": "label"}, ...]}` reads one line and jumps
 //!   to the label of the first alternative that matches (e.g. allow vs deny); none is a mismatch.
 //! - `{"include": "name.jsonl"}` splices another script in: built-in snippets first
-//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like 2.1.332, then
-//!   installs the `control_defaults.jsonl` handlers;
+//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like 2.1.332;
+//!   `control_defaults.jsonl`: the handlers above;
 //!   `system_init.jsonl`: the `system/init` line of a turn), then files next to the script.
 //!
 //! Any step may carry `"when": "--flag"` or `"unless": "--flag"` to run only if claude was (was
@@ -80,16 +82,17 @@
 //! | `text` | 2 prompts | plain answers; the 2nd thinks first |
 //! | `partial_messages` | 1 prompt | thinking, text, a Read (no ask), deltas |
 //! | `write_allow` | prompt, allow | Write ask; writes `updatedInput.content` to `hello.txt` |
-//! | `write_deny` | prompt, deny | Write ask; the error tool_result echoes the message |
+//! | `write_deny` | prompt, deny (an `apply_flag_settings` rule may come first) | Write ask; the error tool_result echoes the message; an allow really writes `hello.txt` |
 //! | `bash_edit` | prompt, allow x3 | Read, Edit, 3 Bash (asks: Edit, 2 Bash); writes `src/main.rs`, `build.log` |
 //! | `ask_user_question` | prompt, allow | AskUserQuestion as can_use_tool |
 //! | `todowrite`, `task_tools` | 1 prompt | TodoWrite plan / Task tools, no asks |
 //! | `permission_mode` | set_permission_mode, prompt, allow, set_permission_mode, prompt, allow | acks + system/status |
 //! | `exit_plan_mode` | (set_permission_mode), prompt, allow or deny | ExitPlanMode ask; approval -> status default |
 //! | `set_model` | set_model, prompt | ack; the turn reports the new model |
+//! | `set_permission_mode` | set_permission_mode | ack + system/status; nothing else |
 //! | `resume` | 1 prompt (spawn with `--resume <id>`) | answers in session `<id>` |
 //! | `interrupt` | prompt, interrupt after deltas, prompt | aborted partial, error_during_execution |
-//! | `interrupt_permission` | prompt, interrupt (ask left pending), prompt | control_cancel_request, aborted_tools |
+//! | `interrupt_permission` | prompt, deny + interrupt (any order), prompt | control_cancel_request, aborted_tools |
 //! | `crash` | 1 prompt | some text, stderr, exit 1 |
 //! | `garbage` | prompt, error reply to `no_such_subtype` | non-JSON line, unknown types, then an answer |
 //! | `big_tool_result` | 1 prompt | a 20 MiB tool_result line |

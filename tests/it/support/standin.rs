@@ -39,8 +39,12 @@ impl Standin {
         );
         let dir = tempfile::tempdir().expect("temp dir");
         let wrapper = dir.path().join("claude");
+        let log = dir.path().join("standin.log");
+        // The log is set here, not by the adapter's environment, so every stand-in started
+        // through this wrapper logs and gets its verdict read, whatever env a test gives the adapter.
         let body = format!(
-            "#!/bin/sh\nexec '{}' standin --script '{}' \"$@\"\n",
+            "#!/bin/sh\nCLAUDE_STANDIN_LOG='{}' exec '{}' standin --script '{}' \"$@\"\n",
+            log.display(),
             env!("CARGO_BIN_EXE_claude-acp"),
             script.display()
         );
@@ -49,7 +53,6 @@ impl Standin {
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let work = dir.path().join("work");
         std::fs::create_dir(&work).expect("work dir");
-        let log = dir.path().join("standin.log");
         Self {
             dir,
             wrapper,
