@@ -98,6 +98,7 @@
 //! | `big_tool_result` | 1 prompt | a 20 MiB tool_result line |
 //! | `error_result`, `max_tokens` | 1 prompt | `is_error` result / `stop_reason: max_tokens` |
 //! | `hang` | 1 prompt | nothing, ever |
+//! | `text_ignoring_eof` | as `text` | as `text`, but stdin closing does not end it: only a kill does |
 //! | `demo` | prompts, each: allow, deny or interrupt | loops: a line, a Write of `hello.txt`, an answer |
 
 mod engine;

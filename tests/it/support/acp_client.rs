@@ -300,6 +300,51 @@ impl AcpClient {
         }
     }
 
+    /// Waits for a line on the adapter's stdout (any message) that satisfies `pred`, looking at
+    /// everything received since the start; panics with diagnostics on timeout or end of output.
+    pub async fn wait_for_message(
+        &self,
+        pred: impl Fn(&Value) -> bool,
+        timeout: Duration,
+    ) -> Value {
+        let found = self
+            .shared
+            .wait_for(timeout, |record| {
+                record.transcript.iter().find(|m| pred(m)).cloned()
+            })
+            .await;
+        found.unwrap_or_else(|why| {
+            panic!(
+                "waiting for a matching message: {why}\n{}",
+                self.diagnostics()
+            )
+        })
+    }
+
+    /// Ends the session as an editor quits: closes stdin, waits for the adapter to exit and for
+    /// its stdout to end, so that every line it ever printed is recorded. For checks that
+    /// something did NOT happen: after this, nothing more can. Panics after `timeout`.
+    pub async fn quit(&self, timeout: Duration) -> ExitStatus {
+        self.close_stdin().await;
+        let status = self.wait_exit(timeout).await.unwrap_or_else(|| {
+            panic!(
+                "the adapter did not exit within {timeout:?} of stdin closing\n{}",
+                self.diagnostics()
+            )
+        });
+        let ended = self
+            .shared
+            .wait_for(timeout, |record| record.closed.then_some(()))
+            .await;
+        if let Err(why) = ended {
+            panic!(
+                "the adapter's stdout did not end: {why}\n{}",
+                self.diagnostics()
+            );
+        }
+        status
+    }
+
     /// Waits for the adapter to exit; `None` if it is still running after `timeout`.
     pub async fn wait_exit(&self, timeout: Duration) -> Option<ExitStatus> {
         let mut child = self.child.lock().await;

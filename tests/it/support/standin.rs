@@ -203,6 +203,22 @@ impl Standin {
             .collect()
     }
 
+    /// Waits until the stand-ins received a line satisfying `pred` and returns it.
+    pub async fn wait_received(&self, pred: impl Fn(&Value) -> bool, timeout: Duration) -> Value {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(line) = self.received().into_iter().find(|l| pred(l)) {
+                return line;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the stand-in did not receive the line waited for: {:?}",
+                self.events()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Waits until `n` stand-in processes have started.
     pub async fn wait_started(&self, n: usize, timeout: Duration) -> Vec<u32> {
         let deadline = tokio::time::Instant::now() + timeout;
