@@ -13,10 +13,10 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 use super::connection::ClaudeHandle;
-use super::control::PendingRequests;
 use super::error::ClaudeError;
 use super::group;
 use super::locate::ClaudeCommand;
+use super::pending::PendingRequests;
 use super::streams::{StderrTail, read_stderr, read_stdout};
 use super::wire::ClaudeMessage;
 

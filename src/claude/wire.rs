@@ -386,6 +386,14 @@ pub enum PermissionDecision {
     },
 }
 
+impl PermissionDecision {
+    /// The decision as the payload of claude's control response.
+    pub fn to_value(&self) -> Value {
+        // Strings, bools and JSON values only: serializing cannot fail.
+        serde_json::to_value(self).expect("a permission decision serializes")
+    }
+}
+
 /// A request we send to claude on its control channel.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]

@@ -9,3 +9,4 @@ mod clients;
 mod real_cli;
 mod standin;
 mod support;
+mod tidy;

@@ -1,4 +1,4 @@
-//! Control requests claude sends us: each gets exactly one answer.
+//! Control requests claude sends us (`can_use_tool`, hooks, anything else): each classified to get exactly one answer.
 
 use serde_json::{Value, json};
 
