@@ -5,6 +5,7 @@ mod errors;
 mod from_proto;
 mod server;
 mod to_proto;
+mod transport;
 
 pub use client::AcpEditor;
 pub use server::serve_stdio;

@@ -3,6 +3,7 @@
 pub mod connection;
 mod control;
 pub mod error;
+mod events;
 mod group;
 pub mod locate;
 pub mod process;
@@ -12,6 +13,7 @@ pub mod wire;
 
 pub use connection::ClaudeHandle;
 pub use error::ClaudeError;
+pub use events::EventReceiver;
 pub use group::kill_all_children;
 pub use locate::{ClaudeCommand, LocateEnv, LocateError, locate};
 pub use process::{ClaudeEvent, ClaudeProcess, ExitInfo, SpawnOptions};

@@ -9,12 +9,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::process::{Child, Command};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
 use super::connection::ClaudeHandle;
 use super::control::PendingRequests;
 use super::error::ClaudeError;
+use super::events::{self, EventReceiver, EventSender};
 use super::group;
 use super::locate::ClaudeCommand;
 use super::streams::{StderrTail, read_stderr, read_stdout};
@@ -95,16 +96,15 @@ pub struct ClaudeProcess {
 impl ClaudeProcess {
     /// Starts claude and the tasks that read its output. Must be called within a tokio runtime.
     ///
-    /// Events come on an unbounded channel on purpose: a bounded one could block the stdout reader,
-    /// and with it the control response the consumer may be awaiting, and streaming must never be
-    /// dropped.
+    /// Events come on a channel bounded in bytes: a session that stops taking them (its editor
+    /// is slow) stops the reader, and claude's full pipe stops claude. Nothing is dropped.
     pub fn spawn(
         opts: SpawnOptions,
     ) -> Result<
         (
             ClaudeProcess,
             ClaudeHandle,
-            mpsc::UnboundedReceiver<ClaudeEvent>,
+            EventReceiver,
         ),
         ClaudeError,
     > {
@@ -151,7 +151,7 @@ impl ClaudeProcess {
         tracing::debug!(pid, program = %opts.command.program.display(), "claude started");
 
         let pending = Arc::new(PendingRequests::default());
-        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let (events_tx, events_rx) = events::channel();
         let (exit_tx, exit_rx) = watch::channel(None);
         let handle = ClaudeHandle::start(stdin, Arc::clone(&pending), exit_rx.clone());
 
@@ -244,7 +244,7 @@ async fn supervise(
     pid: u32,
     mut streams: Streams,
     pending: Arc<PendingRequests>,
-    events: mpsc::UnboundedSender<ClaudeEvent>,
+    events: EventSender,
     exit: watch::Sender<Option<ExitInfo>>,
 ) {
     let status = if wait_exited_unreaped(pid).await {
@@ -256,15 +256,21 @@ async fn supervise(
         group::retire_group(pid as i32);
         status
     };
-    if tokio::time::timeout(STDOUT_DRAIN, &mut streams.reader)
+    // A reader held back by a slow session is still draining: only a pipe held open by an escaped
+    // process is given up on.
+    while tokio::time::timeout(STDOUT_DRAIN, &mut streams.reader)
         .await
         .is_err()
     {
+        if events.is_held_back() {
+            continue;
+        }
         tracing::warn!(
             pid,
             "claude's stdout stayed open after it exited; dropping the rest"
         );
         streams.reader.abort();
+        break;
     }
     if tokio::time::timeout(STDERR_DRAIN, &mut streams.stderr_reader)
         .await
@@ -276,7 +282,7 @@ async fn supervise(
     tracing::debug!(pid, status = %info.status, "claude exited");
     pending.fail_all(&info.status, &info.stderr_tail);
     exit.send_replace(Some(info.clone()));
-    let _ = events.send(ClaudeEvent::Exited(info));
+    events.send_now(ClaudeEvent::Exited(info));
 }
 
 /// Waits until `pid` has exited but leaves it a zombie, so its pid (the group's id) stays reserved

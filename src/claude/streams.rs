@@ -4,9 +4,9 @@
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::sync::mpsc;
 
 use super::control::PendingRequests;
+use super::events::EventSender;
 use super::process::ClaudeEvent;
 use super::redact::{log_excerpt, redact_secrets};
 use super::wire::ClaudeMessage;
@@ -24,7 +24,7 @@ const READ_CHUNK_BYTES: usize = 64 * 1024;
 pub(crate) async fn read_stdout<R>(
     stdout: R,
     pending: &PendingRequests,
-    events: &mpsc::UnboundedSender<ClaudeEvent>,
+    events: &EventSender,
 ) where
     R: AsyncRead + Unpin,
 {
@@ -55,9 +55,9 @@ pub(crate) async fn read_stdout<R>(
                 tracing::debug!(kind = %log_excerpt(&kind, 80), "skipping a claude message of unknown type");
             }
             Ok(message) => {
-                // Nobody listening any more is fine: keep reading so control responses still arrive
-                // and claude never blocks on a full pipe.
-                let _ = events.send(ClaudeEvent::Message(message));
+                // Waits while the session is behind (backpressure); nobody listening any more is
+                // fine: reading goes on so control responses still arrive.
+                events.send(ClaudeEvent::Message(message), buffer.len()).await;
             }
             Err(error) => {
                 tracing::warn!(%error, line = %log_excerpt(line, 200), "skipping an unreadable line from claude");
@@ -138,7 +138,7 @@ mod tests {
         );
         let pending = Arc::new(PendingRequests::default());
         let mut waiting = pending.register("r1").unwrap();
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::claude::events::channel();
         read_stdout(stdout.as_bytes(), &pending, &tx).await;
         drop(tx);
         let mut kinds = Vec::new();

@@ -70,7 +70,7 @@ enum Internal {
 struct Live {
     process: ClaudeProcess,
     handle: ClaudeHandle,
-    events: mpsc::UnboundedReceiver<ClaudeEvent>,
+    events: crate::claude::EventReceiver,
 }
 
 struct Turn {
@@ -208,7 +208,7 @@ impl SessionActor {
                         return;
                     }
                 },
-                event = next_event(&mut self.live) => match event {
+                event = next_event(&mut self.live, &*self.editor) => match event {
                     Some(event) => self.on_claude(event),
                     // The reader ends after its one `Exited`; a closed channel without it still means gone.
                     None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
@@ -386,9 +386,13 @@ fn deliver(sent: impl Future<Output = Result<(), crate::claude::ClaudeError>> + 
     });
 }
 
-async fn next_event(live: &mut Option<Live>) -> Option<ClaudeEvent> {
+/// claude's next event, taken only when the editor has room for what it becomes.
+async fn next_event(live: &mut Option<Live>, editor: &dyn EditorClient) -> Option<ClaudeEvent> {
     match live {
-        Some(live) => live.events.recv().await,
+        Some(live) => {
+            editor.room_for_updates().await;
+            live.events.recv().await
+        }
         None => std::future::pending().await,
     }
 }

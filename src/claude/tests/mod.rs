@@ -6,7 +6,7 @@ mod requests;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedReceiver;
+use super::EventReceiver;
 
 use super::wire::{ClaudeMessage, ContentBlock, OutboundControl};
 use super::*;
@@ -35,7 +35,7 @@ pub(super) fn python(script: &str) -> SpawnOptions {
 
 /// Every message, then the one exit; checks nothing follows the exit.
 pub(super) async fn until_exit(
-    events: &mut UnboundedReceiver<ClaudeEvent>,
+    events: &mut EventReceiver,
 ) -> (Vec<ClaudeMessage>, ExitInfo) {
     let mut messages = Vec::new();
     loop {
@@ -56,7 +56,7 @@ pub(super) async fn until_exit(
     }
 }
 
-pub(super) async fn next_message(events: &mut UnboundedReceiver<ClaudeEvent>) -> ClaudeMessage {
+pub(super) async fn next_message(events: &mut EventReceiver) -> ClaudeMessage {
     match tokio::time::timeout(EVENT_WAIT, events.recv())
         .await
         .expect("an event in time")
