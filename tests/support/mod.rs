@@ -10,6 +10,7 @@ pub mod history;
 pub mod mock_api;
 pub mod netns;
 pub mod procs;
+pub mod raw_editor;
 pub mod real_cli;
 pub mod real_session;
 pub mod standin;
