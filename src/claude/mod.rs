@@ -5,6 +5,7 @@ mod control;
 pub mod error;
 mod events;
 mod group;
+mod lenient;
 pub mod locate;
 pub mod process;
 mod redact;

@@ -25,6 +25,8 @@ use super::wire::ClaudeMessage;
 /// process that escaped claude's group can hold the pipe open that long).
 const STDOUT_DRAIN: Duration = Duration::from_secs(2);
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
+/// How long a claude whose stdout closed may take to exit before it is killed.
+const STDOUT_EOF_GRACE: Duration = Duration::from_secs(2);
 /// After SIGKILL, how long `shutdown` waits to see the exit.
 const KILL_REAP_WAIT: Duration = Duration::from_secs(2);
 
@@ -247,7 +249,28 @@ async fn supervise(
     events: EventSender,
     exit: watch::Sender<Option<ExitInfo>>,
 ) {
-    let status = if wait_exited_unreaped(pid).await {
+    // A claude that closes its stdout yet lives on can never answer again: it gets
+    // `STDOUT_EOF_GRACE` to exit on its own, then its group is killed. `Some(killed)` once the
+    // reader is done before the exit.
+    let mut stdout_closed_first = None;
+    let exited = wait_exited_unreaped(pid);
+    tokio::pin!(exited);
+    let watched = tokio::select! {
+        watched = &mut exited => watched,
+        _ = &mut streams.reader => match tokio::time::timeout(STDOUT_EOF_GRACE, &mut exited).await {
+            Ok(watched) => {
+                stdout_closed_first = Some(false);
+                watched
+            }
+            Err(_) => {
+                tracing::warn!(pid, "claude closed its stdout but kept running; stopping it");
+                stdout_closed_first = Some(true);
+                group::kill_group(pid as i32);
+                exited.await
+            }
+        },
+    };
+    let status = if watched {
         group::retire_group(pid as i32);
         child.wait().await
     } else {
@@ -258,9 +281,10 @@ async fn supervise(
     };
     // A reader held back by a slow session is still draining: only a pipe held open by an escaped
     // process is given up on.
-    while tokio::time::timeout(STDOUT_DRAIN, &mut streams.reader)
-        .await
-        .is_err()
+    while stdout_closed_first.is_none()
+        && tokio::time::timeout(STDOUT_DRAIN, &mut streams.reader)
+            .await
+            .is_err()
     {
         if events.is_held_back() {
             continue;
@@ -278,7 +302,13 @@ async fn supervise(
     {
         streams.stderr_reader.abort();
     }
-    let info = ExitInfo::new(status, streams.tail.text());
+    let mut info = ExitInfo::new(status, streams.tail.text());
+    if stdout_closed_first == Some(true) {
+        info.status = format!(
+            "claude closed its stdout but kept running, so it was stopped: {}",
+            info.status
+        );
+    }
     tracing::debug!(pid, status = %info.status, "claude exited");
     pending.fail_all(&info.status, &info.stderr_tail);
     exit.send_replace(Some(info.clone()));
