@@ -114,8 +114,17 @@ impl McpConfigFile {
         Self::write_in(&std::env::temp_dir(), config)
     }
 
+    /// Writes `text` (JSON that may hold secrets) to a new mode-0600 file in the temp directory.
+    pub fn write_text(text: &str) -> Result<McpConfigFile, McpError> {
+        Self::write_text_in(&std::env::temp_dir(), text)
+    }
+
     /// Writes `config` to a new, randomly named, mode-0600 file in `dir`.
     pub fn write_in(dir: &Path, config: &Value) -> Result<McpConfigFile, McpError> {
+        Self::write_text_in(dir, &config.to_string())
+    }
+
+    fn write_text_in(dir: &Path, text: &str) -> Result<McpConfigFile, McpError> {
         let path = dir.join(format!(
             "{CONFIG_FILE_PREFIX}{}-{}.json",
             std::process::id(),
@@ -133,7 +142,7 @@ impl McpConfigFile {
             .open(&path)
             .map_err(error)?;
         let file_guard = McpConfigFile { path: path.clone() };
-        file.write_all(config.to_string().as_bytes())
+        file.write_all(text.as_bytes())
             .and_then(|()| file.flush())
             .map_err(error)?;
         Ok(file_guard)

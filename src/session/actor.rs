@@ -97,6 +97,8 @@ pub struct SessionActor {
     mcp: Option<McpPath>,
     /// The `--mcp-config` file of the running claude.
     mcp_file: Option<McpConfigFile>,
+    /// The files `_meta`'s secret-bearing options reach claude in (MCP servers, settings, agents).
+    flag_files: Vec<McpConfigFile>,
     detector: BreakDetector,
     /// A break seen in this turn: acted on when the turn ends.
     switch: Option<BreakSymptom>,
@@ -159,6 +161,7 @@ impl SessionActor {
             auto_fallback: transport == PermissionTransport::Auto,
             mcp: None,
             mcp_file: None,
+            flag_files: Vec::new(),
             detector: BreakDetector::new(),
             switch: None,
             translator: TurnTranslator::new(cwd.clone()),
@@ -340,6 +343,7 @@ impl SessionActor {
         }
         // The config may hold the editor's MCP secrets: gone before the session says it is closed.
         self.mcp_file = None;
+        self.flag_files.clear();
         self.mcp = None;
         if self.turn.is_some() {
             self.finish_turn(Ok(StopReason::Cancelled));

@@ -28,12 +28,17 @@ impl SessionActor {
             transport::claude_args(&self.editor_servers, self.mcp.as_ref())
                 .map_err(AgentError::Internal)?;
         self.mcp_file = mcp_file;
+        let (flags, flag_files) = self
+            .flags
+            .with_secret_files()
+            .map_err(AgentError::Internal)?;
+        self.flag_files = flag_files;
         let opts = spawn::options(
             &command,
             &self.cwd,
             &self.id,
             &start,
-            &self.flags,
+            &flags,
             &permission_args,
         );
         let (process, handle, events) = ClaudeProcess::spawn(opts)
