@@ -1,54 +1,120 @@
 ;;; claude-acp.el --- Claude Code in agent-shell through claude-acp -*- lexical-binding: t; -*-
 
+;;; Commentary:
+
 ;; agent-shell (https://github.com/xenodium/agent-shell) ships a Claude Code agent that runs the
-;; TypeScript adapter `claude-agent-acp'.  Pointing its command at claude-acp is all it takes:
-;; `M-x agent-shell-anthropic-start-claude-code' (or `M-x agent-shell' and pick Claude Code) then
-;; runs Claude Code through claude-acp.  Put this in your init file after agent-shell is loaded.
+;; TypeScript adapter `claude-agent-acp'.  This file points that agent at claude-acp, and also
+;; adds "Claude Code (claude-acp)" as an agent of its own in `M-x agent-shell'.  Load it from your
+;; init file (before or after agent-shell: the settings apply once agent-shell is loaded).
+;;
+;; Checked against agent-shell 0.50.1 (agent-shell.el) and the Anthropic agent of 0.48.1
+;; (agent-shell-anthropic.el); see README.md for what each agent-shell version needs.
 
-(with-eval-after-load 'agent-shell
-  ;; `cargo install --path .' puts claude-acp in ~/.cargo/bin.  Emacs started from a desktop
-  ;; launcher may not have your shell's PATH: then give the absolute path, e.g.
-  ;; (expand-file-name "~/.cargo/bin/claude-acp").
-  (setq agent-shell-anthropic-claude-command '("claude-acp"))
+;;; Code:
 
-  ;; Login-based auth (the default) uses claude's own login: run `claude-acp login' once in a
-  ;; terminal.  agent-shell then starts the agent with ANTHROPIC_API_KEY set to "" so that a key
-  ;; in Emacs' environment does not win over the login.  To use an API key instead:
+(require 'seq)
+
+;; Defined by agent-shell; declared here so this file byte-compiles without it.
+(defvar agent-shell-agent-configs)
+(defvar agent-shell-anthropic-authentication)
+(defvar agent-shell-anthropic-claude-acp-command)
+(defvar agent-shell-anthropic-claude-command)
+(defvar agent-shell-anthropic-claude-environment)
+(defvar agent-shell-anthropic-default-session-mode-id)
+(declare-function agent-shell-make-agent-config "agent-shell")
+(declare-function agent-shell-make-environment-variables "agent-shell")
+(declare-function agent-shell-start "agent-shell")
+(declare-function agent-shell--make-acp-client "agent-shell")
+(declare-function agent-shell-anthropic-make-authentication "agent-shell-anthropic")
+
+(defvar claude-acp-command '("claude-acp")
+  "Command line that starts claude-acp: the program, then its arguments.
+`cargo install --path .' puts claude-acp in ~/.cargo/bin.  Emacs started
+from a desktop launcher may not have your shell's PATH (agent-shell looks
+the program up with `executable-find'): then give the absolute path, e.g.
+\(list (expand-file-name \"~/.cargo/bin/claude-acp\")).")
+
+(defvar claude-acp-environment
+  '(;; claude 2.1.332 offers its TodoWrite/Task tools, which agent-shell shows as plans, only
+    ;; with this set.
+    "CLAUDE_CODE_ENABLE_TODO_TOOLS=1"
+    ;; claude-acp's log level (stdout is the protocol, so claude-acp logs to stderr, which
+    ;; agent-shell keeps in its log, or to the --log-file of `claude-acp-start').
+    "RUST_LOG=info")
+  "Extra environment for claude-acp and its claude, as \"NAME=value\" strings.
+agent-shell adds these to Emacs' own environment, e.g.
+\"ANTHROPIC_MODEL=sonnet\" for a default model or
+\"ANTHROPIC_BASE_URL=https://gateway.example.com\" for a gateway.")
+
+(defvar claude-acp-default-session-mode-id nil
+  "Mode the `claude-acp-start' agent switches to when a shell starts, or nil.
+One of \"default\", \"acceptEdits\", \"plan\", \"bypassPermissions\".")
+
+(defun claude-acp--use-in-stock-agent ()
+  "Make agent-shell's own Claude Code agent run claude-acp."
+  (if (boundp 'agent-shell-anthropic-claude-acp-command)
+      ;; agent-shell from 19 February 2026 on (0.39.1 and later).  It refuses to start
+      ;; Claude Code while the old variable below is non-nil, so it is left alone here.
+      (setq agent-shell-anthropic-claude-acp-command claude-acp-command)
+    ;; Older agent-shell only knows the old name.
+    (setq agent-shell-anthropic-claude-command claude-acp-command))
+  ;; Login-based auth (agent-shell's default) uses claude's own login: run `claude-acp login'
+  ;; once in a terminal.  agent-shell then starts the agent with ANTHROPIC_API_KEY set to ""
+  ;; so that a key in Emacs' environment does not win over the login.  To use a key instead:
   ;; (setq agent-shell-anthropic-authentication
   ;;       (agent-shell-anthropic-make-authentication :api-key (getenv "ANTHROPIC_API_KEY")))
   (setq agent-shell-anthropic-authentication
         (agent-shell-anthropic-make-authentication :login t))
+  (setq agent-shell-anthropic-claude-environment claude-acp-environment)
+  ;; Default mode for new shells ("default", "acceptEdits", "plan", "bypassPermissions"):
+  ;; (setq agent-shell-anthropic-default-session-mode-id "acceptEdits")
+  ;; Leave `agent-shell-anthropic-default-model-id' nil: agent-shell sets it with
+  ;; session/set_model, which claude-acp does not implement (it offers the model as a config
+  ;; option).  Choose the model with "ANTHROPIC_MODEL=sonnet" in `claude-acp-environment'.
+  )
 
-  ;; Extra environment for claude-acp (and the claude it starts), e.g. logs for troubleshooting
-  ;; (stdout is the protocol, so claude-acp never logs there) or a gateway:
-  (setq agent-shell-anthropic-claude-environment
-        (agent-shell-make-environment-variables
-         "RUST_LOG" "info"
-         ;; "ANTHROPIC_BASE_URL" "https://gateway.example.com"
-         )))
-
-;; Alternatively, keep the stock Claude Code agent and add claude-acp as an agent of its own:
-;; M-x claude-acp-start opens it.
 (defun claude-acp-agent-config ()
-  "Agent-shell configuration for Claude Code through claude-acp."
+  "Agent-shell configuration for Claude Code through claude-acp, with a log file."
   (agent-shell-make-agent-config
    :identifier 'claude-acp
-   :mode-line-name "Claude (acp)"
+   :mode-line-name "Claude Code (claude-acp)"
    :buffer-name "Claude Code (claude-acp)"
    :shell-prompt "Claude> "
    :shell-prompt-regexp "Claude> "
-   :client-maker (lambda (buffer)
-                   (agent-shell--make-acp-client
-                    :command "claude-acp"
-                    :command-params '("--log-file" "/tmp/claude-acp.log")
-                    :environment-variables nil
-                    :context-buffer buffer))
+   :client-maker
+   (lambda (buffer)
+     ;; `agent-shell--make-acp-client' is private to agent-shell (it may change without
+     ;; notice); it is what agent-shell's own agents use, and it applies
+     ;; `agent-shell-command-prefix' (containers).  The public `acp-make-client' takes the
+     ;; same keys but skips that prefix.
+     (agent-shell--make-acp-client
+      :command (car claude-acp-command)
+      :command-params (append (cdr claude-acp-command)
+                              (list "--log-file"
+                                    (expand-file-name "claude-acp.log"
+                                                      temporary-file-directory)))
+      :environment-variables claude-acp-environment
+      :context-buffer buffer))
+   :default-session-mode-id (lambda () claude-acp-default-session-mode-id)
    :install-instructions "cargo install --path . in a claude-acp checkout, then claude-acp login."))
+
+(defun claude-acp--register ()
+  "Add the claude-acp agent to `agent-shell-agent-configs' (once)."
+  (setq agent-shell-agent-configs
+        (cons (claude-acp-agent-config)
+              (seq-remove (lambda (config)
+                            (eq (alist-get :identifier config) 'claude-acp))
+                          agent-shell-agent-configs))))
 
 (defun claude-acp-start ()
   "Start an agent-shell on Claude Code through claude-acp."
   (interactive)
+  (require 'agent-shell)
   (agent-shell-start :config (claude-acp-agent-config)))
+
+(with-eval-after-load 'agent-shell
+  (claude-acp--use-in-stock-agent)
+  (claude-acp--register))
 
 (provide 'claude-acp)
 ;;; claude-acp.el ends here

@@ -1,11 +1,12 @@
 -- CodeCompanion.nvim (https://github.com/olimorris/codecompanion.nvim) with Claude Code through
 -- claude-acp. Put this in your CodeCompanion setup (lazy.nvim: the `opts` or `config` of the
 -- plugin spec), then `:CodeCompanionChat` opens a chat with Claude Code.
+-- Needs CodeCompanion 17.33 or later (`interactions`); checked against 19.22.0.
 require("codecompanion").setup({
   adapters = {
     acp = {
       -- A new ACP adapter built on CodeCompanion's own `claude_code` one (same roles, vision,
-      -- message handling); only the command and the authentication change.
+      -- message handling); the command, environment and authentication change.
       claude_acp = function()
         return require("codecompanion.adapters").extend("claude_code", {
           name = "claude_acp",
@@ -15,14 +16,15 @@ require("codecompanion").setup({
             -- environment on, so `claude` and your login or ANTHROPIC_API_KEY are found as in
             -- your shell. Use an absolute path if Neovim was started without your shell's PATH.
             default = { "claude-acp" },
-            -- A second command you can pick with `ga` / the adapter menu: logs to a file.
-            with_log = { "claude-acp", "--log-file", "/tmp/claude-acp.log" },
+            -- Logs to a file. Pick it with `:CodeCompanionChat adapter=claude_acp command=with_log`
+            -- or the `/command` slash command in the chat buffer.
+            with_log = { "claude-acp", "--log-file", (os.getenv("TMPDIR") or "/tmp") .. "/claude-acp.log" },
           },
           -- claude-acp uses claude's own login (`claude-acp login`) or ANTHROPIC_API_KEY from the
-          -- environment. The stock adapter lists these variables by name, and CodeCompanion passes
-          -- an unset one on as its own name (ANTHROPIC_API_KEY="ANTHROPIC_API_KEY"), which claude
-          -- would take for a key. Functions return nil when a variable is unset, so nothing is
-          -- passed and the real environment (or your login) is used.
+          -- environment. The stock adapter lists CLAUDE_CODE_OAUTH_TOKEN by name, and CodeCompanion
+          -- passes an unset one on as its own name (CLAUDE_CODE_OAUTH_TOKEN="CLAUDE_CODE_OAUTH_TOKEN"),
+          -- which claude would take for a token. Functions return nil when a variable is unset, so
+          -- nothing is passed and the real environment (or your login) is used.
           env = {
             ANTHROPIC_API_KEY = function()
               return os.getenv("ANTHROPIC_API_KEY")
@@ -30,8 +32,15 @@ require("codecompanion").setup({
             CLAUDE_CODE_OAUTH_TOKEN = function()
               return os.getenv("CLAUDE_CODE_OAUTH_TOKEN")
             end,
+            -- claude 2.1.332 offers its TodoWrite/Task tools (CodeCompanion shows them as a
+            -- plan) only with this set.
+            CLAUDE_CODE_ENABLE_TODO_TOOLS = function()
+              return "1"
+            end,
           },
           handlers = {
+            -- claude-acp needs no `authenticate` call: a missing login shows on the first prompt
+            -- as claude-acp's `auth_required` error ("Not logged in").
             auth = function(_self)
               return true
             end,
@@ -41,6 +50,13 @@ require("codecompanion").setup({
             mcpServers = "inherit_from_config",
             -- claude can take a few seconds to start on a cold machine.
             timeout = 30000,
+            -- Default mode and model (CodeCompanion 19.10 or later), matched against the
+            -- config options claude-acp offers: mode default / acceptEdits / plan /
+            -- bypassPermissions, model default / sonnet / opus / haiku (as your claude lists them).
+            -- session_config_options = {
+            --   mode = "acceptEdits",
+            --   model = "sonnet",
+            -- },
           },
         })
       end,

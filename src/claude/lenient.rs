@@ -58,6 +58,9 @@ mod tests {
             Ok(ClaudeMessage::System(_))
         ));
         let user = r#"{"type":"user","message":{"content":null},"tool_use_result":null}"#;
-        assert!(matches!(ClaudeMessage::parse(user), Ok(ClaudeMessage::User(_))));
+        assert!(matches!(
+            ClaudeMessage::parse(user),
+            Ok(ClaudeMessage::User(_))
+        ));
     }
 }

@@ -102,14 +102,7 @@ impl ClaudeProcess {
     /// is slow) stops the reader, and claude's full pipe stops claude. Nothing is dropped.
     pub fn spawn(
         opts: SpawnOptions,
-    ) -> Result<
-        (
-            ClaudeProcess,
-            ClaudeHandle,
-            EventReceiver,
-        ),
-        ClaudeError,
-    > {
+    ) -> Result<(ClaudeProcess, ClaudeHandle, EventReceiver), ClaudeError> {
         let mut command = Command::new(&opts.command.program);
         command
             .args(&opts.command.prefix_args)

@@ -51,12 +51,18 @@ where
             Ok(ClaudeMessage::ControlResponse(envelope)) => pending.resolve(envelope.response),
             Ok(ClaudeMessage::Unknown(value)) => {
                 let kind = value.get("type").map(|t| t.to_string()).unwrap_or_default();
-                skipped.note(&format!("a message of unknown type {}", log_excerpt(&kind, 80)), line, None);
+                skipped.note(
+                    &format!("a message of unknown type {}", log_excerpt(&kind, 80)),
+                    line,
+                    None,
+                );
             }
             Ok(message) => {
                 // Waits while the session is behind (backpressure); nobody listening any more is
                 // fine: reading goes on so control responses still arrive.
-                events.send(ClaudeEvent::Message(message), buffer.len()).await;
+                events
+                    .send(ClaudeEvent::Message(message), buffer.len())
+                    .await;
             }
             Err(error) => {
                 let kind = match &error {
@@ -67,7 +73,9 @@ where
                 };
                 skipped.note(&kind, line, Some(&error));
                 if let Some(result) = unreadable_result(line) {
-                    events.send(ClaudeEvent::Message(result), buffer.len()).await;
+                    events
+                        .send(ClaudeEvent::Message(result), buffer.len())
+                        .await;
                 }
             }
         }
@@ -81,7 +89,9 @@ struct SkipLog(std::collections::HashSet<String>);
 impl SkipLog {
     fn note(&mut self, kind: &str, line: &str, error: Option<&WireError>) {
         // serde's messages quote the offending values: masked and cut like the line itself.
-        let error = error.map(|e| log_excerpt(&e.to_string(), 300)).unwrap_or_default();
+        let error = error
+            .map(|e| log_excerpt(&e.to_string(), 300))
+            .unwrap_or_default();
         let line = log_excerpt(line, 200);
         if self.0.len() < 64 && self.0.insert(kind.to_owned()) {
             tracing::warn!(%error, %line, "skipping {kind} from claude (logged once)");

@@ -283,7 +283,11 @@ pub struct ResultMessage {
     pub total_cost_usd: Option<f64>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub usage: Option<Value>,
-    #[serde(default, rename = "modelUsage", deserialize_with = "lenient::any_shape")]
+    #[serde(
+        default,
+        rename = "modelUsage",
+        deserialize_with = "lenient::any_shape"
+    )]
     pub model_usage: Option<Map<String, Value>>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub permission_denials: Vec<Value>,

@@ -129,8 +129,9 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         if self.buffer.capacity() - self.buffer.len() < CHUNK {
             let wanted = (self.buffer.capacity() * 2).max(self.buffer.len() + CHUNK);
             let limit = self.cap + CHUNK;
-            self.buffer
-                .reserve_exact(wanted.min(limit).max(self.buffer.len() + CHUNK) - self.buffer.len());
+            self.buffer.reserve_exact(
+                wanted.min(limit).max(self.buffer.len() + CHUNK) - self.buffer.len(),
+            );
         }
         self.input.read_buf(&mut self.buffer).await
     }
@@ -141,7 +142,10 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             return None;
         }
         if line.len() > self.cap {
-            tracing::warn!(cap = self.cap, "an editor line is longer than the cap; answering -32600");
+            tracing::warn!(
+                cap = self.cap,
+                "an editor line is longer than the cap; answering -32600"
+            );
             self.reply_error(Value::Null, -32600, &too_long(self.cap));
             return None;
         }
@@ -160,7 +164,11 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 if let Some(id) = id {
                     self.reply_error(id, -32700, "Parse error: the line is not valid UTF-8");
                 } else {
-                    self.reply_error(Value::Null, -32700, "Parse error: the line is not valid UTF-8");
+                    self.reply_error(
+                        Value::Null,
+                        -32700,
+                        "Parse error: the line is not valid UTF-8",
+                    );
                 }
                 return None;
             }
@@ -233,7 +241,10 @@ mod tests {
 
     #[tokio::test]
     async fn long_lines_are_answered_and_skipped_without_echo() {
-        let big = format!("{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\",\"params\":\"{}\"}}", "a".repeat(300));
+        let big = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\",\"params\":\"{}\"}}",
+            "a".repeat(300)
+        );
         let input = format!("{{\"a\":1}}\n{big}\n{big}{big}\n{{\"b\":2}}\nlast");
         let (lines, answers) = lines_of(input.as_bytes(), 200).await;
         assert_eq!(lines, ["{\"a\":1}", "{\"b\":2}", "last"]);
@@ -246,7 +257,9 @@ mod tests {
 
     #[tokio::test]
     async fn invalid_utf8_is_answered_with_the_request_id() {
-        let mut input = b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/prompt\",\"params\":\"\xff\"}\n".to_vec();
+        let mut input =
+            b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/prompt\",\"params\":\"\xff\"}\n"
+                .to_vec();
         input.extend_from_slice(b"\xfe\xfe\n{\"ok\":true}\n");
         let (lines, answers) = lines_of(&input, LINE_CAP).await;
         assert_eq!(lines, ["{\"ok\":true}"]);

@@ -105,11 +105,7 @@ impl AsyncRead for Pipe {
             let unfilled = unsafe { buf.unfilled_mut() };
             let result = guard.try_io(|fd| {
                 syscall_result(unsafe {
-                    libc::read(
-                        fd.as_raw_fd(),
-                        unfilled.as_mut_ptr().cast(),
-                        unfilled.len(),
-                    )
+                    libc::read(fd.as_raw_fd(), unfilled.as_mut_ptr().cast(), unfilled.len())
                 })
             });
             match result {

@@ -170,7 +170,11 @@ fn settings_and_agents_as_json_go_to_files_and_paths_stay_arguments() {
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
-    assert!(std::fs::read_to_string(&path).unwrap().contains("apiKeyHelper"));
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("apiKeyHelper")
+    );
     drop(files);
     assert!(!path.exists(), "removed with its guard");
 }

@@ -1,0 +1,178 @@
+//! claude-acp with the real pinned Claude Code CLI over a session's life: cancel mid-stream, a crash of
+//! claude and the resume after it, and two sessions at once in one adapter. Offline against the
+//! scripted mock API; every test has its own mock, environment and adapter.
+
+use std::time::Duration;
+
+use crate::support::mock_api::{Reply, Rule};
+use crate::support::procs;
+use crate::support::real_session::{
+    RealSession, claude_pid, forget_stored_conversation, kill_claude, wait_until_stored,
+};
+
+#[tokio::test]
+async fn cancel_mid_stream_returns_cancelled_once_and_the_next_prompt_works() {
+    let s = RealSession::start(vec![
+        Rule::on_prompt(
+            "long story",
+            Reply::text("Once upon a time there was a mock that never finished its story.")
+                .chunk_chars(4)
+                .stall_after(6),
+        ),
+        Rule::on_prompt("hello again", Reply::text("Back after the cancel.")),
+    ])
+    .await;
+
+    let (stop, ()) = tokio::join!(s.client.prompt(&s.id, "tell me a long story"), async {
+        s.client
+            .wait_for_update(
+                |u| u["update"]["sessionUpdate"] == "agent_message_chunk",
+                Duration::from_secs(20),
+            )
+            .await;
+        s.client.cancel(&s.id).await;
+    });
+    let stop = stop.unwrap_or_else(|e| panic!("{e}\n{}", s.client.diagnostics()));
+    assert_eq!(stop["stopReason"], "cancelled");
+    let shown_before = s.client.agent_text(&s.id);
+    assert!(shown_before.starts_with("Once"), "{shown_before}");
+
+    let stop = s.prompt("hello again").await;
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert!(
+        s.client
+            .agent_text(&s.id)
+            .ends_with("Back after the cancel."),
+        "{}",
+        s.client.agent_text(&s.id)
+    );
+    // A late second answer to either prompt would show up here.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(s.prompt_responses(), 2, "exactly one answer per prompt");
+    assert_eq!(s.mock.requests().len(), 2);
+    s.assert_quick();
+}
+
+fn crash_rules() -> Vec<Rule> {
+    vec![
+        Rule::on_prompt(
+            "remember the word pelican",
+            Reply::text("Noted, I will remember the pelican for later.")
+                .chunk_chars(4)
+                .stall_after(6),
+        ),
+        Rule::on_prompt("which word", Reply::text("The word was pelican.")),
+    ]
+}
+
+#[tokio::test]
+async fn a_crash_mid_turn_is_an_error_and_the_next_prompt_resumes_with_history() {
+    let s = RealSession::start(crash_rules()).await;
+
+    let (result, killed) =
+        tokio::join!(s.client.prompt(&s.id, "remember the word pelican"), async {
+            s.mock.wait_for_requests(1, Duration::from_secs(20)).await;
+            wait_until_stored(&s.env, &s.id, "remember the word pelican").await;
+            kill_claude(s.client.pid())
+        });
+    let err = result.expect_err("a crashed claude ends the prompt with an error");
+    assert!(
+        err.message.contains("killed by signal 9"),
+        "names the exit status: {}",
+        err.message
+    );
+    assert!(procs::wait_until_gone(&[killed], Duration::from_secs(2)).await);
+
+    let stop = s.prompt("which word did I ask you to remember?").await;
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert!(
+        s.client
+            .agent_text(&s.id)
+            .ends_with("The word was pelican."),
+        "{}",
+        s.client.agent_text(&s.id)
+    );
+    let respawned = claude_pid(s.client.pid()).expect("a new claude runs");
+    assert_ne!(respawned, killed);
+    assert!(
+        procs::cmdline(respawned)
+            .unwrap()
+            .contains(&format!("--resume {}", s.id)),
+        "{:?}",
+        procs::cmdline(respawned)
+    );
+    let requests = s.mock.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(
+        requests[1].contains("remember the word pelican"),
+        "the resumed conversation carries the earlier prompt: {:#}",
+        requests[1].body["messages"]
+    );
+    s.assert_quick();
+}
+
+/// claude stores the conversation only a moment after its first API request, so a crash early in the
+/// first turn leaves nothing to `--resume`; claude 2.1.332 then prints an error result "No conversation
+/// found with session ID" and exits 1. The session must stay usable: the next prompt works (the lost
+/// turn cannot be recovered). The stored file is removed after the kill so the test does not depend on
+/// how fast claude writes it.
+#[tokio::test]
+async fn a_crash_before_claude_stored_anything_does_not_break_the_session() {
+    let s = RealSession::start(crash_rules()).await;
+
+    let (result, killed) =
+        tokio::join!(s.client.prompt(&s.id, "remember the word pelican"), async {
+            s.mock.wait_for_requests(1, Duration::from_secs(20)).await;
+            kill_claude(s.client.pid())
+        });
+    result.expect_err("a crashed claude ends the prompt with an error");
+    assert!(procs::wait_until_gone(&[killed], Duration::from_secs(2)).await);
+    forget_stored_conversation(&s.env, &s.id);
+
+    let stop = s.prompt("which word did I ask you to remember?").await;
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert!(
+        s.client
+            .agent_text(&s.id)
+            .ends_with("The word was pelican."),
+        "{}",
+        s.client.agent_text(&s.id)
+    );
+    s.assert_quick();
+}
+
+#[tokio::test]
+async fn two_sessions_prompted_at_once_each_get_their_own_answer() {
+    let s = RealSession::start(vec![
+        Rule::on_prompt(
+            "apples",
+            Reply::text("Apples are red or green.").chunk_delay(Duration::from_millis(20)),
+        ),
+        Rule::on_prompt(
+            "bananas",
+            Reply::text("Bananas are yellow.").chunk_delay(Duration::from_millis(20)),
+        ),
+    ])
+    .await;
+    let other = s.client.new_session(s.env.work_dir()).await;
+    assert_ne!(other, s.id);
+
+    let (a, b) = tokio::join!(
+        s.client.prompt(&s.id, "tell me about apples"),
+        s.client.prompt(&other, "tell me about bananas")
+    );
+
+    assert_eq!(a.unwrap()["stopReason"], "end_turn");
+    assert_eq!(b.unwrap()["stopReason"], "end_turn");
+    assert_eq!(s.client.agent_text(&s.id), "Apples are red or green.");
+    assert_eq!(s.client.agent_text(&other), "Bananas are yellow.");
+    let requests = s.mock.requests();
+    assert_eq!(requests.len(), 2);
+    let sessions: Vec<_> = requests
+        .iter()
+        .map(|r| r.header("x-claude-code-session-id").map(str::to_owned))
+        .collect();
+    assert!(sessions.contains(&Some(s.id.clone())), "{sessions:?}");
+    assert!(sessions.contains(&Some(other.clone())), "{sessions:?}");
+    s.assert_quick();
+}

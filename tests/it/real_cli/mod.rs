@@ -1,0 +1,11 @@
+//! The pinned real claude CLI, offline against the mock Anthropic API: claude on its own in
+//! stream-json mode (`smoke`, `mock_api`, `history_fixture`), and behind the built adapter.
+
+mod adapter;
+mod adapter_lifecycle;
+mod history_fixture;
+mod mock_api;
+mod permissions;
+mod sessions;
+mod slash_commands;
+mod smoke;

@@ -1,0 +1,158 @@
+//! `session/cancel`: the prompt returns exactly once with `cancelled`, claude is interrupted, a
+//! pending permission prompt is withdrawn, and the next prompt works.
+
+use std::time::Duration;
+
+use crate::support::standin::Standin;
+use serde_json::Value;
+
+fn responses_to(c: &crate::support::acp_client::AcpClient, method: &str) -> usize {
+    let sent = c.sent();
+    let ids: Vec<Value> = sent
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["method"] == method)
+        .map(|m| m["id"].clone())
+        .collect();
+    c.transcript()
+        .iter()
+        .filter(|m| m.get("method").is_none() && ids.contains(&m["id"]))
+        .count()
+}
+
+#[tokio::test]
+async fn cancel_mid_stream_returns_cancelled_once_and_the_next_prompt_works() {
+    let s = Standin::new("interrupt");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+
+    let (stop, ()) = tokio::join!(c.prompt(&id, "tell me a long story"), async {
+        c.wait_for_update(
+            |u| u["update"]["sessionUpdate"] == "agent_message_chunk",
+            Duration::from_secs(10),
+        )
+        .await;
+        c.cancel(&id).await;
+    });
+    assert_eq!(stop.unwrap()["stopReason"], "cancelled");
+    assert!(
+        s.received()
+            .iter()
+            .any(|l| l["type"] == "control_request" && l["request"]["subtype"] == "interrupt"),
+        "claude was sent an interrupt"
+    );
+
+    let stop = c.prompt(&id, "hello again").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert!(
+        c.agent_text(&id).ends_with("Back after the interrupt."),
+        "{}",
+        c.agent_text(&id)
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        responses_to(&c, "session/prompt"),
+        2,
+        "exactly one answer per prompt"
+    );
+}
+
+#[tokio::test]
+async fn cancel_with_a_permission_pending_withdraws_it_and_returns_cancelled() {
+    let s = Standin::new("interrupt_permission");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.hold_requests("session/request_permission");
+
+    let (stop, ()) = tokio::join!(c.prompt(&id, "write hello.txt"), async {
+        let ask = c.next_request("session/request_permission").await;
+        assert_eq!(ask.params["toolCall"]["title"], "Write hello.txt");
+        c.cancel(&id).await;
+    });
+    assert_eq!(stop.unwrap()["stopReason"], "cancelled");
+    assert!(!s.work.join("hello.txt").exists(), "nothing was written");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        c.transcript()
+            .iter()
+            .any(|m| m["method"] == "$/cancel_request"),
+        "the editor's permission request is withdrawn"
+    );
+    let stop = c.prompt(&id, "next").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert!(c.agent_text(&id).ends_with("Next answer."));
+}
+
+#[tokio::test]
+async fn a_second_prompt_while_one_runs_is_refused_not_queued_silently() {
+    let s = Standin::new("interrupt");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    let (first, second) = tokio::join!(c.prompt(&id, "story"), async {
+        c.wait_for_update(
+            |u| u["update"]["sessionUpdate"] == "agent_message_chunk",
+            Duration::from_secs(10),
+        )
+        .await;
+        let r = c.prompt(&id, "another").await;
+        c.cancel(&id).await;
+        r
+    });
+    let err = second.unwrap_err();
+    assert!(err.message.contains("already running"), "{}", err.message);
+    assert_eq!(first.unwrap()["stopReason"], "cancelled");
+}
+
+#[tokio::test]
+async fn claude_withdrawing_its_ask_withdraws_the_editors_prompt_and_a_late_answer_is_dropped() {
+    let s = Standin::new("control_cancel_request");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.hold_requests("session/request_permission");
+
+    let (stop, ()) = tokio::join!(c.prompt(&id, "write hello.txt"), async {
+        let ask = c.next_request("session/request_permission").await;
+        // Wait for the withdrawal, then answer anyway, as a slow editor would.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while !c
+            .transcript()
+            .iter()
+            .any(|m| m["method"] == "$/cancel_request")
+        {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no $/cancel_request for the withdrawn ask"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let cancel = c
+            .transcript()
+            .into_iter()
+            .find(|m| m["method"] == "$/cancel_request")
+            .unwrap();
+        assert_eq!(cancel["params"]["requestId"], ask.id);
+        c.respond(
+            &ask.id,
+            serde_json::json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}}),
+        )
+        .await;
+    });
+    assert_eq!(stop.unwrap()["stopReason"], "end_turn");
+    assert!(!s.work.join("hello.txt").exists());
+    // claude never got an answer to the withdrawn request: the next turn runs as scripted.
+    let stop = c.prompt(&id, "next").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert!(
+        c.agent_text(&id).ends_with("Second answer."),
+        "{}",
+        c.agent_text(&id)
+    );
+    assert!(
+        !s.received().iter().any(|l| l["type"] == "control_response"),
+        "no answer reached claude"
+    );
+}

@@ -1,0 +1,66 @@
+//! `claude-acp doctor`: names the claude it found and its version against the tested range, says
+//! whether there is a login or key, and exits non-zero when something is wrong.
+
+use crate::support::standin::Standin;
+
+fn doctor(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
+    cmd.env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .arg("doctor")
+        .args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("doctor runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_working_claude_with_a_key_is_reported_fine() {
+    let s = Standin::new("text");
+    let home = s.dir().to_str().unwrap();
+    let (code, out) = doctor(
+        &["--claude-path", s.wrapper.to_str().unwrap()],
+        &[("HOME", home), ("ANTHROPIC_API_KEY", "sk-ant-test")],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(&s.wrapper.display().to_string()),
+        "names the claude it found: {out}"
+    );
+    assert!(out.contains("2.1.332") && out.contains("tested"), "{out}");
+    assert!(out.contains("API key"), "{out}");
+    assert!(!out.contains("sk-ant-test"), "never prints the key: {out}");
+}
+
+#[test]
+fn no_claude_is_a_failure_that_says_how_to_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = doctor(&[], &[("HOME", dir.path().to_str().unwrap())]);
+    assert_ne!(code, 0);
+    assert!(out.contains("npm install"), "{out}");
+    assert!(out.contains("no API key and no stored login"), "{out}");
+}
+
+#[test]
+fn login_runs_claudes_own_login() {
+    let s = Standin::new("text");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"))
+        .args(["login", "--claude-path", s.wrapper.to_str().unwrap()])
+        .env("CLAUDE_STANDIN_LOG", &s.log)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("login runs");
+    assert!(out.status.success());
+    let argv = s.argvs();
+    assert_eq!(argv.len(), 1);
+    assert_eq!(
+        argv[0],
+        vec!["/login".to_owned()],
+        "claude was started as `claude /login`"
+    );
+}

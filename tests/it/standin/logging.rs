@@ -1,0 +1,92 @@
+//! Logs: stdout carries only ACP, logs go to stderr or `--log-file`, and secrets (API keys, the
+//! account e-mail in claude's initialize reply) never reach them, even at the most verbose level; a
+//! claude outside the tested versions is named in one warning (the drift canary).
+
+use std::time::Duration;
+
+use crate::support::acp_client::AcpClient;
+use crate::support::standin::Standin;
+
+#[tokio::test]
+async fn secrets_never_reach_the_log_even_at_trace_level() {
+    let s = Standin::new("account_secrets");
+    let log = s.dir().join("adapter.log");
+    let c = AcpClient::spawn(
+        &[
+            "--claude-path",
+            s.wrapper.to_str().unwrap(),
+            "--log-file",
+            log.to_str().unwrap(),
+        ],
+        &[("RUST_LOG", "trace")],
+        s.dir(),
+    );
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.prompt(&id, "say hello").await.unwrap();
+    // The initialize reply was received and used: commands reached the editor.
+    c.wait_for_update(
+        |u| u["update"]["sessionUpdate"] == "available_commands_update",
+        Duration::from_secs(5),
+    )
+    .await;
+    c.close_stdin().await;
+    c.wait_exit(Duration::from_secs(2)).await.expect("exited");
+
+    let logged = std::fs::read_to_string(&log).expect("the log file was written");
+    assert!(
+        logged.contains("claude started"),
+        "the log file has the adapter's log: {logged:.300}"
+    );
+    for secret in [
+        "ada.lovelace@example.com",
+        "Analytical Engines",
+        "TOPSECRETKEY",
+    ] {
+        let leak: Vec<&str> = logged.lines().filter(|l| l.contains(secret)).collect();
+        assert!(
+            leak.is_empty(),
+            "`{secret}` leaked into the log file: {leak:?}"
+        );
+        assert!(
+            !c.stderr_text().contains(secret),
+            "`{secret}` leaked into stderr"
+        );
+    }
+    assert!(
+        c.invalid_lines().is_empty(),
+        "only ACP on stdout: {:?}",
+        c.invalid_lines()
+    );
+    let transcript = serde_json::to_string(&c.transcript()).unwrap();
+    assert!(
+        !transcript.contains("ada.lovelace@example.com"),
+        "the e-mail is not sent to the editor either"
+    );
+}
+
+#[tokio::test]
+async fn a_claude_outside_the_tested_range_is_named_in_a_warning_once() {
+    let s = Standin::new("untested_version");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    assert_eq!(
+        c.prompt(&id, "say hello").await.unwrap()["stopReason"],
+        "end_turn"
+    );
+    c.close_stdin().await;
+    c.wait_exit(Duration::from_secs(2)).await.expect("exited");
+    let warnings: Vec<String> = c
+        .stderr_text()
+        .lines()
+        .filter(|l| l.contains("outside the versions"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(warnings.len(), 1, "{:?}", c.stderr_text());
+    assert!(
+        warnings[0].contains("9.9.9") && warnings[0].contains("2.1.332"),
+        "{}",
+        warnings[0]
+    );
+}

@@ -1,0 +1,93 @@
+//! claude's permission asks reach the editor as `session/request_permission`, and the answer is
+//! what happens: allowed writes land on disk, rejected ones do not, and any doubt is a deny.
+
+use crate::support::acp_client::choose_permission;
+use crate::support::standin::Standin;
+use serde_json::Value;
+
+fn permission_reply(s: &Standin) -> Value {
+    s.received()
+        .into_iter()
+        .find(|l| l["type"] == "control_response")
+        .map(|l| l["response"]["response"].clone())
+        .expect("claude got an answer to its permission request")
+}
+
+#[tokio::test]
+async fn an_allowed_write_lands_on_disk() {
+    let s = Standin::new("write_allow");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.on_request(
+        "session/request_permission",
+        choose_permission("allow_once"),
+    );
+    let stop = c.prompt(&id, "Please create hello.txt").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert_eq!(
+        std::fs::read_to_string(s.work.join("hello.txt")).unwrap(),
+        "Hello, world!\n"
+    );
+
+    let asks = c.requests();
+    let ask = asks
+        .iter()
+        .find(|r| r.method == "session/request_permission")
+        .unwrap();
+    assert_eq!(ask.params["sessionId"], id);
+    assert_eq!(ask.params["toolCall"]["title"], "Write hello.txt");
+    assert_eq!(ask.params["toolCall"]["kind"], "edit");
+    let tool_call_id = ask.params["toolCall"]["toolCallId"].as_str().unwrap();
+    assert!(
+        c.tool_calls(&id)
+            .iter()
+            .any(|t| t["toolCallId"] == tool_call_id),
+        "the ask names a tool call the editor saw"
+    );
+    let reply = permission_reply(&s);
+    assert_eq!(reply["behavior"], "allow");
+    assert_eq!(reply["updatedInput"]["content"], "Hello, world!\n");
+}
+
+#[tokio::test]
+async fn a_rejected_write_does_not_happen_and_the_model_is_told() {
+    let s = Standin::new("write_deny");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.on_request(
+        "session/request_permission",
+        choose_permission("reject_once"),
+    );
+    c.prompt(&id, "Please create hello.txt").await.unwrap();
+    assert!(!s.work.join("hello.txt").exists());
+    let reply = permission_reply(&s);
+    assert_eq!(reply["behavior"], "deny");
+    assert!(
+        reply["message"].as_str().unwrap().contains("rejected"),
+        "{reply}"
+    );
+}
+
+#[tokio::test]
+async fn an_editor_error_is_a_deny_that_says_why() {
+    let s = Standin::new("write_deny");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.on_request("session/request_permission", |_| {
+        Err((-32603, "the dialog crashed".to_string()))
+    });
+    c.prompt(&id, "Please create hello.txt").await.unwrap();
+    assert!(!s.work.join("hello.txt").exists());
+    let reply = permission_reply(&s);
+    assert_eq!(reply["behavior"], "deny");
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .contains("the dialog crashed"),
+        "{reply}"
+    );
+}

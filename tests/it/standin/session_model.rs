@@ -1,0 +1,101 @@
+//! The model picker tells the truth for the whole session: a model chosen up front by the client
+//! (`_meta.claudeCode.options.model`, i.e. `--model`) is the one the picker shows, and a model
+//! chosen in the picker is kept when claude has to be started again.
+
+use std::time::Duration;
+
+use crate::support::acp_client::AcpClient;
+use crate::support::standin::Standin;
+use serde_json::{Value, json};
+
+fn argv_value<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
+    let at = argv.iter().rposition(|a| a == flag)?;
+    argv.get(at + 1).map(String::as_str)
+}
+
+/// The model option of the latest `config_option_update` that has one.
+async fn model_option(c: &AcpClient, id: &str) -> Value {
+    let has_model = |u: &Value| {
+        u["configOptions"]
+            .as_array()
+            .is_some_and(|o| o.iter().any(|o| o["id"] == "model"))
+    };
+    let session = id.to_owned();
+    c.wait_for_update(
+        move |u| {
+            u["sessionId"] == session.as_str()
+                && u["update"]["sessionUpdate"] == "config_option_update"
+                && has_model(&u["update"])
+        },
+        Duration::from_secs(5),
+    )
+    .await;
+    let latest = c
+        .updates_of_kind(id, "config_option_update")
+        .into_iter()
+        .rev()
+        .find(|u| has_model(u))
+        .unwrap();
+    latest["configOptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "model")
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test]
+async fn a_model_chosen_in_meta_is_the_one_the_picker_shows() {
+    let s = Standin::new("text");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let opened = c
+        .request(
+            "session/new",
+            json!({"cwd": s.work, "mcpServers": [],
+                   "_meta": {"claudeCode": {"options": {"model": "opus"}}}}),
+        )
+        .await
+        .unwrap();
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    s.wait_started(1, Duration::from_secs(10)).await;
+    assert_eq!(argv_value(&s.argvs()[0], "--model"), Some("opus"));
+    let model = model_option(&c, &id).await;
+    assert_eq!(
+        model["currentValue"], "opus",
+        "claude runs opus, the picker must say so: {model}"
+    );
+}
+
+#[tokio::test]
+async fn a_model_chosen_in_the_picker_survives_a_claude_restart() {
+    let s = Standin::new("crash_then_resume");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    model_option(&c, &id).await;
+    let reply = c
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "model", "value": "opus"}),
+        )
+        .await
+        .unwrap();
+    assert!(reply["configOptions"].to_string().contains("opus"));
+
+    c.prompt(&id, "do something").await.unwrap_err();
+    // claude had stored the conversation before it died (the stand-in does not write one itself).
+    s.store_conversation(&id, "do something");
+    let stop = c.prompt(&id, "try again").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+    let argvs = s.argvs();
+    assert_eq!(argvs.len(), 2, "claude was started again");
+    assert_eq!(
+        argv_value(&argvs[1], "--model"),
+        Some("opus"),
+        "the restarted claude runs the chosen model: {:?}",
+        argvs[1]
+    );
+    assert_eq!(model_option(&c, &id).await["currentValue"], "opus");
+}

@@ -1,0 +1,19 @@
+//! Shared support for the integration tests: a scripted ACP client that drives the
+//! built binary, process-table helpers, a scripted mock Anthropic API, the pinned real claude CLI with
+//! an isolated per-test environment, and a driver for claude's stream-json stdio.
+
+// Each test crate uses only part of the support code.
+#![allow(dead_code, unused_imports)]
+
+pub mod acp_client;
+pub mod history;
+pub mod mcp;
+pub mod mock_api;
+pub mod netns;
+pub mod procs;
+pub mod raw_editor;
+pub mod real_cli;
+pub mod real_editor;
+pub mod real_session;
+pub mod standin;
+pub mod stream_json;
