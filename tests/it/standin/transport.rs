@@ -88,7 +88,7 @@ fn flood_script(dir: &std::path::Path, chunks: usize, size: usize) -> std::path:
     let template =
         std::fs::read_to_string(crate::support::standin::fixture("bench_stream")).unwrap();
     let lines: Vec<&str> = template.lines().collect();
-    let is_delta = |l: &&str| l.contains("\"text_delta\"") || l.contains("sleep_ms");
+    let is_delta = |l: &str| l.contains("\"text_delta\"") || l.contains("sleep_ms");
     let first = lines.iter().position(|l| is_delta(l)).unwrap();
     let last = lines.iter().rposition(|l| is_delta(l)).unwrap();
     let mut script: Vec<String> = lines[..first].iter().map(|l| l.to_string()).collect();
