@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
-use super::control::PendingRequests;
 use super::events::EventSender;
+use super::pending::PendingRequests;
 use super::process::ClaudeEvent;
 use super::redact::{log_excerpt, redact_secrets};
 use super::wire::{ClaudeMessage, WireError};

@@ -4,32 +4,31 @@
 //! output and its control requests. Work that waits on the editor (permission asks) or on claude
 //! (control replies) runs in tasks of its own and reports back, so the loop never stalls.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::asker::PermissionAsker;
+use self::asks::PendingAsks;
+use self::running::RunningClaude;
 use super::config::AdapterConfig;
-use super::config::PermissionTransport;
-use super::permissions;
+use super::fallback::PermissionPath;
+use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
-use super::transport::McpPath;
+use crate::claude::ExitInfo;
 use crate::claude::wire::{OutboundControl, PermissionDecision};
-use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::domain::McpServer;
 use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason};
-use crate::mcp::{BreakDetector, BreakSymptom, McpConfigFile};
 use crate::translate::{self, TurnTranslator};
 
+mod asks;
 mod claude_io;
-mod fallback;
+mod running;
 mod settings;
+mod switch;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
@@ -67,12 +66,18 @@ enum Internal {
     PermissionDone { request_id: String },
 }
 
-struct Live {
-    process: ClaudeProcess,
-    handle: ClaudeHandle,
-    events: crate::claude::EventReceiver,
+/// What a session is opened with.
+pub struct SessionSpec {
+    pub id: String,
+    pub cwd: PathBuf,
+    pub flags: SessionFlags,
+    /// The editor's MCP servers, passed to claude in `--mcp-config`.
+    pub editor_servers: Vec<McpServer>,
+    pub start: Start,
+    pub mode: String,
 }
 
+/// The prompt being answered.
 struct Turn {
     reply: Reply<StopReason>,
     /// The prompt, to send again if claude had to be restarted before it read it.
@@ -85,29 +90,17 @@ struct Turn {
 pub struct SessionActor {
     /// How permission asks reach the editor, whichever transport brings them.
     asker: PermissionAsker,
-    /// The running claude's handle, shared with asks that outlive a restart.
-    claude_slot: Arc<std::sync::Mutex<Option<ClaudeHandle>>>,
     mode_rx: mpsc::UnboundedReceiver<String>,
     /// The editor's MCP servers, passed to claude in `--mcp-config`.
     editor_servers: Vec<McpServer>,
-    /// Whether claude asks through our MCP permission tool rather than stdio.
-    use_mcp: bool,
-    /// Whether a broken stdio permission channel may still switch this session to MCP.
-    auto_fallback: bool,
-    mcp: Option<McpPath>,
-    /// The `--mcp-config` file of the running claude.
-    mcp_file: Option<McpConfigFile>,
-    /// The files `_meta`'s secret-bearing options reach claude in (MCP servers, settings, agents).
-    flag_files: Vec<McpConfigFile>,
-    detector: BreakDetector,
-    /// A break seen in this turn: acted on when the turn ends.
-    switch: Option<BreakSymptom>,
+    /// How claude's permission asks reach us (and whether a broken stdio channel switches it).
+    path: PermissionPath,
     id: String,
     cwd: PathBuf,
     config: Arc<AdapterConfig>,
     editor: Arc<dyn EditorClient>,
     flags: SessionFlags,
-    live: Option<Live>,
+    claude: RunningClaude,
     /// Whether claude holds a stored conversation for this id (so a respawn must resume it).
     conversation_stored: bool,
     next_start: Start,
@@ -118,7 +111,7 @@ pub struct SessionActor {
     mode_touched: bool,
     models: Vec<(String, String, Option<String>)>,
     model: Option<String>,
-    permission_tasks: HashMap<String, JoinHandle<()>>,
+    asks: PendingAsks,
     /// "Always reject" rules of this session, re-sent to a restarted claude.
     rules: permissions::SessionRules,
     internal_tx: mpsc::UnboundedSender<Internal>,
@@ -126,51 +119,46 @@ pub struct SessionActor {
 }
 
 impl SessionActor {
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
-        id: String,
-        cwd: PathBuf,
+        spec: SessionSpec,
         config: Arc<AdapterConfig>,
         editor: Arc<dyn EditorClient>,
-        flags: SessionFlags,
-        editor_servers: Vec<McpServer>,
-        start: Start,
-        mode: String,
     ) -> Self {
+        let SessionSpec {
+            id,
+            cwd,
+            flags,
+            editor_servers,
+            start,
+            mode,
+        } = spec;
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_rx) = mpsc::unbounded_channel();
         let conversation_stored = matches!(start, Start::Resume);
         let rules = permissions::SessionRules::new();
-        let claude_slot = Arc::new(std::sync::Mutex::new(None));
+        let claude = RunningClaude::default();
         let asker = PermissionAsker {
             editor: editor.clone(),
             session_id: id.clone(),
             cwd: cwd.clone(),
             rules: rules.clone(),
-            claude: claude_slot.clone(),
+            claude: claude.shared_handle(),
             mode_changes: mode_tx,
         };
-        let transport = config.permission_transport;
+        let path = PermissionPath::new(config.permission_transport);
         let model = flags.value_of("--model").map(str::to_owned);
         Self {
             asker,
-            claude_slot,
             mode_rx,
             editor_servers,
-            use_mcp: transport == PermissionTransport::Mcp,
-            auto_fallback: transport == PermissionTransport::Auto,
-            mcp: None,
-            mcp_file: None,
-            flag_files: Vec::new(),
-            detector: BreakDetector::new(),
-            switch: None,
+            path,
             translator: TurnTranslator::new(cwd.clone()),
             id,
             cwd,
             config,
             editor,
             flags,
-            live: None,
+            claude,
             conversation_stored,
             next_start: start,
             turn: None,
@@ -178,7 +166,7 @@ impl SessionActor {
             mode_touched: false,
             models: Vec::new(),
             model,
-            permission_tasks: HashMap::new(),
+            asks: PendingAsks::default(),
             rules,
             internal_tx,
             internal_rx,
@@ -211,7 +199,7 @@ impl SessionActor {
                         return;
                     }
                 },
-                event = next_event(&mut self.live, &*self.editor) => match event {
+                event = self.claude.next_event(&*self.editor) => match event {
                     Some(event) => self.on_claude(event),
                     // The reader ends after its one `Exited`; a closed channel without it still means gone.
                     None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
@@ -259,12 +247,8 @@ impl SessionActor {
             return;
         }
         let message = translate::user_message(&self.id, &blocks);
-        self.switch = None;
-        let handle = self
-            .live
-            .as_ref()
-            .map(|l| l.handle.clone())
-            .expect("claude is running");
+        self.path.turn_started();
+        let handle = self.claude.handle().expect("claude is running");
         self.translator.start_turn();
         self.turn = Some(Turn {
             reply,
@@ -293,16 +277,14 @@ impl SessionActor {
         turn.cancelled = true;
         turn.deadline = Some(Instant::now() + CANCEL_GRACE);
         // Pending asks end now: the editor's request is withdrawn and claude gets a deny.
-        let handle = self.live.as_ref().map(|l| l.handle.clone());
-        for (request_id, task) in self.permission_tasks.drain() {
-            task.abort();
+        let handle = self.claude.handle();
+        for request_id in self.asks.withdraw_all() {
             if let Some(h) = &handle {
                 let decision = PermissionDecision::Deny {
                     message: "The user cancelled the turn.".into(),
                     interrupt: true,
                 };
-                let value = serde_json::to_value(decision).unwrap_or_default();
-                deliver(h.respond_success(&request_id, value));
+                deliver(h.answer_permission(&request_id, &decision));
             }
         }
         if let Some(h) = handle {
@@ -319,7 +301,7 @@ impl SessionActor {
         match internal {
             Internal::Initialized(reply) => self.on_initialized(reply),
             Internal::PermissionDone { request_id } => {
-                self.permission_tasks.remove(&request_id);
+                self.asks.answered(&request_id);
             }
         }
     }
@@ -335,16 +317,13 @@ impl SessionActor {
     }
 
     async fn shutdown(&mut self) {
-        for (_, task) in self.permission_tasks.drain() {
-            task.abort();
+        self.asks.withdraw_all();
+        // With the process goes its MCP config, which may hold the editor's MCP secrets: gone
+        // before the session says it is closed.
+        if let Some(mut process) = self.claude.ended() {
+            process.shutdown(Duration::from_millis(500)).await;
         }
-        if let Some(mut live) = self.live.take() {
-            live.process.shutdown(Duration::from_millis(500)).await;
-        }
-        // The config may hold the editor's MCP secrets: gone before the session says it is closed.
-        self.mcp_file = None;
-        self.flag_files.clear();
-        self.mcp = None;
+        self.path.stop();
         if self.turn.is_some() {
             self.finish_turn(Ok(StopReason::Cancelled));
         }
@@ -370,9 +349,9 @@ fn turn_error(message: String) -> AgentError {
 /// The drift canary: claude's protocol is undocumented, so say when it runs untested.
 fn check_version(version: &str) {
     static WARNED: std::sync::Once = std::sync::Once::new();
-    if !crate::doctor::version_is_tested(version) {
+    if !crate::claude::install::version_is_tested(version) {
         WARNED.call_once(|| {
-            let (lo, hi) = crate::doctor::TESTED_CLAUDE_VERSIONS;
+            let (lo, hi) = crate::claude::install::TESTED_CLAUDE_VERSIONS;
             tracing::warn!(
                 "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
                  if permission prompts or streaming misbehave, report it with this version"
@@ -388,17 +367,6 @@ fn deliver(sent: impl Future<Output = Result<(), crate::claude::ClaudeError>> + 
             tracing::debug!("control reply not delivered: {e}");
         }
     });
-}
-
-/// claude's next event, taken only when the editor has room for what it becomes.
-async fn next_event(live: &mut Option<Live>, editor: &dyn EditorClient) -> Option<ClaudeEvent> {
-    match live {
-        Some(live) => {
-            editor.room_for_updates().await;
-            live.events.recv().await
-        }
-        None => std::future::pending().await,
-    }
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

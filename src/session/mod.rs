@@ -1,14 +1,13 @@
 //! Sessions: one claude per ACP session, and the turns that run in it.
 
 mod actor;
-mod asker;
 pub mod config;
-mod control;
+pub mod fallback;
+mod incoming;
 pub mod meta;
 pub mod modes;
 pub mod permissions;
 pub mod spawn;
-mod transport;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -17,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
-use self::actor::{Command, SessionActor};
+use self::actor::{Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
 use self::spawn::Start;
 use crate::domain::{
@@ -122,16 +121,15 @@ impl Sessions {
                 let _ = done_rx.await;
             }
         }
-        let mut actor = SessionActor::new(
-            session_id.clone(),
-            req.cwd.clone(),
-            self.config.clone(),
-            self.editor.clone(),
+        let spec = SessionSpec {
+            id: session_id.clone(),
+            cwd: req.cwd.clone(),
             flags,
-            req.mcp_servers.clone(),
+            editor_servers: req.mcp_servers.clone(),
             start,
             mode,
-        );
+        };
+        let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;
         let opened = SessionOpened {
             session_id: session_id.clone(),
@@ -207,7 +205,7 @@ impl AgentCore for Sessions {
                 "unknown auth method `{method_id}`"
             )));
         }
-        if crate::doctor::has_credentials() {
+        if crate::claude::install::has_credentials() {
             Ok(())
         } else {
             Err(AgentError::AuthRequired(

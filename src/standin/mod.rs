@@ -181,7 +181,6 @@ pub fn write_claude_wrapper(
     script: &Path,
     log: Option<&Path>,
 ) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     let mut text = String::from("#!/bin/sh\n");
     if let Some(log) = log {
         text.push_str(&format!(
@@ -196,7 +195,7 @@ pub fn write_claude_wrapper(
     ));
     let path = dir.join("claude");
     std::fs::write(&path, text)?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    crate::platform::files::make_executable(&path)?;
     Ok(path)
 }
 

@@ -8,6 +8,7 @@
 //! other tool (allow / reject, once or always: [`options`] builds the choices, [`reply`] answers).
 
 mod ask_user;
+pub(crate) mod asker;
 mod options;
 mod plan_mode;
 mod reply;

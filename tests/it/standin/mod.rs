@@ -6,6 +6,7 @@ mod auth;
 mod cancel;
 mod claude_faults;
 mod doctor;
+mod hard_kill;
 mod logging;
 mod modes;
 mod permissions;

@@ -9,6 +9,11 @@ pub mod acp_client;
 pub mod history;
 pub mod mcp;
 pub mod mock_api;
+// Network namespaces are Linux's; elsewhere the tests use the host's loopback.
+#[cfg(target_os = "linux")]
+pub mod netns;
+#[cfg(not(target_os = "linux"))]
+#[path = "netns_unavailable.rs"]
 pub mod netns;
 pub mod procs;
 pub mod raw_editor;

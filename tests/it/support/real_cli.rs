@@ -250,13 +250,7 @@ impl ClaudeEnv {
     {
         let mut command = self.command(claude_binary());
         command
-            .args([
-                "--input-format",
-                "stream-json",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-            ])
+            .args(claude_acp::claude::STREAM_JSON_ARGS)
             .args(permission_args);
         command
     }

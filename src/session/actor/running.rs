@@ -1,0 +1,75 @@
+//! The session's running claude, in one place: its process, its events, the `--mcp-config` file it
+//! was started with, and its handle, which asks that outlive a restart read through a shared slot.
+//! Started and ended only here, so the slot and the process never disagree.
+
+use std::sync::{Arc, Mutex};
+
+use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, EventReceiver};
+use crate::mcp::McpConfigFile;
+use crate::session::EditorClient;
+
+/// The handle of the claude running now, or none; shared with the permission asker.
+pub(crate) type SharedHandle = Arc<Mutex<Option<ClaudeHandle>>>;
+
+struct Live {
+    process: ClaudeProcess,
+    events: EventReceiver,
+    /// Its `--mcp-config` and `_meta` option files, which may hold secrets: removed when this
+    /// claude ends.
+    _files: Vec<McpConfigFile>,
+}
+
+#[derive(Default)]
+pub(super) struct RunningClaude {
+    live: Option<Live>,
+    handle: SharedHandle,
+}
+
+impl RunningClaude {
+    pub(super) fn shared_handle(&self) -> SharedHandle {
+        self.handle.clone()
+    }
+
+    pub(super) fn is_running(&self) -> bool {
+        self.live.is_some()
+    }
+
+    pub(super) fn started(
+        &mut self,
+        process: ClaudeProcess,
+        handle: ClaudeHandle,
+        events: EventReceiver,
+        files: Vec<McpConfigFile>,
+    ) {
+        self.live = Some(Live {
+            process,
+            events,
+            _files: files,
+        });
+        *self.handle.lock().expect("claude handle lock") = Some(handle);
+    }
+
+    /// The running claude's handle, if one runs.
+    pub(super) fn handle(&self) -> Option<ClaudeHandle> {
+        self.live.as_ref()?;
+        self.handle.lock().expect("claude handle lock").clone()
+    }
+
+    /// Forgets the running claude and returns its process (to kill or shut down; dropping it kills).
+    pub(super) fn ended(&mut self) -> Option<ClaudeProcess> {
+        *self.handle.lock().expect("claude handle lock") = None;
+        self.live.take().map(|live| live.process)
+    }
+
+    /// claude's next event, taken only when the editor has room for what it becomes; never
+    /// resolves while none runs.
+    pub(super) async fn next_event(&mut self, editor: &dyn EditorClient) -> Option<ClaudeEvent> {
+        match &mut self.live {
+            Some(live) => {
+                editor.room_for_updates().await;
+                live.events.recv().await
+            }
+            None => std::future::pending().await,
+        }
+    }
+}
