@@ -31,13 +31,18 @@ pub fn fixture(name: &str) -> PathBuf {
 impl Standin {
     /// A stand-in playing `fixtures/standin/<name>.jsonl`, with a fresh work directory.
     pub fn new(name: &str) -> Self {
-        let script = fixture(name);
+        Self::with_script(|_| fixture(name))
+    }
+
+    /// A stand-in playing the script `write` puts in the stand-in's directory (a test's own script).
+    pub fn with_script(write: impl FnOnce(&Path) -> PathBuf) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let script = write(dir.path());
         assert!(
             script.exists(),
             "missing stand-in script {}",
             script.display()
         );
-        let dir = tempfile::tempdir().expect("temp dir");
         let wrapper = dir.path().join("claude");
         let log = dir.path().join("standin.log");
         // The log is set here, not by the adapter's environment, so every stand-in started
