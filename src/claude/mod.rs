@@ -3,7 +3,9 @@
 pub mod connection;
 pub mod error;
 mod group;
+mod in_process;
 pub mod install;
+pub mod launch;
 pub mod locate;
 mod pending;
 pub mod process;
@@ -24,6 +26,7 @@ pub const STREAM_JSON_ARGS: [&str; 5] = [
 pub use connection::ClaudeHandle;
 pub use error::ClaudeError;
 pub use group::kill_all_children;
+pub use launch::{Launch, Launched, ProcessLauncher, StartedClaude};
 pub use locate::{ClaudeCommand, LocateEnv, LocateError, locate};
 pub use process::{ClaudeEvent, ClaudeProcess, ExitInfo, SpawnOptions};
 

@@ -6,14 +6,15 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
-use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess};
+use crate::claude::launch::{Launched, StartedClaude};
+use crate::claude::{ClaudeEvent, ClaudeHandle};
 use crate::mcp::McpConfigFile;
 
 /// The handle of the claude running now, or none; shared with the permission asker.
 pub(crate) type SharedHandle = Arc<Mutex<Option<ClaudeHandle>>>;
 
 struct Live {
-    process: ClaudeProcess,
+    claude: StartedClaude,
     events: mpsc::UnboundedReceiver<ClaudeEvent>,
     /// May hold the editor's MCP secrets: removed when this claude ends.
     _mcp_file: Option<McpConfigFile>,
@@ -34,15 +35,14 @@ impl RunningClaude {
         self.live.is_some()
     }
 
-    pub(super) fn started(
-        &mut self,
-        process: ClaudeProcess,
-        handle: ClaudeHandle,
-        events: mpsc::UnboundedReceiver<ClaudeEvent>,
-        mcp_file: Option<McpConfigFile>,
-    ) {
+    pub(super) fn started(&mut self, launched: Launched, mcp_file: Option<McpConfigFile>) {
+        let Launched {
+            claude,
+            handle,
+            events,
+        } = launched;
         self.live = Some(Live {
-            process,
+            claude,
             events,
             _mcp_file: mcp_file,
         });
@@ -55,10 +55,10 @@ impl RunningClaude {
         self.handle.lock().expect("claude handle lock").clone()
     }
 
-    /// Forgets the running claude and returns its process (to kill or shut down; dropping it kills).
-    pub(super) fn ended(&mut self) -> Option<ClaudeProcess> {
+    /// Forgets the running claude and returns it (to kill or shut down; dropping it kills).
+    pub(super) fn ended(&mut self) -> Option<StartedClaude> {
         *self.handle.lock().expect("claude handle lock") = None;
-        self.live.take().map(|live| live.process)
+        self.live.take().map(|live| live.claude)
     }
 
     /// claude's next event; never resolves while none runs.
