@@ -100,11 +100,6 @@ impl TurnTranslator {
         self.last_context = None;
     }
 
-    /// claude's permission mode as last seen on its stdout.
-    pub fn observed_mode(&self) -> Option<&str> {
-        self.mode.as_deref()
-    }
-
     /// One stdout line. `result` lines go to [`TurnTranslator::on_result`]; control traffic is the
     /// session's and yields nothing here.
     pub fn on_message(&mut self, msg: &ClaudeMessage) -> Translation {
