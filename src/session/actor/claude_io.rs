@@ -119,7 +119,6 @@ impl SessionActor {
                     check_version(version);
                 }
             }
-            other => tracing::debug!(session = %self.id, ?other, "signal"),
         }
     }
 
