@@ -1,5 +1,6 @@
 //! The claude side: the `claude` CLI as a child process speaking stream-json.
 
+pub mod auth;
 pub mod connection;
 pub mod error;
 mod group;

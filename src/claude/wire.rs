@@ -218,6 +218,14 @@ impl Default for ToolResultContent {
 }
 
 impl ToolResultContent {
+    /// The text of the result, its text blocks joined by newlines; a plain string moves out.
+    pub fn into_text(self) -> String {
+        match self {
+            ToolResultContent::Text(t) => t,
+            blocks => blocks.text(),
+        }
+    }
+
     /// The text of the result, its text blocks joined by newlines.
     pub fn text(&self) -> String {
         match self {

@@ -87,6 +87,9 @@ impl SessionActor {
             }
             ClaudeMessage::Result(result) => {
                 let end = self.translator.on_result(&result);
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.usage = end.usage;
+                }
                 for update in end.updates {
                     self.editor.session_update(&self.id, update);
                 }
@@ -100,7 +103,7 @@ impl SessionActor {
                 }
             }
             other => {
-                let out = self.translator.on_message(&other);
+                let out = self.translator.on_message(other);
                 for update in out.updates {
                     self.editor.session_update(&self.id, update);
                 }
@@ -116,6 +119,7 @@ impl SessionActor {
             translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
             translate::TurnSignal::Init(info) => {
                 if let Some(version) = info.claude_code_version.as_deref() {
+                    tracing::debug!(session = %self.id, version = %version, "claude's version");
                     check_version(version);
                 }
             }
@@ -127,7 +131,7 @@ impl SessionActor {
             return;
         };
         let request_id = req.request_id.clone();
-        match classify(&req) {
+        match classify(req) {
             ControlAction::Reply(value) => deliver(handle.respond_success(&request_id, value)),
             ControlAction::Fail(error) => deliver(handle.respond_error(&request_id, &error)),
             ControlAction::AskPermission(ask) => {
