@@ -11,7 +11,7 @@ use super::{Command, SessionActor, SessionSpec};
 use crate::claude::ClaudeCommand;
 use crate::domain::{
     AgentError, ContentChunk, EditorClient, EditorError, PermissionAsk, PermissionOutcome,
-    PromptBlock, SessionUpdate, StopReason,
+    PromptBlock, SessionUpdate, StopReason, TurnOutcome,
 };
 use crate::session::config::{AdapterConfig, PermissionTransport};
 use crate::session::spawn::{SessionFlags, Start};
@@ -84,7 +84,7 @@ fn open(fixture: &str) -> Session {
 
 impl Session {
     /// Sends a prompt; the receiver gets how the turn ended.
-    fn prompt(&self, text: &str) -> oneshot::Receiver<Result<StopReason, AgentError>> {
+    fn prompt(&self, text: &str) -> oneshot::Receiver<Result<TurnOutcome, AgentError>> {
         let (reply, ended) = oneshot::channel();
         let blocks = vec![PromptBlock::Text(text.into())];
         self.commands
@@ -128,12 +128,13 @@ impl Session {
 }
 
 async fn ended(
-    turn: oneshot::Receiver<Result<StopReason, AgentError>>,
+    turn: oneshot::Receiver<Result<TurnOutcome, AgentError>>,
 ) -> Result<StopReason, AgentError> {
     tokio::time::timeout(TURN_LIMIT, turn)
         .await
         .expect("the turn ends")
         .expect("the session answers")
+        .map(|outcome| outcome.stop_reason)
 }
 
 #[tokio::test]
@@ -147,7 +148,11 @@ async fn cancel_interrupts_claude_and_the_same_claude_serves_the_next_prompt() {
     let next = ended(s.prompt("again")).await;
     assert_eq!(next.unwrap(), StopReason::EndTurn);
     assert!(s.agent_text().contains("Back after the interrupt."));
-    assert_eq!(s.launcher.starts().len(), 1, "claude honoured the interrupt");
+    assert_eq!(
+        s.launcher.starts().len(),
+        1,
+        "claude honoured the interrupt"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -184,7 +189,11 @@ async fn after_a_crash_the_next_prompt_restarts_claude_on_the_same_conversation(
 async fn a_broken_stdio_permission_channel_switches_to_mcp_and_keeps_the_turn() {
     let mut s = open("permission_break");
     let stop = ended(s.prompt("create hello.txt")).await;
-    assert_eq!(stop.unwrap(), StopReason::EndTurn, "one turn, one stop reason");
+    assert_eq!(
+        stop.unwrap(),
+        StopReason::EndTurn,
+        "one turn, one stop reason"
+    );
     let text = s.agent_text();
     assert!(
         text.contains("[claude-acp] claude denied Write without asking"),

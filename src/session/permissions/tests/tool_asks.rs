@@ -310,5 +310,8 @@ async fn an_ask_without_a_tool_use_id_still_shows_a_tool_call_with_an_id_of_its_
 
     let asks = editor.asks();
     assert!(!asks[0].tool_call.id.is_empty());
-    assert_ne!(asks[0].tool_call.id, asks[1].tool_call.id, "each ask its own id");
+    assert_ne!(
+        asks[0].tool_call.id, asks[1].tool_call.id,
+        "each ask its own id"
+    );
 }
