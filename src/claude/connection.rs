@@ -151,11 +151,6 @@ impl ClaudeHandle {
         let _ = self.writer.send(WriterCommand::CloseStdin);
     }
 
-    /// How claude exited, once it has.
-    pub fn exit_info(&self) -> Option<ExitInfo> {
-        self.exit.borrow().clone()
-    }
-
     /// A failed write most likely means claude died: report its exit if it comes soon.
     async fn write_failed(&self, error: io::Error) -> ClaudeError {
         let mut exit = self.exit.clone();

@@ -5,7 +5,9 @@ pub mod connection;
 pub mod error;
 mod events;
 mod group;
+mod in_process;
 pub mod install;
+pub mod launch;
 mod lenient;
 pub mod locate;
 mod pending;
@@ -28,6 +30,7 @@ pub use connection::ClaudeHandle;
 pub use error::ClaudeError;
 pub use events::EventReceiver;
 pub use group::kill_all_children;
+pub use launch::{Launch, Launched, ProcessLauncher, StartedClaude};
 pub use locate::{ClaudeCommand, LocateEnv, LocateError, locate};
 pub use process::{ClaudeEvent, ClaudeProcess, ExitInfo, SpawnOptions};
 

@@ -165,11 +165,6 @@ impl ClaudeProcess {
         self.pid
     }
 
-    /// How claude exited, once it has.
-    pub fn exit_info(&self) -> Option<ExitInfo> {
-        self.exit.borrow().clone()
-    }
-
     /// Waits for claude to exit (and its output to be read).
     pub async fn wait(&mut self) -> ExitInfo {
         match self.exit.wait_for(Option::is_some).await {

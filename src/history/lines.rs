@@ -114,7 +114,7 @@ pub(super) fn classify_user(line: &Value) -> UserLine {
     }
 }
 
-fn classify_text(text: &str) -> UserLine {
+pub(super) fn classify_text(text: &str) -> UserLine {
     let trimmed = text.trim();
     if trimmed.is_empty() || INJECTED_PREFIXES.iter().any(|p| trimmed.starts_with(p)) {
         return UserLine::Skip;

@@ -176,9 +176,7 @@ impl Thread {
             return;
         }
         let content = line.get("content").and_then(Value::as_str).unwrap_or("");
-        if let UserLine::CommandOutput(output) = lines::classify_user(&serde_json::json!({
-            "message": {"content": content}
-        })) {
+        if let UserLine::CommandOutput(output) = lines::classify_text(content) {
             self.agent_text(output);
         }
     }

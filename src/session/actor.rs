@@ -347,8 +347,8 @@ impl SessionActor {
         self.asks.withdraw_all();
         // With the process goes its MCP config, which may hold the editor's MCP secrets: gone
         // before the session says it is closed.
-        if let Some(mut process) = self.claude.ended() {
-            process.shutdown(Duration::from_millis(500)).await;
+        if let Some(mut claude) = self.claude.ended() {
+            claude.shutdown(Duration::from_millis(500)).await;
         }
         self.path.stop();
         if self.turn.is_some() {
@@ -409,3 +409,6 @@ async fn sleep_until(deadline: Option<Instant>) {
         None => std::future::pending().await,
     }
 }
+
+#[cfg(test)]
+mod tests;

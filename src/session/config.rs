@@ -1,7 +1,9 @@
 //! How this adapter process was configured: where claude is and how sessions start it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use crate::claude::launch::{Launch, ProcessLauncher};
 use crate::claude::locate::ClaudeCommand;
 
 /// How claude asks for permission (see the README's "Permissions" section).
@@ -38,6 +40,8 @@ pub struct AdapterConfig {
     pub claude_config_dir: Option<PathBuf>,
     /// Whether claude accepts bypassPermissions here (not as root unless IS_SANDBOX is set).
     pub allow_bypass_permissions: bool,
+    /// How sessions start claude: a child process, except in tests that run it in-process.
+    pub launcher: Arc<dyn Launch>,
 }
 
 impl AdapterConfig {
@@ -54,6 +58,7 @@ impl AdapterConfig {
             permission_transport,
             claude_config_dir,
             allow_bypass_permissions,
+            launcher: Arc::new(ProcessLauncher),
         }
     }
 }

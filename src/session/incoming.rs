@@ -1,8 +1,8 @@
 //! Control requests claude sends us (`can_use_tool`, hooks, anything else): each classified to get exactly one answer.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::claude::wire::{CanUseTool, InboundControlRequest};
+use crate::claude::wire::{CanUseTool, InboundControlRequest, PermissionDecision};
 
 /// What to do with one inbound control request.
 pub enum ControlAction {
@@ -21,13 +21,18 @@ pub fn classify(req: InboundControlRequest) -> ControlAction {
         "can_use_tool" => match serde_json::from_value::<CanUseTool>(req.request) {
             Ok(ask) => ControlAction::AskPermission(Box::new(ask)),
             // Unreadable ask: deny (fail closed) rather than error, so the model learns why.
-            Err(e) => ControlAction::Reply(json!({
-                "behavior": "deny",
-                "message": format!("claude-acp could not read this permission request ({e}); denied."),
-            })),
+            Err(e) => ControlAction::Reply(
+                PermissionDecision::Deny {
+                    message: format!(
+                        "claude-acp could not read this permission request ({e}); denied."
+                    ),
+                    interrupt: false,
+                }
+                .to_value(),
+            ),
         },
         // Hooks are not registered by this adapter; if one fires anyway, let claude go on.
-        "hook_callback" => ControlAction::Reply(json!({})),
+        "hook_callback" => ControlAction::Reply(Value::Object(serde_json::Map::new())),
         other => ControlAction::Fail(format!("Unsupported control request subtype: {other}")),
     }
 }
@@ -35,6 +40,7 @@ pub fn classify(req: InboundControlRequest) -> ControlAction {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn req(v: Value) -> InboundControlRequest {
         InboundControlRequest {

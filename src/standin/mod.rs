@@ -106,6 +106,7 @@
 
 mod engine;
 mod input;
+mod launch;
 mod login;
 mod pattern;
 mod runtime;
@@ -113,6 +114,7 @@ mod script;
 mod step_parse;
 
 pub use engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, VERSION_LINE, run_with_runtime};
+pub use launch::StandinLauncher;
 pub use pattern::{PatternError, Vars, matches};
 pub use runtime::{Runtime, builtin_vars};
 pub use script::{Expectation, FlagCondition, Handler, LocatedStep, Script, ScriptError, Step};

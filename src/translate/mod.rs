@@ -20,7 +20,4 @@ pub use session_info::{InitInfo, available_commands, models};
 pub use to_claude::{EMPTY_PROMPT_TEXT, user_message};
 pub use to_editor::{Translation, TurnSignal, TurnTranslator};
 pub use tool_result::{ToolResult, tool_result_update};
-pub use tools::{
-    content_for, display_path, kind_for, locations_for, title_for, tool_call_for,
-    tool_call_for_permission,
-};
+pub use tools::{content_for, display_path, kind_for, locations_for, title_for, tool_call_for};

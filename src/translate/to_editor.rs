@@ -37,12 +37,6 @@ pub enum TurnSignal {
     /// claude's permission mode is not the one last observed (init or `system/status`), e.g. after
     /// ExitPlanMode or a mode set from elsewhere.
     ModeChanged(String),
-    /// claude denied a tool use on its own, without asking (`system/permission_denied`).
-    PermissionDenied {
-        tool_name: String,
-        tool_use_id: Option<String>,
-        message: String,
-    },
 }
 
 /// What one stdout line means for the editor.
@@ -100,11 +94,6 @@ impl TurnTranslator {
         self.stream = Stream::default();
         self.tools.clear();
         self.last_context = None;
-    }
-
-    /// claude's permission mode as last seen on its stdout.
-    pub fn observed_mode(&self) -> Option<&str> {
-        self.mode.as_deref()
     }
 
     /// One stdout line, taken by value so that a tool's output moves into its update instead of
@@ -359,11 +348,6 @@ impl TurnTranslator {
                     self.observe_mode(mode, out);
                 }
             }
-            "permission_denied" => out.signals.push(TurnSignal::PermissionDenied {
-                tool_name: s.str_field("tool_name").unwrap_or_default().to_owned(),
-                tool_use_id: s.str_field("tool_use_id").map(str::to_owned),
-                message: s.str_field("message").unwrap_or_default().to_owned(),
-            }),
             _ => {}
         }
     }

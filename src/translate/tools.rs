@@ -30,21 +30,6 @@ pub fn tool_call_for(
     }
 }
 
-/// The tool call a `can_use_tool` ask shows. claude names MCP tools by their full name there, and
-/// sends no `tool_use_id` in some versions: the call then gets an id of its own.
-pub fn tool_call_for_permission(
-    name: &str,
-    tool_use_id: Option<&str>,
-    input: &Value,
-    cwd: &Path,
-) -> ToolCall {
-    let id = match tool_use_id {
-        Some(id) => id.to_owned(),
-        None => format!("permission-{}", uuid::Uuid::new_v4()),
-    };
-    tool_call_for(name, &id, input, cwd, None)
-}
-
 pub fn kind_for(name: &str) -> ToolKind {
     match name {
         "Read" => ToolKind::Read,

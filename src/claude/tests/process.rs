@@ -109,7 +109,11 @@ async fn shutdown_closes_stdin_first_and_kills_only_if_claude_lingers() {
     let (mut stubborn, _h, _events) = ClaudeProcess::spawn(sh("exec sleep 1000")).unwrap();
     let exit = stubborn.shutdown(Duration::from_millis(100)).await;
     assert_eq!(exit.status, "killed by signal 9");
-    assert_eq!(stubborn.exit_info(), Some(exit));
+    assert_eq!(
+        stubborn.wait().await,
+        exit,
+        "the exit is kept for later waits"
+    );
 }
 
 #[tokio::test]

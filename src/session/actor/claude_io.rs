@@ -3,7 +3,7 @@
 
 use super::{CONTROL_TIMEOUT, Internal, SessionActor, check_version, deliver, turn_error};
 use crate::claude::wire::{ClaudeMessage, OutboundControl};
-use crate::claude::{ClaudeEvent, ClaudeProcess, ExitInfo};
+use crate::claude::{ClaudeEvent, ExitInfo};
 use crate::domain::{AgentError, StopReason};
 use crate::session::incoming::{ControlAction, classify};
 use crate::session::spawn::{self, Start};
@@ -36,12 +36,16 @@ impl SessionActor {
             &flags,
             &permission_args,
         );
-        let (process, handle, events) = ClaudeProcess::spawn(opts)
+        let launched = self
+            .config
+            .launcher
+            .launch(opts)
             .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
-        tracing::info!(session = %self.id, pid = ?process.pid(), ?start, "claude started");
+        tracing::info!(session = %self.id, pid = ?launched.claude.pid(), ?start, "claude started");
+        let handle = launched.handle.clone();
         let mut files = flag_files;
         files.extend(mcp_file);
-        self.claude.started(process, handle.clone(), events, files);
+        self.claude.started(launched, files);
         let internal = self.internal_tx.clone();
         // Queued now, so it is claude's first line whatever the turn sends next.
         let request = OutboundControl::Initialize {
@@ -125,7 +129,6 @@ impl SessionActor {
                     check_version(version);
                 }
             }
-            other => tracing::debug!(session = %self.id, ?other, "signal"),
         }
     }
 
@@ -183,8 +186,8 @@ impl SessionActor {
     }
 
     pub(super) fn stop_claude(&mut self) {
-        if let Some(process) = self.claude.ended() {
-            process.kill();
+        if let Some(claude) = self.claude.ended() {
+            claude.kill();
         }
     }
 }

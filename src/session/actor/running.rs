@@ -4,7 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, EventReceiver};
+use crate::claude::launch::{Launched, StartedClaude};
+use crate::claude::{ClaudeEvent, ClaudeHandle, EventReceiver};
 use crate::mcp::McpConfigFile;
 use crate::session::EditorClient;
 
@@ -12,7 +13,7 @@ use crate::session::EditorClient;
 pub(crate) type SharedHandle = Arc<Mutex<Option<ClaudeHandle>>>;
 
 struct Live {
-    process: ClaudeProcess,
+    claude: StartedClaude,
     events: EventReceiver,
     /// Its `--mcp-config` and `_meta` option files, which may hold secrets: removed when this
     /// claude ends.
@@ -34,15 +35,14 @@ impl RunningClaude {
         self.live.is_some()
     }
 
-    pub(super) fn started(
-        &mut self,
-        process: ClaudeProcess,
-        handle: ClaudeHandle,
-        events: EventReceiver,
-        files: Vec<McpConfigFile>,
-    ) {
+    pub(super) fn started(&mut self, launched: Launched, files: Vec<McpConfigFile>) {
+        let Launched {
+            claude,
+            handle,
+            events,
+        } = launched;
         self.live = Some(Live {
-            process,
+            claude,
             events,
             _files: files,
         });
@@ -55,10 +55,10 @@ impl RunningClaude {
         self.handle.lock().expect("claude handle lock").clone()
     }
 
-    /// Forgets the running claude and returns its process (to kill or shut down; dropping it kills).
-    pub(super) fn ended(&mut self) -> Option<ClaudeProcess> {
+    /// Forgets the running claude and returns it (to kill or shut down; dropping it kills).
+    pub(super) fn ended(&mut self) -> Option<StartedClaude> {
         *self.handle.lock().expect("claude handle lock") = None;
-        self.live.take().map(|live| live.process)
+        self.live.take().map(|live| live.claude)
     }
 
     /// claude's next event, taken only when the editor has room for what it becomes; never

@@ -232,7 +232,7 @@ fn todo_write_and_task_tools_update_the_plan() {
 }
 
 #[test]
-fn mode_changes_and_denials_are_signalled() {
+fn mode_changes_are_signalled() {
     let r = replay("g_set_permission_mode");
     let modes: Vec<&str> = r
         .signals
@@ -243,10 +243,6 @@ fn mode_changes_and_denials_are_signalled() {
         })
         .collect();
     assert_eq!(modes, vec!["acceptEdits", "default"]);
-    let r = replay("j_no_permission_prompt_tool");
-    assert!(r.signals.iter().any(|s| matches!(s,
-        TurnSignal::PermissionDenied { tool_name, tool_use_id: Some(_), message }
-            if tool_name == "Write" && message.contains("haven't granted"))));
 }
 
 #[test]

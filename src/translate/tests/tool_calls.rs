@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::claude::wire::ToolUseMeta;
 use crate::domain::{ToolContent, ToolKind, ToolLocation, ToolStatus};
-use crate::translate::{tool_call_for, tool_call_for_permission};
+use crate::translate::tool_call_for;
 
 const CWD: &str = "/work/proj";
 
@@ -291,19 +291,4 @@ fn edits_show_their_diff_and_plans_their_text() {
     );
     let bash = tool_call_for("Bash", "t", &json!({"command": "ls"}), cwd, None);
     assert!(bash.content.is_empty());
-}
-
-#[test]
-fn a_permission_ask_without_tool_use_id_still_gets_an_id() {
-    let a = tool_call_for_permission("Write", None, &json!({"file_path": "/a"}), Path::new(CWD));
-    let b = tool_call_for_permission("Write", None, &json!({"file_path": "/a"}), Path::new(CWD));
-    assert!(!a.id.is_empty());
-    assert_ne!(a.id, b.id);
-    let c = tool_call_for_permission(
-        "Write",
-        Some("toolu_1"),
-        &json!({"file_path": "/a"}),
-        Path::new(CWD),
-    );
-    assert_eq!(c.id, "toolu_1");
 }

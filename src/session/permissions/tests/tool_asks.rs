@@ -299,3 +299,19 @@ async fn deny_rules_escape_parentheses_as_claude_writes_them_but_labels_do_not()
         Some(json!({"permissions": {"deny": ["Bash(python3 -c 'print\\(42\\)')"]}}))
     );
 }
+
+#[tokio::test]
+async fn an_ask_without_a_tool_use_id_still_shows_a_tool_call_with_an_id_of_its_own() {
+    let editor = StubEditor::answering(vec![pick(ALLOW_ONCE), pick(ALLOW_ONCE)]);
+    let mut ask = write_ask();
+    ask.tool_use_id = None;
+    run(&editor, ask.clone()).await;
+    run(&editor, ask).await;
+
+    let asks = editor.asks();
+    assert!(!asks[0].tool_call.id.is_empty());
+    assert_ne!(
+        asks[0].tool_call.id, asks[1].tool_call.id,
+        "each ask its own id"
+    );
+}

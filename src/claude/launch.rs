@@ -1,0 +1,77 @@
+//! How a claude is started: the one seam between a session and the way its claude runs, as a
+//! child process (the real CLI, [`ProcessLauncher`]) or inside this process over pipes (a test
+//! double such as the stand-in, [`in_process`]). Either way the session gets the same handle and
+//! events, and ends the claude the same way.
+
+use std::time::Duration;
+
+use super::events::EventReceiver;
+
+use super::connection::ClaudeHandle;
+use super::error::ClaudeError;
+use super::in_process::InProcessClaude;
+use super::process::{ClaudeProcess, SpawnOptions};
+
+pub use super::in_process::in_process;
+
+/// Starts claude. The session holds one and calls it for every (re)start.
+pub trait Launch: Send + Sync + std::fmt::Debug {
+    fn launch(&self, opts: SpawnOptions) -> Result<Launched, ClaudeError>;
+}
+
+/// A claude just started: what ends it, what talks to it, and what it says (messages, then one
+/// `Exited`).
+pub struct Launched {
+    pub claude: StartedClaude,
+    pub handle: ClaudeHandle,
+    pub events: EventReceiver,
+}
+
+/// A running claude, however it runs. Dropping it ends it.
+pub enum StartedClaude {
+    Process(ClaudeProcess),
+    InProcess(InProcessClaude),
+}
+
+impl StartedClaude {
+    /// The process id, for logs; none for a claude inside this process.
+    pub fn pid(&self) -> Option<u32> {
+        match self {
+            Self::Process(p) => Some(p.pid()),
+            Self::InProcess(_) => None,
+        }
+    }
+
+    /// Ends it now, and everything it started.
+    pub fn kill(&self) {
+        match self {
+            Self::Process(p) => p.kill(),
+            Self::InProcess(c) => c.kill(),
+        }
+    }
+
+    /// Ends it politely: stdin closed, up to `grace` to exit, then killed.
+    pub async fn shutdown(&mut self, grace: Duration) {
+        match self {
+            Self::Process(p) => {
+                p.shutdown(grace).await;
+            }
+            Self::InProcess(c) => c.shutdown(grace).await,
+        }
+    }
+}
+
+/// Starts the claude CLI as a child process ([`ClaudeProcess::spawn`]).
+#[derive(Debug, Default)]
+pub struct ProcessLauncher;
+
+impl Launch for ProcessLauncher {
+    fn launch(&self, opts: SpawnOptions) -> Result<Launched, ClaudeError> {
+        let (process, handle, events) = ClaudeProcess::spawn(opts)?;
+        Ok(Launched {
+            claude: StartedClaude::Process(process),
+            handle,
+            events,
+        })
+    }
+}

@@ -1,0 +1,220 @@
+//! The actor's behaviour in-process, fast: claude is the stand-in running as a task (through the
+//! launcher seam), the editor a recording stub, and the session driven through its commands.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Command, SessionActor, SessionSpec};
+use crate::claude::ClaudeCommand;
+use crate::domain::{
+    AgentError, ContentChunk, EditorClient, EditorError, PermissionAsk, PermissionOutcome,
+    PromptBlock, SessionUpdate, StopReason, TurnOutcome,
+};
+use crate::session::config::{AdapterConfig, PermissionTransport};
+use crate::session::spawn::{SessionFlags, Start};
+use crate::standin::{Script, StandinLauncher};
+
+const ID: &str = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+/// Far above what any of these turns takes; only a broken session gets near it.
+const TURN_LIMIT: Duration = Duration::from_secs(20);
+
+/// An editor that forwards every session update to the test and answers no permission ask.
+struct Editor(mpsc::UnboundedSender<SessionUpdate>);
+
+#[async_trait]
+impl EditorClient for Editor {
+    fn session_update(&self, _session_id: &str, update: SessionUpdate) {
+        let _ = self.0.send(update);
+    }
+
+    async fn request_permission(
+        &self,
+        _ask: PermissionAsk,
+    ) -> Result<PermissionOutcome, EditorError> {
+        Err(EditorError::Closed)
+    }
+}
+
+struct Session {
+    commands: mpsc::UnboundedSender<Command>,
+    updates: mpsc::UnboundedReceiver<SessionUpdate>,
+    launcher: StandinLauncher,
+}
+
+/// A session on `fixture` (a stand-in script), started as `session/new` starts one.
+fn open(fixture: &str) -> Session {
+    let path = format!(
+        "{}/fixtures/standin/{fixture}.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let launcher = StandinLauncher::new(Script::load(path).expect("fixture loads"));
+    let config = AdapterConfig {
+        claude: Ok(ClaudeCommand {
+            program: "claude".into(),
+            prefix_args: vec![],
+        }),
+        permission_transport: PermissionTransport::Auto,
+        // No transcripts to look in: a restarted claude always resumes.
+        claude_config_dir: None,
+        allow_bypass_permissions: false,
+        launcher: Arc::new(launcher.clone()),
+    };
+    let (updates_tx, updates) = mpsc::unbounded_channel();
+    let spec = SessionSpec {
+        id: ID.into(),
+        cwd: std::env::temp_dir(),
+        flags: SessionFlags::default(),
+        editor_servers: vec![],
+        start: Start::New,
+        mode: "default".into(),
+    };
+    let mut actor = SessionActor::new(spec, Arc::new(config), Arc::new(Editor(updates_tx)));
+    actor.start().expect("claude starts");
+    let (commands, rx) = mpsc::unbounded_channel();
+    tokio::spawn(actor.run(rx));
+    Session {
+        commands,
+        updates,
+        launcher,
+    }
+}
+
+impl Session {
+    /// Sends a prompt; the receiver gets how the turn ended.
+    fn prompt(&self, text: &str) -> oneshot::Receiver<Result<TurnOutcome, AgentError>> {
+        let (reply, ended) = oneshot::channel();
+        let blocks = vec![PromptBlock::Text(text.into())];
+        self.commands
+            .send(Command::Prompt { blocks, reply })
+            .expect("session runs");
+        ended
+    }
+
+    /// Waits for the agent's next text in the thread.
+    async fn next_agent_text(&mut self) -> String {
+        loop {
+            match self.updates.recv().await.expect("session runs") {
+                SessionUpdate::AgentMessageChunk {
+                    content: ContentChunk::Text { text },
+                } => return text,
+                _ => continue,
+            }
+        }
+    }
+
+    /// All the agent's text received so far.
+    fn agent_text(&mut self) -> String {
+        let mut text = String::new();
+        while let Ok(update) = self.updates.try_recv() {
+            if let SessionUpdate::AgentMessageChunk {
+                content: ContentChunk::Text { text: t },
+            } = update
+            {
+                text.push_str(&t);
+            }
+        }
+        text
+    }
+
+    /// The value after `flag` at claude's `n`-th start.
+    fn flag_at_start(&self, n: usize, flag: &str) -> Option<String> {
+        let args = &self.launcher.starts()[n];
+        let at = args.iter().position(|a| a == flag)?;
+        args.get(at + 1).cloned()
+    }
+}
+
+async fn ended(
+    turn: oneshot::Receiver<Result<TurnOutcome, AgentError>>,
+) -> Result<StopReason, AgentError> {
+    tokio::time::timeout(TURN_LIMIT, turn)
+        .await
+        .expect("the turn ends")
+        .expect("the session answers")
+        .map(|outcome| outcome.stop_reason)
+}
+
+#[tokio::test]
+async fn cancel_interrupts_claude_and_the_same_claude_serves_the_next_prompt() {
+    let mut s = open("interrupt");
+    let turn = s.prompt("tell me a story");
+    s.next_agent_text().await;
+    s.commands.send(Command::Cancel).unwrap();
+    assert_eq!(ended(turn).await.unwrap(), StopReason::Cancelled);
+
+    let next = ended(s.prompt("again")).await;
+    assert_eq!(next.unwrap(), StopReason::EndTurn);
+    assert!(s.agent_text().contains("Back after the interrupt."));
+    assert_eq!(
+        s.launcher.starts().len(),
+        1,
+        "claude honoured the interrupt"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_claude_that_ignores_the_interrupt_is_stopped_and_the_turn_ends_cancelled() {
+    let s = open("hang");
+    let turn = s.prompt("hello");
+    s.commands.send(Command::Cancel).unwrap();
+    assert_eq!(ended(turn).await.unwrap(), StopReason::Cancelled);
+}
+
+#[tokio::test]
+async fn after_a_crash_the_next_prompt_restarts_claude_on_the_same_conversation() {
+    let mut s = open("crash_then_resume");
+    let crashed = ended(s.prompt("look around")).await.unwrap_err();
+    let message = crashed.to_string();
+    assert!(
+        message.contains("claude exited during the turn (exit code 1)")
+            && message.contains("simulated crash in the stand-in"),
+        "the editor is told why, with claude's last words: {message}"
+    );
+
+    let next = ended(s.prompt("go on")).await;
+    assert_eq!(next.unwrap(), StopReason::EndTurn);
+    assert!(
+        s.agent_text()
+            .ends_with("Resumed: the conversation is intact."),
+        "the restarted claude answered"
+    );
+    assert_eq!(s.launcher.starts().len(), 2);
+    assert_eq!(s.flag_at_start(1, "--resume").as_deref(), Some(ID));
+}
+
+#[tokio::test]
+async fn a_broken_stdio_permission_channel_switches_to_mcp_and_keeps_the_turn() {
+    let mut s = open("permission_break");
+    let stop = ended(s.prompt("create hello.txt")).await;
+    assert_eq!(
+        stop.unwrap(),
+        StopReason::EndTurn,
+        "one turn, one stop reason"
+    );
+    let text = s.agent_text();
+    assert!(
+        text.contains("[claude-acp] claude denied Write without asking"),
+        "the user is told what happened: {text}"
+    );
+    assert!(
+        text.ends_with("Retried: the Write was asked for this time."),
+        "{text}"
+    );
+    assert_eq!(s.launcher.starts().len(), 2, "claude was restarted once");
+    assert_eq!(
+        s.flag_at_start(0, "--permission-prompt-tool").as_deref(),
+        Some("stdio")
+    );
+    assert_eq!(
+        s.flag_at_start(1, "--permission-prompt-tool").as_deref(),
+        Some("mcp__claude-acp__permission")
+    );
+    assert_eq!(
+        s.flag_at_start(1, "--resume").as_deref(),
+        Some(ID),
+        "the conversation is kept"
+    );
+}
