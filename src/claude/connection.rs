@@ -142,6 +142,11 @@ impl ClaudeHandle {
         let _ = self.writer.send(WriterCommand::CloseStdin);
     }
 
+    /// How many of our control requests claude has not answered yet.
+    pub fn requests_waiting(&self) -> usize {
+        self.pending.waiting_count()
+    }
+
     /// How claude exited, once it has.
     pub fn exit_info(&self) -> Option<ExitInfo> {
         self.exit.borrow().clone()

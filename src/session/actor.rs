@@ -29,6 +29,7 @@ use crate::translate::{self, TurnTranslator};
 
 mod claude_io;
 mod fallback;
+mod idle;
 mod settings;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
@@ -121,6 +122,8 @@ pub struct SessionActor {
     rules: permissions::SessionRules,
     internal_tx: mpsc::UnboundedSender<Internal>,
     internal_rx: mpsc::UnboundedReceiver<Internal>,
+    /// When claude last had something to do (it is stopped after the idle timeout).
+    idle: idle::Idle,
 }
 
 impl SessionActor {
@@ -150,6 +153,7 @@ impl SessionActor {
         };
         let transport = config.permission_transport;
         let model = flags.value_of("--model").map(str::to_owned);
+        let idle = idle::Idle::new(config.idle_timeout);
         Self {
             asker,
             claude_slot,
@@ -179,6 +183,7 @@ impl SessionActor {
             rules,
             internal_tx,
             internal_rx,
+            idle,
         }
     }
 
@@ -195,6 +200,7 @@ impl SessionActor {
     pub async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
         loop {
             let deadline = self.turn.as_ref().and_then(|t| t.deadline);
+            let idle_at = self.idle_deadline();
             tokio::select! {
                 cmd = commands.recv() => match cmd {
                     Some(Command::Close { reply }) => {
@@ -220,7 +226,9 @@ impl SessionActor {
                     self.stop_claude();
                     self.finish_turn(Ok(StopReason::Cancelled));
                 }
+                () = sleep_until(idle_at) => self.stop_idle_claude().await,
             }
+            self.idle.touch();
         }
     }
 

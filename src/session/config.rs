@@ -38,6 +38,8 @@ pub struct AdapterConfig {
     pub claude_config_dir: Option<PathBuf>,
     /// Whether claude accepts bypassPermissions here (not as root unless IS_SANDBOX is set).
     pub allow_bypass_permissions: bool,
+    /// How long a session's claude may sit idle before it is stopped (`None`: never).
+    pub idle_timeout: Option<std::time::Duration>,
 }
 
 impl AdapterConfig {
@@ -55,6 +57,7 @@ impl AdapterConfig {
             permission_transport,
             claude_config_dir,
             allow_bypass_permissions,
+            idle_timeout: None,
         }
     }
 }

@@ -28,6 +28,7 @@ impl SessionActor {
             transport::claude_args(&self.editor_servers, self.mcp.as_ref())
                 .map_err(AgentError::Internal)?;
         self.mcp_file = mcp_file;
+        self.carry_session_state_into_flags();
         let opts = spawn::options(
             &command,
             &self.cwd,
@@ -39,6 +40,7 @@ impl SessionActor {
         let (process, handle, events) = ClaudeProcess::spawn(opts)
             .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
         tracing::info!(session = %self.id, pid = ?process.pid(), ?start, "claude started");
+        self.idle.claude_started();
         self.live = Some(Live {
             process,
             handle: handle.clone(),
@@ -82,6 +84,7 @@ impl SessionActor {
 
     pub(super) fn on_message(&mut self, message: ClaudeMessage) {
         self.watch_for_break(&message);
+        self.idle.saw(&message);
         match message {
             ClaudeMessage::ControlRequest(req) => self.on_control_request(req),
             ClaudeMessage::ControlCancelRequest { request_id } => {
