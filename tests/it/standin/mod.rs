@@ -5,6 +5,7 @@ mod acp_requests;
 mod auth;
 mod cancel;
 mod doctor;
+mod idle;
 mod logging;
 mod modes;
 mod permissions;
