@@ -74,3 +74,57 @@ async fn an_idle_sessions_claude_stops_and_comes_back_with_history_mode_and_rule
     assert_eq!(e.asks().len(), 1, "acceptEdits: the write is not asked");
     assert_eq!(std::fs::read_to_string(&created).unwrap(), "made\n");
 }
+
+/// The processes under `pid` whose command line contains `needle`.
+fn descendants_running(pid: u32, needle: &str) -> Vec<u32> {
+    procs::children_of(pid)
+        .into_iter()
+        .filter(|&p| procs::cmdline(p).is_some_and(|line| line.contains(needle)))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_background_command_still_running_keeps_its_claude() {
+    let mock = MockApi::start(vec![Rule::on_prompt(
+        "in the background",
+        Reply::tool_use(
+            "Bash",
+            serde_json::json!({"command": "sleep 8", "description": "Wait",
+                               "run_in_background": true}),
+        ),
+    )]);
+    let env = ClaudeEnv::new(&mock);
+    let e = Editor::start_in(mock, env, &["--idle-timeout", "2"], false).await;
+    e.mock.push_rule(Rule::on_tool_result(Reply::text("Started.")));
+    e.mock.push_rule(Rule::always(Reply::text("Fine.")));
+    e.c.on_request(
+        "session/request_permission",
+        choose_permission("allow_once"),
+    );
+    e.turn("Wait 8 seconds in the background.").await;
+    let claude = claude_pid(e.c.pid()).expect("claude runs");
+    let command = descendants_running(claude, "sleep 8");
+    assert!(!command.is_empty(), "the background command runs");
+
+    // For as long as the command runs (four idle timeouts), so does its claude; a claude stopped
+    // meanwhile would take the command with it, so it must still be there when the command ends.
+    while command.iter().any(|&pid| procs::is_alive(pid)) {
+        assert!(
+            procs::is_alive(claude),
+            "the claude of a running background command was stopped\n{}",
+            e.c.diagnostics()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        procs::is_alive(claude),
+        "claude was stopped with its background command\n{}",
+        e.c.diagnostics()
+    );
+    // Once the command is done, nothing keeps the session up.
+    assert!(
+        procs::wait_until_gone(&[claude], Duration::from_secs(40)).await,
+        "claude still runs after its background command ended\n{}",
+        e.c.diagnostics()
+    );
+}
