@@ -59,15 +59,28 @@ impl Claude {
         let work = dir.path().join("work");
         std::fs::create_dir(&work).expect("work dir");
         if let Ok(real) = std::env::var("IDLE_COST_CLAUDE") {
-            return Claude { path: real.clone().into(), _dir: dir, work, label: real };
+            return Claude {
+                path: real.clone().into(),
+                _dir: dir,
+                work,
+                label: real,
+            };
         }
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/standin/resume.jsonl");
         let path = dir.path().join("claude");
-        let body = format!("#!/bin/sh\nexec '{ADAPTER}' standin --script '{}' \"$@\"\n", script.display());
+        let body = format!(
+            "#!/bin/sh\nexec '{ADAPTER}' standin --script '{}' \"$@\"\n",
+            script.display()
+        );
         std::fs::write(&path, body).expect("wrapper");
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        Claude { _dir: dir, path, work, label: "the stand-in".into() }
+        Claude {
+            _dir: dir,
+            path,
+            work,
+            label: "the stand-in".into(),
+        }
     }
 
     fn adapter(&self, idle_timeout: &str) -> Editor {
@@ -110,14 +123,23 @@ impl Editor {
             }
         });
         let stdin = child.stdin.take();
-        let mut editor = Editor { child, stdin, lines, next_id: 0 };
-        editor.request("initialize", json!({"protocolVersion": 1, "clientCapabilities": {}}));
+        let mut editor = Editor {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+        };
+        editor.request(
+            "initialize",
+            json!({"protocolVersion": 1, "clientCapabilities": {}}),
+        );
         editor
     }
 
     fn send(&mut self, method: &str, params: Value) -> (u64, Instant) {
         self.next_id += 1;
-        let line = json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
+        let line =
+            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").expect("write to claude-acp");
         stdin.flush().expect("flush");
@@ -129,7 +151,10 @@ impl Editor {
         let (id, sent) = self.send(method, params);
         let mut first_chunk = None;
         loop {
-            let (at, line) = self.lines.recv_timeout(Duration::from_secs(60)).expect("an answer");
+            let (at, line) = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .expect("an answer");
             if line["id"] == id && line.get("method").is_none() {
                 assert!(line.get("error").is_none(), "{method}: {line}");
                 return (sent, first_chunk, line["result"].clone());
@@ -157,9 +182,14 @@ impl Editor {
         let mut at = 0;
         while at < found.len() {
             let parent = found[at];
-            let children = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
-                .unwrap_or_default();
-            found.extend(children.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+            let children =
+                std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+                    .unwrap_or_default();
+            found.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|p| p.parse::<u32>().ok()),
+            );
             at += 1;
         }
         found
@@ -169,7 +199,12 @@ impl Editor {
     fn wait_for_claudes(&self, n: usize) {
         let deadline = Instant::now() + Duration::from_secs(60);
         while self.tree().len() != n + 1 {
-            assert!(Instant::now() < deadline, "{} processes, waiting for {}", self.tree().len(), n + 1);
+            assert!(
+                Instant::now() < deadline,
+                "{} processes, waiting for {}",
+                self.tree().len(),
+                n + 1
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -231,7 +266,11 @@ fn first_chunk_latency(claude: &Claude) -> (f64, f64) {
 }
 
 fn ms(sent: Instant, chunk: Option<Instant>) -> f64 {
-    chunk.expect("the turn streamed a chunk").duration_since(sent).as_secs_f64() * 1000.0
+    chunk
+        .expect("the turn streamed a chunk")
+        .duration_since(sent)
+        .as_secs_f64()
+        * 1000.0
 }
 
 fn median(samples: &mut [f64]) -> f64 {

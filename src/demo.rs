@@ -131,9 +131,7 @@ fn write_standin(exe: &Path) -> Result<PathBuf, String> {
         script.display()
     );
     std::fs::write(&wrapper, body).map_err(|e| e.to_string())?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| e.to_string())?;
+    crate::platform::files::make_executable(&wrapper).map_err(|e| e.to_string())?;
     Ok(wrapper)
 }
 

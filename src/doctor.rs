@@ -3,44 +3,11 @@
 use std::path::Path;
 use std::process::Stdio;
 
+use crate::claude::install::{
+    TESTED_CLAUDE_VERSIONS, VersionFit, has_credentials, has_key, too_old_message, version_fit,
+};
 use crate::claude::locate;
 use crate::history::default_config_dir;
-
-/// The claude versions the test suite has verified this adapter against.
-pub const TESTED_CLAUDE_VERSIONS: (&str, &str) = ("2.1.332", "2.1.332");
-
-/// Whether `version` ("2.1.332" or "2.1.332 (Claude Code)") is inside the tested range.
-pub fn version_is_tested(version: &str) -> bool {
-    let parse = |v: &str| -> Option<Vec<u64>> {
-        v.split_whitespace()
-            .next()?
-            .split('.')
-            .map(|p| p.parse().ok())
-            .collect()
-    };
-    match (
-        parse(version),
-        parse(TESTED_CLAUDE_VERSIONS.0),
-        parse(TESTED_CLAUDE_VERSIONS.1),
-    ) {
-        (Some(v), Some(lo), Some(hi)) => v >= lo && v <= hi,
-        _ => false,
-    }
-}
-
-/// Whether an API key or token for claude is set in the environment.
-fn has_key() -> bool {
-    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
-    set("ANTHROPIC_API_KEY") || set("ANTHROPIC_AUTH_TOKEN") || set("CLAUDE_CODE_OAUTH_TOKEN")
-}
-
-/// Whether claude has a way to authenticate: a key or token in the environment, or a stored login.
-pub fn has_credentials() -> bool {
-    has_key()
-        || default_config_dir().is_some_and(|d| d.join(".credentials.json").exists())
-        // macOS keeps claude's login in the Keychain, out of our sight: trust it there.
-        || cfg!(target_os = "macos")
-}
 
 pub async fn run(claude_path: Option<&Path>) -> i32 {
     let mut problems = 0;
@@ -61,16 +28,19 @@ pub async fn run(claude_path: Option<&Path>) -> i32 {
             match out {
                 Ok(o) if o.status.success() => {
                     let v = String::from_utf8_lossy(&o.stdout).trim().to_owned();
-                    if version_is_tested(&v) {
-                        println!(
+                    match version_fit(&v) {
+                        VersionFit::Tested => println!(
                             "✓ version: {v} (tested: {} to {})",
                             TESTED_CLAUDE_VERSIONS.0, TESTED_CLAUDE_VERSIONS.1
-                        );
-                    } else {
-                        println!(
+                        ),
+                        VersionFit::TooOld => {
+                            println!("✗ version: {}", too_old_message(&v));
+                            problems += 1;
+                        }
+                        VersionFit::Untested => println!(
                             "! version: {v} is outside the tested range {} to {}; it may work, report problems",
                             TESTED_CLAUDE_VERSIONS.0, TESTED_CLAUDE_VERSIONS.1
-                        );
+                        ),
                     }
                 }
                 Ok(o) => {
@@ -121,18 +91,5 @@ pub async fn login(claude_path: Option<&Path>) -> i32 {
             eprintln!("cannot run claude: {e}");
             1
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_tested_range_is_compared_numerically() {
-        assert!(version_is_tested("2.1.332 (Claude Code)"));
-        assert!(!version_is_tested("2.1.40"));
-        assert!(!version_is_tested("2.2.0"));
-        assert!(!version_is_tested("garbage"));
     }
 }

@@ -9,6 +9,7 @@ pub mod domain;
 pub mod history;
 pub mod logging;
 pub mod mcp;
+pub mod platform;
 pub mod serve;
 pub mod session;
 pub mod standin;

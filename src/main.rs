@@ -11,6 +11,10 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(code) = claude_acp::platform::process::run_reaper_if_asked(&args) {
+        std::process::exit(code);
+    }
     // The stand-in takes claude's own arguments, so it is dispatched before our parser sees them.
     if std::env::args().nth(1).as_deref() == Some("standin") {
         let code = runtime.block_on(claude_acp::standin::run_cli(

@@ -7,6 +7,7 @@ use crate::acp::{AcpEditor, serve_stdio};
 use crate::claude::{kill_all_children, locate};
 use crate::domain::AgentCore;
 use crate::mcp::remove_stale_config_files;
+use crate::platform;
 use crate::session::Sessions;
 use crate::session::config::{AdapterConfig, PermissionTransport};
 
@@ -22,10 +23,11 @@ pub async fn run(
     if let Err(e) = &claude {
         tracing::warn!("{e}");
     }
+    start_reaper();
     let mut config = AdapterConfig::from_env(claude, transport);
     config.idle_timeout = idle_timeout;
     // Off the path to `initialize`: a directory scan must not delay the editor.
-    tokio::task::spawn_blocking(|| remove_stale_config_files(&std::env::temp_dir()));
+    tokio::task::spawn_blocking(|| remove_stale_config_files(&platform::files::private_dir()));
     let editor = AcpEditor::new();
     let sessions = Sessions::new(config, editor.clone());
     let core: Arc<dyn AgentCore> = sessions.clone();
@@ -37,11 +39,10 @@ pub async fn run(
             }
             0
         }
-        signal = termination_signal() => {
-            tracing::info!("{signal}: stopping every claude");
+        signal = platform::signals::termination() => {
+            tracing::info!("{}: stopping every claude", signal.name);
             kill_all_children();
-            // The conventional exit status for death by signal.
-            128 + if signal == "SIGINT" { 2 } else { 15 }
+            signal.exit_code
         }
     };
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, core.shutdown()).await;
@@ -49,16 +50,10 @@ pub async fn run(
     code
 }
 
-async fn termination_signal() -> &'static str {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
+/// Starts the helper that kills claude's children if this process is killed outright.
+fn start_reaper() {
+    let started = std::env::current_exe().and_then(|exe| platform::process::start_reaper(&exe));
+    if let Err(error) = started {
+        tracing::warn!(%error, "cannot start the reaper: a killed adapter may leave claude's children running");
     }
 }

@@ -8,9 +8,10 @@ use async_trait::async_trait;
 
 use super::to_proto;
 use crate::domain::{
-    EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
-    PermissionAsk, PermissionOutcome, SessionUpdate,
+    ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
+    ElicitationRequest, PermissionAsk, PermissionOutcome, SessionUpdate,
 };
+use crate::translate::compaction_text;
 
 /// The connection to the editor, and what it declared at `initialize`.
 #[derive(Default)]
@@ -44,6 +45,15 @@ impl AcpEditor {
 impl EditorClient for AcpEditor {
     fn session_update(&self, session_id: &str, update: SessionUpdate) {
         let Ok(cx) = self.connection() else { return };
+        // ACP: compaction updates only to editors that declared them; others get a line of text.
+        let update = match update {
+            SessionUpdate::Compaction { status, .. } if !self.supports_compaction() => {
+                SessionUpdate::AgentMessageChunk {
+                    content: ContentChunk::text(compaction_text(status)),
+                }
+            }
+            other => other,
+        };
         let note =
             acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
         if let Err(e) = cx.send_notification(note) {
@@ -81,6 +91,13 @@ impl EditorClient for AcpEditor {
                 ));
             }
         })
+    }
+
+    fn supports_compaction(&self) -> bool {
+        self.capabilities
+            .get()
+            .and_then(|c| c.session.as_ref())
+            .is_some_and(|s| s.compaction.is_some())
     }
 
     fn supports_elicitation(&self) -> bool {

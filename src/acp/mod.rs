@@ -6,5 +6,8 @@ mod from_proto;
 mod server;
 mod to_proto;
 
+#[cfg(test)]
+mod conformance_tests;
+
 pub use client::AcpEditor;
 pub use server::serve_stdio;

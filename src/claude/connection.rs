@@ -11,8 +11,8 @@ use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::control::PendingRequests;
 use super::error::ClaudeError;
+use super::pending::PendingRequests;
 use super::process::ExitInfo;
 use super::wire::{ClaudeInput, OutboundControl};
 
@@ -125,6 +125,15 @@ impl ClaudeHandle {
         response: Value,
     ) -> impl Future<Output = Result<(), ClaudeError>> + Send + 'static {
         self.send(ClaudeInput::success(request_id, response))
+    }
+
+    /// Answers claude's `can_use_tool` with the editor's (or the adapter's) decision.
+    pub fn answer_permission(
+        &self,
+        request_id: &str,
+        decision: &crate::claude::wire::PermissionDecision,
+    ) -> impl Future<Output = Result<(), ClaudeError>> + Send + 'static {
+        self.respond_success(request_id, decision.to_value())
     }
 
     /// Answers one of claude's control requests with an error.

@@ -1,78 +1,63 @@
-//! The process groups of live claude children, so one claude (with everything it started) or all of
-//! them can be killed, and none outlives the adapter.
+//! The process trees of live claude children (see `platform::process`), so one claude (with
+//! everything it started) or all of them can be killed, and none outlives the adapter.
 //!
-//! A group is registered from spawn until its leader (claude) has exited but before it is reaped: a
-//! pid, and so a pgid, cannot be reused while the unreaped leader holds it, so a registered pgid is
-//! never someone else's group.
+//! A tree is registered from spawn until its leader (claude) has exited but before it is reaped: a
+//! pid, and so a Unix pgid, cannot be reused while the unreaped leader holds it, so a registered
+//! tree is never someone else's processes.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::io;
 use std::sync::{Mutex, MutexGuard};
 
-static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+use crate::platform::process::ProcessTree;
 
-fn live_groups() -> MutexGuard<'static, BTreeSet<i32>> {
+static LIVE_GROUPS: Mutex<BTreeMap<u32, ProcessTree>> = Mutex::new(BTreeMap::new());
+
+fn live_groups() -> MutexGuard<'static, BTreeMap<u32, ProcessTree>> {
     // A panic elsewhere while holding the lock leaves the set itself intact.
     LIVE_GROUPS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Runs `spawn` (which must put the child in its own group, pgid = pid) and registers the group under
-/// the same lock, so `kill_all_children` cannot miss a child that is being born.
+/// Runs `spawn` (which returns the child, its pid and its tree) and registers the tree under the
+/// same lock, so `kill_all_children` cannot miss a child that is being born.
 pub(crate) fn spawn_registered<T>(
-    spawn: impl FnOnce() -> io::Result<(T, u32)>,
+    spawn: impl FnOnce() -> io::Result<(T, u32, ProcessTree)>,
 ) -> io::Result<(T, u32)> {
     let mut groups = live_groups();
-    let (child, pid) = spawn()?;
-    groups.insert(pid as i32);
+    let (child, pid, tree) = spawn()?;
+    groups.insert(pid, tree);
     Ok((child, pid))
 }
 
-/// SIGKILLs the group if it is still registered; a group already gone is fine.
-pub(crate) fn kill_group(pgid: i32) {
-    let groups = live_groups();
-    if groups.contains(&pgid) {
-        killpg(pgid);
+/// Kills the tree if it is still registered; a tree already gone is fine.
+pub(crate) fn kill_group(pid: u32) {
+    if let Some(tree) = live_groups().get(&pid) {
+        tree.kill();
     }
 }
 
 /// Called once the leader has exited and before it is reaped: kills whatever it left running in its
-/// group (no orphans) and forgets the group.
-pub(crate) fn retire_group(pgid: i32) {
-    let mut groups = live_groups();
-    if groups.remove(&pgid) {
-        killpg(pgid);
+/// tree (no orphans) and forgets the tree.
+pub(crate) fn retire_group(pid: u32) {
+    if let Some(tree) = live_groups().remove(&pid) {
+        tree.kill();
     }
 }
 
-/// Whether the group is still registered (its leader not yet exited and retired).
+/// Whether the tree is still registered (its leader not yet exited and retired).
 #[cfg(test)]
-pub(crate) fn is_live(pgid: i32) -> bool {
-    live_groups().contains(&pgid)
+pub(crate) fn is_live(pid: u32) -> bool {
+    live_groups().contains_key(&pid)
 }
 
-/// SIGKILLs every live claude process group, for the adapter's own exit (SIGTERM, SIGINT, stdin EOF)
-/// while sessions are still running. Returns how many groups were signalled.
+/// Kills every live claude tree, for the adapter's own exit (a termination signal, stdin EOF)
+/// while sessions are still running. Returns how many trees were killed.
 pub fn kill_all_children() -> usize {
     let groups = live_groups();
-    for &pgid in groups.iter() {
-        killpg(pgid);
+    for tree in groups.values() {
+        tree.kill();
     }
     groups.len()
-}
-
-fn killpg(pgid: i32) {
-    // SAFETY: killpg only sends a signal; pgid > 1 is checked so this can never mean "every process".
-    if pgid <= 1 {
-        return;
-    }
-    let rc = unsafe { libc::killpg(pgid, libc::SIGKILL) };
-    if rc != 0 {
-        let err = io::Error::last_os_error();
-        // ESRCH: every member is already dead, which is what we wanted.
-        if err.raw_os_error() != Some(libc::ESRCH) {
-            tracing::warn!(pgid, error = %err, "could not kill claude's process group");
-        }
-    }
 }

@@ -3,7 +3,6 @@
 
 use std::ffi::OsString;
 use std::fmt;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// How to start claude: a program plus arguments that go before claude's own (so a stand-in can be
@@ -154,7 +153,7 @@ fn search_path(name: &str, path: Option<&std::ffi::OsStr>) -> Result<PathBuf, St
 fn is_executable(path: &Path) -> bool {
     // metadata() follows symlinks: npm's bin entries are symlinks to a .js file.
     path.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .is_ok_and(|m| crate::platform::files::is_program(path, &m))
 }
 
 fn why_not(path: &Path) -> &'static str {
@@ -173,7 +172,7 @@ mod tests {
     fn make_executable(path: &Path) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, "#!/bin/sh\n").unwrap();
-        fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+        crate::platform::files::make_executable(path).unwrap();
     }
 
     fn env(dir: &Path) -> LocateEnv {

@@ -1,14 +1,26 @@
 //! The claude side: the `claude` CLI as a child process speaking stream-json.
 
+pub mod auth;
 pub mod connection;
-mod control;
 pub mod error;
 mod group;
+pub mod install;
 pub mod locate;
+mod pending;
 pub mod process;
 mod redact;
 mod streams;
 pub mod wire;
+
+/// The arguments that make claude speak stream-json on stdin and stdout (`--verbose` is required
+/// with `--output-format stream-json`). Every spawn of claude, real or stand-in, starts with them.
+pub const STREAM_JSON_ARGS: [&str; 5] = [
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+];
 
 pub use connection::ClaudeHandle;
 pub use error::ClaudeError;

@@ -2,23 +2,23 @@
 //! pending requests failed, and nothing it started left running.
 
 use std::io;
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::process::{Child, Command};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::connection::ClaudeHandle;
-use super::control::PendingRequests;
 use super::error::ClaudeError;
 use super::group;
 use super::locate::ClaudeCommand;
+use super::pending::PendingRequests;
 use super::streams::{StderrTail, read_stderr, read_stdout};
 use super::wire::ClaudeMessage;
+use crate::platform::process::{self as platform, ProcessTree};
 
 /// After claude exits, how long its stdout may take to drain before the rest is given up on (only a
 /// process that escaped claude's group can hold the pipe open that long).
@@ -61,11 +61,7 @@ pub struct ExitInfo {
 impl ExitInfo {
     fn new(status: io::Result<ExitStatus>, stderr_tail: String) -> Self {
         let (status, code) = match status {
-            Ok(s) => match (s.code(), s.signal()) {
-                (Some(code), _) => (format!("exit code {code}"), Some(code)),
-                (None, Some(signal)) => (format!("killed by signal {signal}"), None),
-                (None, None) => (s.to_string(), None),
-            },
+            Ok(s) => platform::describe_exit(&s),
             Err(error) => (format!("unknown exit status ({error})"), None),
         };
         ExitInfo {
@@ -116,31 +112,25 @@ impl ClaudeProcess {
             .current_dir(&opts.cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own group, so killing the group also kills the tools and servers claude started.
-            .process_group(0);
-        // If claude-acp itself is killed outright (SIGKILL leaves no time to clean up), the kernel
-        // kills claude too. The signal follows the thread that spawned claude: claude-acp runs
-        // one thread for its whole life (a current-thread runtime), so that thread is the process.
-        // SAFETY: prctl is async-signal-safe and touches only the child being set up.
-        unsafe {
-            command.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+            .stderr(Stdio::piped());
+        ProcessTree::prepare(&mut command);
         let spawn_error = |source| ClaudeError::Spawn {
             program: opts.command.program.clone(),
             source,
         };
         let (mut child, pid) = group::spawn_registered(|| {
-            let child = command.spawn()?;
+            let mut child = command.spawn()?;
             let pid = child
                 .id()
                 .ok_or_else(|| io::Error::other("child exited before it had a pid"))?;
-            Ok((child, pid))
+            match ProcessTree::adopt(&child) {
+                Ok(tree) => Ok((child, pid, tree)),
+                Err(error) => {
+                    // Never run a claude whose children could not be killed with it.
+                    let _ = child.start_kill();
+                    Err(error)
+                }
+            }
         })
         .map_err(spawn_error)?;
         let (stdin, stdout, stderr) =
@@ -218,9 +208,9 @@ impl ClaudeProcess {
             })
     }
 
-    /// SIGKILLs claude's whole process group now. Idempotent; does nothing once claude is reaped.
+    /// Kills claude's whole process tree now. Idempotent; does nothing once claude is reaped.
     pub fn kill(&self) {
-        group::kill_group(self.pid as i32);
+        group::kill_group(self.pid);
     }
 }
 
@@ -247,13 +237,14 @@ async fn supervise(
     events: mpsc::UnboundedSender<ClaudeEvent>,
     exit: watch::Sender<Option<ExitInfo>>,
 ) {
-    let status = if wait_exited_unreaped(pid).await {
-        group::retire_group(pid as i32);
+    let status = if platform::wait_exited_keeping_id(pid).await {
+        group::retire_group(pid);
         child.wait().await
     } else {
-        // Could not watch without reaping: reap, then clean up the group (a tiny pid-reuse window).
+        // Reap, then clean up the tree (on Unix a tiny pid-reuse window; none on Windows, where the
+        // job handle names the tree).
         let status = child.wait().await;
-        group::retire_group(pid as i32);
+        group::retire_group(pid);
         status
     };
     if tokio::time::timeout(STDOUT_DRAIN, &mut streams.reader)
@@ -277,34 +268,4 @@ async fn supervise(
     pending.fail_all(&info.status, &info.stderr_tail);
     exit.send_replace(Some(info.clone()));
     let _ = events.send(ClaudeEvent::Exited(info));
-}
-
-/// Waits until `pid` has exited but leaves it a zombie, so its pid (the group's id) stays reserved
-/// while the group is cleaned up. Returns false if that could not be done.
-async fn wait_exited_unreaped(pid: u32) -> bool {
-    let (tx, rx) = oneshot::channel();
-    let spawned = std::thread::Builder::new()
-        .name(format!("claude-{pid}-exit"))
-        .spawn(move || {
-            let exited = loop {
-                // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid.
-                let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-                let rc = unsafe {
-                    libc::waitid(
-                        libc::P_PID,
-                        pid as libc::id_t,
-                        &mut info,
-                        libc::WEXITED | libc::WNOWAIT,
-                    )
-                };
-                if rc == 0 {
-                    break true;
-                }
-                if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-                    break false;
-                }
-            };
-            let _ = tx.send(exited);
-        });
-    spawned.is_ok() && rx.await.unwrap_or(false)
 }

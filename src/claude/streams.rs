@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::mpsc;
 
-use super::control::PendingRequests;
+use super::pending::PendingRequests;
 use super::process::ClaudeEvent;
 use super::redact::{log_excerpt, redact_secrets};
 use super::wire::ClaudeMessage;

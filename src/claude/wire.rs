@@ -235,6 +235,14 @@ impl Default for ToolResultContent {
 }
 
 impl ToolResultContent {
+    /// The text of the result, its text blocks joined by newlines; a plain string moves out.
+    pub fn into_text(self) -> String {
+        match self {
+            ToolResultContent::Text(t) => t,
+            blocks => blocks.text(),
+        }
+    }
+
     /// The text of the result, its text blocks joined by newlines.
     pub fn text(&self) -> String {
         match self {
@@ -401,6 +409,14 @@ pub enum PermissionDecision {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         interrupt: bool,
     },
+}
+
+impl PermissionDecision {
+    /// The decision as the payload of claude's control response.
+    pub fn to_value(&self) -> Value {
+        // Strings, bools and JSON values only: serializing cannot fail.
+        serde_json::to_value(self).expect("a permission decision serializes")
+    }
 }
 
 /// A request we send to claude on its control channel.

@@ -57,6 +57,11 @@ pub trait EditorClient: Send + Sync + 'static {
         ask: PermissionAsk,
     ) -> Result<PermissionOutcome, EditorError>;
 
+    /// Whether the editor declared `session.compaction` (else compactions are told as text).
+    fn supports_compaction(&self) -> bool {
+        false
+    }
+
     /// Whether the editor declared form elicitation.
     fn supports_elicitation(&self) -> bool {
         false

@@ -5,15 +5,14 @@
 //! (`/proc/<pid>/cmdline`), and the document holds our server's token and whatever secrets the
 //! editor put in its servers' env and headers. claude's `--mcp-config` takes a path as well.
 
-use std::fs::OpenOptions;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
 use super::McpError;
 use crate::domain::McpServer;
+use crate::platform;
 
 /// The server name our permission server is registered under; editor servers cannot take it.
 pub const PERMISSION_SERVER_NAME: &str = "claude-acp";
@@ -89,13 +88,10 @@ pub fn remove_stale_config_files(dir: &Path) -> usize {
         else {
             continue;
         };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
             continue;
         };
-        // SAFETY: signal 0 only asks whether the process exists.
-        let alive = unsafe { libc::kill(pid, 0) } == 0
-            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-        if !alive && std::fs::remove_file(entry.path()).is_ok() {
+        if !platform::process::is_alive(pid) && std::fs::remove_file(entry.path()).is_ok() {
             removed += 1;
         }
     }
@@ -109,12 +105,12 @@ pub struct McpConfigFile {
 }
 
 impl McpConfigFile {
-    /// Writes `config` to a new file in the system temp directory (`TMPDIR`).
+    /// Writes `config` to a new file in the user's private temp directory (`platform::files`).
     pub fn write(config: &Value) -> Result<McpConfigFile, McpError> {
-        Self::write_in(&std::env::temp_dir(), config)
+        Self::write_in(&platform::files::private_dir(), config)
     }
 
-    /// Writes `config` to a new, randomly named, mode-0600 file in `dir`.
+    /// Writes `config` to a new, randomly named file in `dir` that only its owner can read.
     pub fn write_in(dir: &Path, config: &Value) -> Result<McpConfigFile, McpError> {
         let path = dir.join(format!(
             "{CONFIG_FILE_PREFIX}{}-{}.json",
@@ -126,12 +122,7 @@ impl McpConfigFile {
             error,
         };
         // create_new: never follow a planted symlink or reuse someone else's file.
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(error)?;
+        let mut file = platform::files::create_private(&path).map_err(error)?;
         let file_guard = McpConfigFile { path: path.clone() };
         file.write_all(config.to_string().as_bytes())
             .and_then(|()| file.flush())
@@ -160,8 +151,6 @@ impl Drop for McpConfigFile {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
 
     fn ours() -> (String, Value) {
@@ -255,8 +244,9 @@ mod tests {
         let config = build_mcp_config(&editor_servers(), Some(ours()));
         let file = McpConfigFile::write_in(dir.path(), &config).unwrap();
         let path = file.path().to_path_buf();
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
+        assert!(platform::files::is_owner_only(
+            &std::fs::metadata(&path).unwrap()
+        ));
         let read: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(read, config);
         assert_eq!(

@@ -5,15 +5,12 @@
 //! - [`permission_server`]: the token-guarded streamable-HTTP MCP server with the permission tool.
 //! - [`mcp_config`]: the `--mcp-config` document (editor servers plus ours), written to a private file.
 //! - [`suggestions`]: the "always allow" suggestions claude gives only on stdio, rebuilt for MCP.
-//! - [`break_detect`]: notices, from what claude prints, that the stdio permission channel broke.
 
-pub mod break_detect;
 pub mod mcp_config;
 pub mod permission_server;
 mod permission_tool;
 mod suggestions;
 
-pub use break_detect::{BreakDetector, BreakKind, BreakSymptom};
 pub use mcp_config::{
     McpConfigFile, PERMISSION_SERVER_NAME, build_mcp_config, remove_stale_config_files,
 };

@@ -4,33 +4,36 @@
 //! output and its control requests. Work that waits on the editor (permission asks) or on claude
 //! (control replies) runs in tasks of its own and reports back, so the loop never stalls.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::asker::PermissionAsker;
+use self::asks::PendingAsks;
+use self::running::RunningClaude;
 use super::config::AdapterConfig;
-use super::config::PermissionTransport;
-use super::permissions;
+use super::fallback::PermissionPath;
+use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
-use super::transport::McpPath;
+use crate::claude::ExitInfo;
 use crate::claude::wire::{OutboundControl, PermissionDecision};
-use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, ExitInfo};
 use crate::domain::McpServer;
-use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason};
-use crate::mcp::{BreakDetector, BreakSymptom, McpConfigFile};
+use crate::domain::{
+    AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome, TurnUsage,
+};
 use crate::translate::{self, TurnTranslator};
 
+mod asks;
 mod claude_io;
-mod fallback;
 mod idle;
+mod logout;
+mod running;
 mod settings;
+mod switch;
+mod title;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
@@ -43,7 +46,7 @@ pub type Reply<T> = oneshot::Sender<Result<T, AgentError>>;
 pub enum Command {
     Prompt {
         blocks: Vec<PromptBlock>,
-        reply: Reply<StopReason>,
+        reply: Reply<TurnOutcome>,
     },
     Cancel,
     SetMode {
@@ -58,6 +61,10 @@ pub enum Command {
     Close {
         reply: oneshot::Sender<()>,
     },
+    /// The user is logging out: end claude, which holds the old login.
+    LoggedOut {
+        reply: oneshot::Sender<()>,
+    },
 }
 
 /// What the session's own helper tasks report back.
@@ -68,14 +75,22 @@ enum Internal {
     PermissionDone { request_id: String },
 }
 
-struct Live {
-    process: ClaudeProcess,
-    handle: ClaudeHandle,
-    events: mpsc::UnboundedReceiver<ClaudeEvent>,
+/// What a session is opened with.
+pub struct SessionSpec {
+    pub id: String,
+    pub cwd: PathBuf,
+    pub flags: SessionFlags,
+    /// The editor's MCP servers, passed to claude in `--mcp-config`.
+    pub editor_servers: Vec<McpServer>,
+    pub start: Start,
+    pub mode: String,
 }
 
+/// The prompt being answered.
 struct Turn {
-    reply: Reply<StopReason>,
+    reply: Reply<TurnOutcome>,
+    /// The tokens claude says the turn took (its `result`), for the prompt's answer.
+    usage: Option<TurnUsage>,
     /// The prompt, to send again if claude had to be restarted before it read it.
     blocks: Vec<PromptBlock>,
     cancelled: bool,
@@ -86,27 +101,17 @@ struct Turn {
 pub struct SessionActor {
     /// How permission asks reach the editor, whichever transport brings them.
     asker: PermissionAsker,
-    /// The running claude's handle, shared with asks that outlive a restart.
-    claude_slot: Arc<std::sync::Mutex<Option<ClaudeHandle>>>,
     mode_rx: mpsc::UnboundedReceiver<String>,
     /// The editor's MCP servers, passed to claude in `--mcp-config`.
     editor_servers: Vec<McpServer>,
-    /// Whether claude asks through our MCP permission tool rather than stdio.
-    use_mcp: bool,
-    /// Whether a broken stdio permission channel may still switch this session to MCP.
-    auto_fallback: bool,
-    mcp: Option<McpPath>,
-    /// The `--mcp-config` file of the running claude.
-    mcp_file: Option<McpConfigFile>,
-    detector: BreakDetector,
-    /// A break seen in this turn: acted on when the turn ends.
-    switch: Option<BreakSymptom>,
+    /// How claude's permission asks reach us (and whether a broken stdio channel switches it).
+    path: PermissionPath,
     id: String,
     cwd: PathBuf,
     config: Arc<AdapterConfig>,
     editor: Arc<dyn EditorClient>,
     flags: SessionFlags,
-    live: Option<Live>,
+    claude: RunningClaude,
     /// Whether claude holds a stored conversation for this id (so a respawn must resume it).
     conversation_stored: bool,
     next_start: Start,
@@ -117,61 +122,59 @@ pub struct SessionActor {
     mode_touched: bool,
     models: Vec<(String, String, Option<String>)>,
     model: Option<String>,
-    permission_tasks: HashMap<String, JoinHandle<()>>,
+    asks: PendingAsks,
     /// "Always reject" rules of this session, re-sent to a restarted claude.
     rules: permissions::SessionRules,
     internal_tx: mpsc::UnboundedSender<Internal>,
     internal_rx: mpsc::UnboundedReceiver<Internal>,
+    /// Whether the editor was told the title (once, after the first turn).
+    title_announced: bool,
     /// When claude last had something to do (it is stopped after the idle timeout).
     idle: idle::Idle,
 }
 
 impl SessionActor {
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
-        id: String,
-        cwd: PathBuf,
+        spec: SessionSpec,
         config: Arc<AdapterConfig>,
         editor: Arc<dyn EditorClient>,
-        flags: SessionFlags,
-        editor_servers: Vec<McpServer>,
-        start: Start,
-        mode: String,
     ) -> Self {
+        let SessionSpec {
+            id,
+            cwd,
+            flags,
+            editor_servers,
+            start,
+            mode,
+        } = spec;
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_rx) = mpsc::unbounded_channel();
         let conversation_stored = matches!(start, Start::Resume);
         let rules = permissions::SessionRules::new();
-        let claude_slot = Arc::new(std::sync::Mutex::new(None));
+        let claude = RunningClaude::default();
         let asker = PermissionAsker {
             editor: editor.clone(),
             session_id: id.clone(),
             cwd: cwd.clone(),
             rules: rules.clone(),
-            claude: claude_slot.clone(),
+            claude: claude.shared_handle(),
             mode_changes: mode_tx,
         };
-        let transport = config.permission_transport;
+        let path = PermissionPath::new(config.permission_transport);
         let model = flags.value_of("--model").map(str::to_owned);
         let idle = idle::Idle::new(config.idle_timeout);
         Self {
             asker,
-            claude_slot,
             mode_rx,
             editor_servers,
-            use_mcp: transport == PermissionTransport::Mcp,
-            auto_fallback: transport == PermissionTransport::Auto,
-            mcp: None,
-            mcp_file: None,
-            detector: BreakDetector::new(),
-            switch: None,
+            path,
             translator: TurnTranslator::new(cwd.clone()),
             id,
             cwd,
             config,
             editor,
             flags,
-            live: None,
+            claude,
             conversation_stored,
             next_start: start,
             turn: None,
@@ -179,10 +182,11 @@ impl SessionActor {
             mode_touched: false,
             models: Vec::new(),
             model,
-            permission_tasks: HashMap::new(),
+            asks: PendingAsks::default(),
             rules,
             internal_tx,
             internal_rx,
+            title_announced: false,
             idle,
         }
     }
@@ -214,7 +218,7 @@ impl SessionActor {
                         return;
                     }
                 },
-                event = next_event(&mut self.live) => match event {
+                event = self.claude.next_event() => match event {
                     Some(event) => self.on_claude(event),
                     // The reader ends after its one `Exited`; a closed channel without it still means gone.
                     None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
@@ -250,11 +254,15 @@ impl SessionActor {
                 };
                 let _ = reply.send(result);
             }
+            Command::LoggedOut { reply } => {
+                self.end_claude_for_logout().await;
+                let _ = reply.send(());
+            }
             Command::Close { .. } => unreachable!("handled in run"),
         }
     }
 
-    fn start_turn(&mut self, blocks: Vec<PromptBlock>, reply: Reply<StopReason>) {
+    fn start_turn(&mut self, blocks: Vec<PromptBlock>, reply: Reply<TurnOutcome>) {
         if self.turn.is_some() {
             let _ = reply.send(Err(AgentError::Busy(self.id.clone())));
             return;
@@ -264,15 +272,12 @@ impl SessionActor {
             return;
         }
         let message = translate::user_message(&self.id, &blocks);
-        self.switch = None;
-        let handle = self
-            .live
-            .as_ref()
-            .map(|l| l.handle.clone())
-            .expect("claude is running");
+        self.path.turn_started();
+        let handle = self.claude.handle().expect("claude is running");
         self.translator.start_turn();
         self.turn = Some(Turn {
             reply,
+            usage: None,
             blocks,
             cancelled: false,
             deadline: None,
@@ -298,16 +303,14 @@ impl SessionActor {
         turn.cancelled = true;
         turn.deadline = Some(Instant::now() + CANCEL_GRACE);
         // Pending asks end now: the editor's request is withdrawn and claude gets a deny.
-        let handle = self.live.as_ref().map(|l| l.handle.clone());
-        for (request_id, task) in self.permission_tasks.drain() {
-            task.abort();
+        let handle = self.claude.handle();
+        for request_id in self.asks.withdraw_all() {
             if let Some(h) = &handle {
                 let decision = PermissionDecision::Deny {
                     message: "The user cancelled the turn.".into(),
                     interrupt: true,
                 };
-                let value = serde_json::to_value(decision).unwrap_or_default();
-                deliver(h.respond_success(&request_id, value));
+                deliver(h.answer_permission(&request_id, &decision));
             }
         }
         if let Some(h) = handle {
@@ -324,7 +327,7 @@ impl SessionActor {
         match internal {
             Internal::Initialized(reply) => self.on_initialized(reply),
             Internal::PermissionDone { request_id } => {
-                self.permission_tasks.remove(&request_id);
+                self.asks.answered(&request_id);
             }
         }
     }
@@ -336,19 +339,26 @@ impl SessionActor {
         } else {
             outcome
         };
+        let outcome = outcome.map(|stop_reason| TurnOutcome {
+            stop_reason,
+            usage: turn.usage,
+        });
+        if outcome.is_ok() && !self.title_announced {
+            self.title_announced = true;
+            self.announce_title_then_reply(&turn.blocks, turn.reply, outcome);
+            return;
+        }
         let _ = turn.reply.send(outcome);
     }
 
     async fn shutdown(&mut self) {
-        for (_, task) in self.permission_tasks.drain() {
-            task.abort();
+        self.asks.withdraw_all();
+        // With the process goes its MCP config, which may hold the editor's MCP secrets: gone
+        // before the session says it is closed.
+        if let Some(mut process) = self.claude.ended() {
+            process.shutdown(Duration::from_millis(500)).await;
         }
-        if let Some(mut live) = self.live.take() {
-            live.process.shutdown(Duration::from_millis(500)).await;
-        }
-        // The config may hold the editor's MCP secrets: gone before the session says it is closed.
-        self.mcp_file = None;
-        self.mcp = None;
+        self.path.stop();
         if self.turn.is_some() {
             self.finish_turn(Ok(StopReason::Cancelled));
         }
@@ -373,15 +383,22 @@ fn turn_error(message: String) -> AgentError {
 
 /// The drift canary: claude's protocol is undocumented, so say when it runs untested.
 fn check_version(version: &str) {
+    use crate::claude::install::{
+        TESTED_CLAUDE_VERSIONS, VersionFit, too_old_message, version_fit,
+    };
     static WARNED: std::sync::Once = std::sync::Once::new();
-    if !crate::doctor::version_is_tested(version) {
-        WARNED.call_once(|| {
-            let (lo, hi) = crate::doctor::TESTED_CLAUDE_VERSIONS;
+    match version_fit(version) {
+        VersionFit::Tested => {}
+        VersionFit::TooOld => WARNED.call_once(|| {
+            tracing::warn!("{}", too_old_message(version));
+        }),
+        VersionFit::Untested => WARNED.call_once(|| {
+            let (lo, hi) = TESTED_CLAUDE_VERSIONS;
             tracing::warn!(
                 "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
                  if permission prompts or streaming misbehave, report it with this version"
             );
-        });
+        }),
     }
 }
 
@@ -392,13 +409,6 @@ fn deliver(sent: impl Future<Output = Result<(), crate::claude::ClaudeError>> + 
             tracing::debug!("control reply not delivered: {e}");
         }
     });
-}
-
-async fn next_event(live: &mut Option<Live>) -> Option<ClaudeEvent> {
-    match live {
-        Some(live) => live.events.recv().await,
-        None => std::future::pending().await,
-    }
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

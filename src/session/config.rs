@@ -49,8 +49,7 @@ impl AdapterConfig {
         permission_transport: PermissionTransport,
     ) -> Self {
         let claude_config_dir = crate::history::default_config_dir();
-        // SAFETY: geteuid has no preconditions.
-        let is_root = unsafe { libc::geteuid() } == 0;
+        let is_root = crate::platform::process::running_as_root();
         let allow_bypass_permissions = !is_root || std::env::var_os("IS_SANDBOX").is_some();
         Self {
             claude,

@@ -48,17 +48,11 @@ pub fn options(
     flags: &SessionFlags,
     permission_args: &[String],
 ) -> SpawnOptions {
-    let mut args: Vec<String> = [
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--include-partial-messages",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
+    let mut args: Vec<String> = crate::claude::STREAM_JSON_ARGS
+        .iter()
+        .chain(&["--include-partial-messages"])
+        .map(|s| (*s).to_owned())
+        .collect();
     // `--permission-prompt-tool` and `--mcp-config`: right after the fixed flags, so a variadic
     // flag from `_meta` (which swallows what follows it) never takes them.
     args.extend(permission_args.iter().cloned());

@@ -21,11 +21,7 @@ fn the_claude_wrapper_execs_the_stand_in_with_the_script_and_claude_args() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
     let env_dump = dir.path().join("env.sh");
     std::fs::write(&env_dump, "#!/bin/sh\necho \"$CLAUDE_STANDIN_LOG\"\n").unwrap();
-    std::fs::set_permissions(
-        &env_dump,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    crate::platform::files::make_executable(&env_dump).unwrap();
     let wrapper = write_claude_wrapper(dir.path(), &env_dump, &script, Some(&log)).unwrap();
     let out = std::process::Command::new(&wrapper).output().unwrap();
     assert_eq!(

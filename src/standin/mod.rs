@@ -50,6 +50,8 @@
 //! not) given that flag; fixtures mark `stream_event` lines `"when": "--include-partial-messages"`.
 //!
 //! `--version` (or `-v`) among claude's args prints `2.1.332 (Claude Code)` and exits 0, like the CLI.
+//! `auth logout` logs the stand-in out: later stand-ins with the same claude config dir play
+//! `not_logged_in.jsonl` instead of their script (see [`login`]).
 //!
 //! When stdin closes while a line is expected, the stand-in exits 0 quietly, as claude does.
 //! After the last step it waits for stdin to close; a line arriving then is a mismatch.
@@ -91,10 +93,12 @@
 //! | `big_tool_result` | 1 prompt | a 20 MiB tool_result line |
 //! | `error_result`, `max_tokens` | 1 prompt | `is_error` result / `stop_reason: max_tokens` |
 //! | `hang` | 1 prompt | nothing, ever |
+//! | `compact` | prompt, `/compact` | an answer; then compaction status lines, `compact_boundary`, a zero-usage result |
 //! | `demo` | prompts, each: allow, deny or interrupt | loops: a line, a Write of `hello.txt`, an answer |
 
 mod engine;
 mod input;
+mod login;
 mod pattern;
 mod runtime;
 mod script;
@@ -130,7 +134,10 @@ pub async fn run(script: Script, claude_args: Vec<String>) -> i32 {
 pub async fn run_cli(args: Vec<String>) -> i32 {
     let script = match args.first().map(String::as_str) {
         Some("--script") if args.len() >= 2 => {
-            Script::load(&args[1]).map(|s| (s, args[2..].to_vec()))
+            if let Some(code) = login::handle_auth(&args[2..]) {
+                return code;
+            }
+            Script::load(login::script_to_play(&args[1])).map(|s| (s, args[2..].to_vec()))
         }
         Some("--demo") => Script::parse(DEMO_SCRIPT).map(|s| (s, args[1..].to_vec())),
         _ => {
@@ -182,7 +189,6 @@ pub fn write_claude_wrapper(
     script: &Path,
     log: Option<&Path>,
 ) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     let mut text = String::from("#!/bin/sh\n");
     if let Some(log) = log {
         text.push_str(&format!(
@@ -197,7 +203,7 @@ pub fn write_claude_wrapper(
     ));
     let path = dir.join("claude");
     std::fs::write(&path, text)?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    crate::platform::files::make_executable(&path)?;
     Ok(path)
 }
 

@@ -36,16 +36,7 @@ pub(super) fn fixture(name: &str) -> PathBuf {
 impl Driver {
     pub(super) fn start(script: Script, extra_args: &[&str], dir: &Path) -> Driver {
         let session_id = "0f0e0d0c-1111-4222-8333-444455556666".to_string();
-        let mut args: Vec<String> = [
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        let mut args: Vec<String> = crate::claude::STREAM_JSON_ARGS.map(String::from).to_vec();
         if !extra_args.contains(&"--resume") {
             args.extend(["--session-id".to_string(), session_id.clone()]);
         }

@@ -111,15 +111,7 @@ async fn the_real_claude_answers_initialize_and_exits_on_stdin_eof() {
     let opts = SpawnOptions {
         command: ClaudeCommand::new(path),
         cwd: home.path().to_path_buf(),
-        args: [
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ]
-        .map(String::from)
-        .to_vec(),
+        args: crate::claude::STREAM_JSON_ARGS.map(String::from).to_vec(),
         extra_env: vec![
             env("HOME", home.path().to_str().unwrap()),
             env("ANTHROPIC_API_KEY", "dummy"),

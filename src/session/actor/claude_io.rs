@@ -1,18 +1,17 @@
 //! The session's claude: starting it (with the right permission transport and history), and what
 //! it says: output translated for the editor, control requests answered, its exit handled.
 
-use super::{CONTROL_TIMEOUT, Internal, Live, SessionActor, check_version, deliver, turn_error};
+use super::{CONTROL_TIMEOUT, Internal, SessionActor, check_version, deliver, turn_error};
 use crate::claude::wire::{ClaudeMessage, OutboundControl};
 use crate::claude::{ClaudeEvent, ClaudeProcess, ExitInfo};
 use crate::domain::{AgentError, StopReason};
-use crate::session::control::{ControlAction, classify};
+use crate::session::incoming::{ControlAction, classify};
 use crate::session::spawn::{self, Start};
-use crate::session::transport::{self, McpPath};
 use crate::translate;
 
 impl SessionActor {
     pub(super) fn ensure_claude(&mut self) -> Result<(), AgentError> {
-        if self.live.is_some() {
+        if self.claude.is_running() {
             return Ok(());
         }
         let command = self.config.claude.clone().map_err(AgentError::Internal)?;
@@ -21,13 +20,10 @@ impl SessionActor {
         } else {
             self.next_start.clone()
         };
-        if self.use_mcp && self.mcp.is_none() {
-            self.mcp = Some(McpPath::start(self.asker.clone()).map_err(AgentError::Internal)?);
-        }
-        let (permission_args, mcp_file) =
-            transport::claude_args(&self.editor_servers, self.mcp.as_ref())
-                .map_err(AgentError::Internal)?;
-        self.mcp_file = mcp_file;
+        let (permission_args, mcp_file) = self
+            .path
+            .claude_args(&self.asker, &self.editor_servers)
+            .map_err(AgentError::Internal)?;
         self.carry_session_state_into_flags();
         let opts = spawn::options(
             &command,
@@ -41,12 +37,8 @@ impl SessionActor {
             .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
         tracing::info!(session = %self.id, pid = ?process.pid(), ?start, "claude started");
         self.idle.claude_started();
-        self.live = Some(Live {
-            process,
-            handle: handle.clone(),
-            events,
-        });
-        *self.claude_slot.lock().expect("claude handle lock") = Some(handle.clone());
+        self.claude
+            .started(process, handle.clone(), events, mcp_file);
         let internal = self.internal_tx.clone();
         // Queued now, so it is claude's first line whatever the turn sends next.
         let request = OutboundControl::Initialize {
@@ -83,32 +75,35 @@ impl SessionActor {
     }
 
     pub(super) fn on_message(&mut self, message: ClaudeMessage) {
-        self.watch_for_break(&message);
+        if self.turn.is_some() {
+            self.path.watch(&self.id, &message);
+        }
         self.idle.saw(&message);
         match message {
             ClaudeMessage::ControlRequest(req) => self.on_control_request(req),
             ClaudeMessage::ControlCancelRequest { request_id } => {
                 // claude withdrew the ask: withdraw the editor's request too; a late answer is dropped.
-                if let Some(task) = self.permission_tasks.remove(&request_id) {
-                    task.abort();
-                }
+                self.asks.withdraw(&request_id);
             }
             ClaudeMessage::Result(result) => {
                 let end = self.translator.on_result(&result);
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.usage = end.usage;
+                }
                 for update in end.updates {
                     self.editor.session_update(&self.id, update);
                 }
-                if self.turn.is_some() && self.switch.is_some() {
-                    self.switch_to_mcp_and_retry();
-                } else if self.turn.is_some() {
-                    let outcome = end.outcome.map_err(turn_error);
-                    self.finish_turn(outcome);
+                if self.turn.is_some() {
+                    match self.path.take_break() {
+                        Some(symptom) => self.switch_to_mcp_and_retry(symptom),
+                        None => self.finish_turn(end.outcome.map_err(turn_error)),
+                    }
                 } else {
                     tracing::debug!(session = %self.id, "a result outside any turn was dropped");
                 }
             }
             other => {
-                let out = self.translator.on_message(&other);
+                let out = self.translator.on_message(other);
                 for update in out.updates {
                     self.editor.session_update(&self.id, update);
                 }
@@ -124,6 +119,7 @@ impl SessionActor {
             translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
             translate::TurnSignal::Init(info) => {
                 if let Some(version) = info.claude_code_version.as_deref() {
+                    tracing::debug!(session = %self.id, version = %version, "claude's version");
                     check_version(version);
                 }
             }
@@ -132,38 +128,38 @@ impl SessionActor {
     }
 
     pub(super) fn on_control_request(&mut self, req: crate::claude::wire::InboundControlRequest) {
-        let Some(handle) = self.live.as_ref().map(|l| l.handle.clone()) else {
+        let Some(handle) = self.claude.handle() else {
             return;
         };
         let request_id = req.request_id.clone();
-        match classify(&req) {
+        match classify(req) {
             ControlAction::Reply(value) => deliver(handle.respond_success(&request_id, value)),
             ControlAction::Fail(error) => deliver(handle.respond_error(&request_id, &error)),
             ControlAction::AskPermission(ask) => {
-                self.detector
+                self.path
                     .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
                 let asker = self.asker.clone();
                 let internal = self.internal_tx.clone();
                 let rid = request_id.clone();
                 let task = tokio::spawn(async move {
                     let reply = asker.ask(*ask).await;
-                    let value = serde_json::to_value(reply).unwrap_or_default();
-                    let _ = handle.respond_success(&rid, value).await;
+                    let _ = handle.answer_permission(&rid, &reply).await;
                     let _ = internal.send(Internal::PermissionDone { request_id: rid });
                 });
-                self.permission_tasks.insert(request_id, task);
+                self.asks.started(request_id, task);
             }
         }
     }
 
     pub(super) fn on_exit(&mut self, info: ExitInfo) {
         tracing::info!(session = %self.id, status = %info.status, "claude exited");
-        self.live = None;
-        *self.claude_slot.lock().expect("claude handle lock") = None;
-        for (_, task) in self.permission_tasks.drain() {
-            task.abort();
-        }
-        if self.watch_exit_for_break(&info) {
+        self.claude.ended();
+        self.asks.withdraw_all();
+        if self.turn.as_ref().is_some_and(|t| !t.cancelled)
+            && let Some(symptom) = self.path.take_break_on_exit(&self.id, &info.stderr_tail)
+        {
+            tracing::warn!(session = %self.id, status = %info.status, "switching after claude exited");
+            self.switch_to_mcp_and_retry(symptom);
             return;
         }
         if let Some(turn) = &self.turn {
@@ -185,8 +181,8 @@ impl SessionActor {
     }
 
     pub(super) fn stop_claude(&mut self) {
-        if let Some(live) = self.live.take() {
-            live.process.kill();
+        if let Some(process) = self.claude.ended() {
+            process.kill();
         }
     }
 }

@@ -63,9 +63,9 @@ impl SessionActor {
     /// permission ask is open or claude has background work.
     pub(super) fn idle_deadline(&self) -> Option<Instant> {
         let timeout = self.idle.timeout?;
-        let busy = self.live.is_none()
+        let busy = !self.claude.is_running()
             || self.turn.is_some()
-            || !self.permission_tasks.is_empty()
+            || self.asks.any_open()
             || self.idle.background_tasks > 0;
         (!busy).then(|| self.idle.last_activity + timeout)
     }
@@ -74,19 +74,17 @@ impl SessionActor {
     /// when the editor quits), unless one of our control requests still waits for its answer.
     pub(super) async fn stop_idle_claude(&mut self) {
         let waiting = self
-            .live
-            .as_ref()
-            .map_or(0, |live| live.handle.requests_waiting());
+            .claude
+            .handle()
+            .map_or(0, |handle| handle.requests_waiting());
         if waiting > 0 || self.idle_deadline().is_none() {
             return;
         }
-        let Some(mut live) = self.live.take() else {
+        // Its `--mcp-config` file (the editor's MCP secrets) goes with it.
+        let Some(mut process) = self.claude.ended() else {
             return;
         };
-        *self.claude_slot.lock().expect("claude handle lock") = None;
-        let exit = live.process.shutdown(STOP_GRACE).await;
-        // The config may hold the editor's MCP secrets: not kept on disk while no claude reads it.
-        self.mcp_file = None;
+        let exit = process.shutdown(STOP_GRACE).await;
         self.idle.stopped = true;
         tracing::info!(session = %self.id, status = %exit.status,
             "claude stopped after {:?} idle; the next prompt resumes it", self.idle.timeout.unwrap_or_default());
@@ -94,7 +92,7 @@ impl SessionActor {
 
     /// A mode or model change to a session whose claude was stopped for being idle starts it again.
     pub(super) fn wake_if_stopped(&mut self) -> Result<(), AgentError> {
-        if self.idle.stopped && self.live.is_none() {
+        if self.idle.stopped && !self.claude.is_running() {
             self.ensure_claude()?;
         }
         Ok(())

@@ -51,8 +51,8 @@ impl SessionActor {
             return Err(AgentError::InvalidParams(format!("unknown mode `{mode}`")));
         }
         self.wake_if_stopped()?;
-        if let Some(live) = &self.live {
-            live.handle
+        if let Some(handle) = self.claude.handle() {
+            handle
                 .request(
                     OutboundControl::SetPermissionMode { mode: mode.into() },
                     CONTROL_TIMEOUT,
@@ -75,11 +75,7 @@ impl SessionActor {
             )));
         }
         self.ensure_claude()?;
-        let handle = self
-            .live
-            .as_ref()
-            .map(|l| l.handle.clone())
-            .expect("claude is running");
+        let handle = self.claude.handle().expect("claude is running");
         handle
             .request(
                 OutboundControl::SetModel {
@@ -113,9 +109,8 @@ impl SessionActor {
     }
 
     pub(super) fn on_initialized(&mut self, reply: Value) {
-        if let (Some(settings), Some(live)) = (self.rules.flag_settings(), &self.live) {
+        if let (Some(settings), Some(handle)) = (self.rules.flag_settings(), self.claude.handle()) {
             let request = OutboundControl::ApplyFlagSettings { settings };
-            let handle = live.handle.clone();
             tokio::spawn(async move { handle.request(request, CONTROL_TIMEOUT).await });
         }
         if let Some(commands) = translate::available_commands(&reply) {

@@ -8,6 +8,7 @@
 //! other tool (allow / reject, once or always: [`options`] builds the choices, [`reply`] answers).
 
 mod ask_user;
+pub(crate) mod asker;
 mod options;
 mod plan_mode;
 mod reply;
@@ -113,7 +114,8 @@ impl SessionRules {
     /// Rules saved to settings files need nothing: claude reads them again.
     fn remember_allowed(&self, updates: &[Value]) {
         let mut lists = self.lists();
-        let for_session = |u: &&Value| matches!(u["destination"].as_str(), Some("session" | "cliArg"));
+        let for_session =
+            |u: &&Value| matches!(u["destination"].as_str(), Some("session" | "cliArg"));
         for update in updates.iter().filter(for_session) {
             match update["type"].as_str() {
                 Some("addRules") if update["behavior"].as_str().unwrap_or("allow") == "allow" => {

@@ -34,10 +34,10 @@ pub fn answer(
         ALLOW_ALWAYS if offered => {
             rules.remember_allowed(&choices.allow_always);
             Decision {
-            reply: PermissionDecision::Allow {
-                updated_input: allowed_input(req),
-                updated_permissions: choices.allow_always.clone(),
-            },
+                reply: PermissionDecision::Allow {
+                    updated_input: allowed_input(req),
+                    updated_permissions: choices.allow_always.clone(),
+                },
                 mode_change: choices.allow_always_mode.clone(),
                 flag_settings: None,
             }

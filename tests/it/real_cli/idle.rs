@@ -41,7 +41,8 @@ async fn an_idle_sessions_claude_stops_and_comes_back_with_history_mode_and_rule
     let created = e.path("created.txt");
     e.mock
         .push_rule(Rule::on_prompt("create", write(&created, "made\n")));
-    e.mock.push_rule(Rule::on_tool_result(Reply::text("Noted.")));
+    e.mock
+        .push_rule(Rule::on_tool_result(Reply::text("Noted.")));
     e.c.on_request(
         "session/request_permission",
         choose_permission("reject_always"),
@@ -54,7 +55,12 @@ async fn an_idle_sessions_claude_stops_and_comes_back_with_history_mode_and_rule
     wait_idle_stop(&e).await;
 
     e.turn("Which word? And run it again.").await;
-    let last = e.mock.requests().into_iter().rev().find(|r| r.prompt_text().is_some());
+    let last = e
+        .mock
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.prompt_text().is_some());
     let last = last.expect("the prompt reached the model");
     assert!(
         last.contains(FIRST_PROMPT) && last.contains(FIRST_ANSWER),
@@ -95,7 +101,8 @@ async fn a_background_command_still_running_keeps_its_claude() {
     )]);
     let env = ClaudeEnv::new(&mock);
     let e = Editor::start_in(mock, env, &["--idle-timeout", "2"], false).await;
-    e.mock.push_rule(Rule::on_tool_result(Reply::text("Started.")));
+    e.mock
+        .push_rule(Rule::on_tool_result(Reply::text("Started.")));
     e.mock.push_rule(Rule::always(Reply::text("Fine.")));
     e.c.on_request(
         "session/request_permission",

@@ -57,7 +57,12 @@ async fn an_idle_session_has_no_claude_and_its_next_prompt_resumes_the_conversat
         "an idle session keeps no process: {:?}",
         procs::children_of(c.pid())
     );
-    assert_eq!(exit_code(&s, pid), Some(0), "stopped cleanly: {:?}", s.events());
+    assert_eq!(
+        exit_code(&s, pid),
+        Some(0),
+        "stopped cleanly: {:?}",
+        s.events()
+    );
 
     let second = c.prompt(&id, "Which word was it?").await.unwrap();
     assert_eq!(second["stopReason"], "end_turn", "{}", c.diagnostics());
@@ -112,7 +117,12 @@ async fn a_turn_running_past_the_timeout_keeps_its_claude() {
         );
         let _ = idle;
     });
-    assert_eq!(stop.unwrap()["stopReason"], "end_turn", "{}", c.diagnostics());
+    assert_eq!(
+        stop.unwrap()["stopReason"],
+        "end_turn",
+        "{}",
+        c.diagnostics()
+    );
     assert_eq!(c.agent_text(&busy), "The word was banana.");
     // Once the turn is over, the session is idle like any other.
     wait_stopped(&c, busy_pid, "after the turn").await;
@@ -139,7 +149,12 @@ async fn a_pending_permission_keeps_its_claude() {
         let allow = choose_permission("allow_once")(&ask.params).unwrap();
         c.respond(&ask.id, allow).await;
     });
-    assert_eq!(stop.unwrap()["stopReason"], "end_turn", "{}", c.diagnostics());
+    assert_eq!(
+        stop.unwrap()["stopReason"],
+        "end_turn",
+        "{}",
+        c.diagnostics()
+    );
     assert!(s.work.join("hello.txt").exists(), "the allowed write ran");
 }
 
@@ -192,7 +207,11 @@ async fn the_mode_and_the_always_rules_survive_the_stop() {
         .iter()
         .map(|u| u["currentModeId"].clone())
         .collect();
-    assert_eq!(modes, [json!("acceptEdits")], "the editor saw no other mode");
+    assert_eq!(
+        modes,
+        [json!("acceptEdits")],
+        "the editor saw no other mode"
+    );
 }
 
 /// Waits until the stand-in has received `n` prompts in all.

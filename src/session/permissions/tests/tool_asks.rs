@@ -129,8 +129,10 @@ async fn allow_always_for_this_session_is_kept_for_a_restarted_claude_and_saved_
         {"type": "addDirectories", "directories": ["/w"], "destination": "session"},
         {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
     ]);
-    let req = request(json!({"tool_name": "Bash", "input": {"command": "touch /w/n.txt"},
-        "permission_suggestions": suggestions, "tool_use_id": "t"}));
+    let req = request(
+        json!({"tool_name": "Bash", "input": {"command": "touch /w/n.txt"},
+        "permission_suggestions": suggestions, "tool_use_id": "t"}),
+    );
     let rules = SessionRules::new();
     assert_eq!(rules.flag_settings(), None);
     let editor = StubEditor::answering(vec![pick(ALLOW_ALWAYS), pick(REJECT_ALWAYS)]);

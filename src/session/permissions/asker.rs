@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::permissions::{self, SessionRules};
+use super::SessionRules;
 use crate::claude::ClaudeHandle;
 use crate::claude::wire::{CanUseTool, OutboundControl, PermissionDecision};
 use crate::domain::EditorClient;
@@ -30,7 +30,7 @@ pub struct PermissionAsker {
 
 impl PermissionAsker {
     pub async fn ask(&self, req: CanUseTool) -> PermissionDecision {
-        let decision = permissions::decide(
+        let decision = super::decide(
             self.editor.clone(),
             &self.session_id,
             &self.cwd,

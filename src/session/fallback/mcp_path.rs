@@ -1,10 +1,10 @@
-//! The permission transport of a session: claude's stdio control channel, or our MCP permission
-//! tool when that channel is not working (see the README's "Permissions over MCP").
+//! The MCP permission path of a session: our permission server, and the `--permission-prompt-tool`
+//! and `--mcp-config` arguments that point claude at it (see the README's "Permissions over MCP").
 
 use crate::domain::McpServer;
 use crate::mcp::{McpConfigFile, PermissionCallback, PermissionServer, build_mcp_config};
 
-use super::asker::PermissionAsker;
+use crate::session::permissions::asker::PermissionAsker;
 
 /// The MCP permission path of one session: the server claude calls and the config that names it.
 pub struct McpPath {

@@ -323,5 +323,4 @@ fn ran_anyway(echo: &UserEcho, tool_use_id: &str) -> bool {
 }
 
 #[cfg(test)]
-#[path = "break_detect_tests.rs"]
 mod tests;

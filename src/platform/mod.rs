@@ -1,0 +1,13 @@
+//! Everything that differs between Unix (Linux, macOS) and Windows, one module per concern, each
+//! with one interface: the rest of the crate never writes `cfg(unix)` / `cfg(windows)`.
+//!
+//! - [`process`]: starting claude so that it and everything it starts can be killed as one, even
+//!   when the adapter itself is killed outright (a reaper process on Unix, a Job object on Windows).
+//! - [`signals`]: the termination requests the adapter answers by stopping every claude.
+//! - [`clock`]: a monotonic clock shared by every process on the machine (for the benchmark).
+//! - [`files`]: files only their owner can read, and what counts as an executable.
+
+pub mod clock;
+pub mod files;
+pub mod process;
+pub mod signals;

@@ -1,0 +1,84 @@
+//! Starting claude so that claude and everything it starts (its Bash tool's shells and commands, the
+//! MCP servers it spawns) can be killed as one, and are killed when the adapter dies, even outright.
+//!
+//! - Unix (Linux, macOS): claude leads a process group of its own, which its children inherit.
+//!   A reaper, `claude-acp reaper` (a hidden subcommand), is started once per adapter in a group
+//!   of its own and told every claude group on a pipe. When the adapter is gone for any reason,
+//!   SIGKILL included, the kernel closes that pipe: the reaper reads end-of-file and SIGKILLs every
+//!   group it was told about and not told to forget.
+//! - Windows: each claude is put into a Job object created with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`;
+//!   processes claude starts join its job. The adapter holds the job's only handle: killing one
+//!   claude is `TerminateJobObject`, and when the adapter dies, however it dies, the system closes
+//!   the handle and ends every process in the job.
+
+use std::io;
+use std::process::ExitStatus;
+
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix as imp;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as imp;
+
+/// The processes of one claude, killable as one. Dropping it forgets the tree (on Windows, closing
+/// the job also kills whatever is left in it).
+pub struct ProcessTree(imp::Tree);
+
+impl ProcessTree {
+    /// Sets up `command` (before it is spawned) to start a new tree: a new process group on Unix, a
+    /// new console process group on Windows (so the editor's Ctrl-C reaches the adapter, which
+    /// decides, not claude directly).
+    pub fn prepare(command: &mut tokio::process::Command) {
+        imp::prepare(command);
+    }
+
+    /// Takes charge of a freshly spawned child and everything it will start.
+    pub fn adopt(child: &tokio::process::Child) -> io::Result<ProcessTree> {
+        imp::Tree::adopt(child).map(ProcessTree)
+    }
+
+    /// Kills every process of the tree now. Idempotent.
+    pub fn kill(&self) {
+        self.0.kill();
+    }
+}
+
+/// Starts the helper that kills every tree when the adapter dies outright, where one is needed
+/// (the reaper on Unix; nothing on Windows, where the Job objects do it). `program` is this
+/// executable. Trees adopted before this call are not covered.
+pub fn start_reaper(program: &std::path::Path) -> io::Result<()> {
+    imp::start_reaper(program)
+}
+
+/// Runs the reaper if this process was started as one (`args` after the program name begin with
+/// its subcommand) and returns its exit code; `None` otherwise.
+pub fn run_reaper_if_asked(args: &[String]) -> Option<i32> {
+    imp::run_reaper_if_asked(args)
+}
+
+/// Waits until process `pid` has exited, without releasing its id, so the id (the process group's
+/// on Unix) cannot be reused while what it left behind is killed. Returns false where the wait
+/// could not be done (the caller then reaps first) or is not needed (Windows: the job handle, not
+/// the id, names the tree).
+pub async fn wait_exited_keeping_id(pid: u32) -> bool {
+    imp::wait_exited_keeping_id(pid).await
+}
+
+/// "exit code 1" or "killed by signal 9", and the exit code if there is one.
+pub fn describe_exit(status: &ExitStatus) -> (String, Option<i32>) {
+    imp::describe_exit(status)
+}
+
+/// Whether a process with this id is running (for sweeping files of adapters that are gone).
+pub fn is_alive(pid: u32) -> bool {
+    imp::is_alive(pid)
+}
+
+/// Whether the adapter runs with root's powers, where claude refuses `bypassPermissions` (Unix
+/// root; Windows has no such check in claude).
+pub fn running_as_root() -> bool {
+    imp::running_as_root()
+}

@@ -1,0 +1,195 @@
+//! Unix: claude's process group, and the reaper that kills the groups when the adapter dies (see
+//! the parent module). POSIX guarantees relied on: a process group id is not reused while any
+//! process is in the group, `kill(-pgid)` / `killpg` reaches every member, and a pipe's reader
+//! sees end-of-file once every write end is closed, which the kernel does for a dead process.
+
+use std::io::{self, BufRead, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{ChildStdin, ExitStatus, Stdio};
+use std::sync::Mutex;
+
+/// The hidden subcommand that runs the reaper.
+const REAPER_SUBCOMMAND: &str = "reaper";
+
+/// The write end of the reaper's pipe, once started.
+static REAPER: Mutex<Option<ChildStdin>> = Mutex::new(None);
+
+pub fn prepare(command: &mut tokio::process::Command) {
+    // Its own group, so killing the group also kills the tools and servers claude started.
+    command.process_group(0);
+}
+
+/// A process group led by claude (pgid = claude's pid).
+pub struct Tree {
+    pgid: i32,
+}
+
+impl Tree {
+    pub fn adopt(child: &tokio::process::Child) -> io::Result<Tree> {
+        let pid = child
+            .id()
+            .ok_or_else(|| io::Error::other("claude exited before it had a pid"))?;
+        let tree = Tree { pgid: pid as i32 };
+        tell_reaper(&format!("+{}", tree.pgid));
+        Ok(tree)
+    }
+
+    pub fn kill(&self) {
+        killpg(self.pgid);
+    }
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        tell_reaper(&format!("-{}", self.pgid));
+    }
+}
+
+fn tell_reaper(line: &str) {
+    let mut reaper = REAPER.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(pipe) = reaper.as_mut()
+        && let Err(error) = writeln!(pipe, "{line}")
+    {
+        tracing::warn!(%error, "the reaper is gone: claude's children would outlive a killed adapter");
+        *reaper = None;
+    }
+}
+
+pub fn start_reaper(program: &std::path::Path) -> io::Result<()> {
+    let mut reaper = REAPER.lock().unwrap_or_else(|p| p.into_inner());
+    if reaper.is_some() {
+        return Ok(());
+    }
+    let mut child = std::process::Command::new(program)
+        .arg(REAPER_SUBCOMMAND)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .current_dir("/")
+        // Its own group: an editor that signals the adapter's group does not take the reaper too.
+        .process_group(0)
+        .spawn()?;
+    // Our end of the pipe is close-on-exec, so no claude holds it open after we die.
+    *reaper = child.stdin.take();
+    // The reaper ends when we do; nothing waits for it (init reaps it).
+    drop(child);
+    Ok(())
+}
+
+pub fn run_reaper_if_asked(args: &[String]) -> Option<i32> {
+    (args.first().map(String::as_str) == Some(REAPER_SUBCOMMAND)).then(run_reaper)
+}
+
+/// The reaper: reads `+pgid` / `-pgid` lines until end-of-file (the adapter is gone), then SIGKILLs
+/// every group still listed.
+fn run_reaper() -> i32 {
+    // Signals a terminal sends to a whole foreground group must not end the reaper early.
+    for signal in [libc::SIGINT, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE] {
+        // SAFETY: ignoring a signal has no preconditions.
+        unsafe { libc::signal(signal, libc::SIG_IGN) };
+    }
+    let groups = track_groups(io::stdin().lock());
+    for pgid in groups {
+        killpg(pgid);
+    }
+    0
+}
+
+/// The groups listed by `+pgid` and not withdrawn by `-pgid` when `input` ends.
+fn track_groups(input: impl BufRead) -> std::collections::BTreeSet<i32> {
+    let mut groups = std::collections::BTreeSet::new();
+    for line in input.lines() {
+        let Ok(line) = line else { break };
+        let line = line.trim();
+        if let Some(Ok(pgid)) = line.strip_prefix('+').map(str::parse::<i32>) {
+            groups.insert(pgid);
+        } else if let Some(Ok(pgid)) = line.strip_prefix('-').map(str::parse::<i32>) {
+            groups.remove(&pgid);
+        }
+    }
+    groups
+}
+
+fn killpg(pgid: i32) {
+    // pgid > 1 is checked so this can never mean "every process".
+    if pgid <= 1 {
+        return;
+    }
+    // SAFETY: killpg only sends a signal.
+    let rc = unsafe { libc::killpg(pgid, libc::SIGKILL) };
+    if rc != 0 {
+        let err = io::Error::last_os_error();
+        // ESRCH: every member is already dead, which is what we wanted.
+        if err.raw_os_error() != Some(libc::ESRCH) {
+            tracing::warn!(pgid, error = %err, "could not kill claude's process group");
+        }
+    }
+}
+
+pub async fn wait_exited_keeping_id(pid: u32) -> bool {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name(format!("claude-{pid}-exit"))
+        .spawn(move || {
+            let exited = loop {
+                // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid.
+                let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+                // WNOWAIT leaves the process a zombie: its pid (the group's id) stays reserved.
+                let rc = unsafe {
+                    libc::waitid(
+                        libc::P_PID,
+                        pid as libc::id_t,
+                        &mut info,
+                        libc::WEXITED | libc::WNOWAIT,
+                    )
+                };
+                if rc == 0 {
+                    break true;
+                }
+                if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                    break false;
+                }
+            };
+            let _ = tx.send(exited);
+        });
+    spawned.is_ok() && rx.await.unwrap_or(false)
+}
+
+pub fn describe_exit(status: &ExitStatus) -> (String, Option<i32>) {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => (format!("exit code {code}"), Some(code)),
+        (None, Some(signal)) => (format!("killed by signal {signal}"), None),
+        (None, None) => (status.to_string(), None),
+    }
+}
+
+pub fn is_alive(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only asks whether the process exists.
+    let exists = unsafe { libc::kill(pid, 0) } == 0;
+    // EPERM: it exists but belongs to another user.
+    exists || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+pub fn running_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::track_groups;
+
+    #[test]
+    fn the_reaper_kills_the_groups_listed_and_not_withdrawn() {
+        let input = "+100\n+200\n-100\n+300\r\ngarbage\n-\n+x\n";
+        assert_eq!(
+            track_groups(input.as_bytes())
+                .into_iter()
+                .collect::<Vec<_>>(),
+            vec![200, 300]
+        );
+    }
+}

@@ -1,0 +1,45 @@
+//! The actor's side of a switch to the MCP permission path (the why and the what-to-say live in
+//! `session/fallback/`): claude restarted with the conversation intact, and the turn kept.
+
+use super::SessionActor;
+use crate::domain::{AgentError, ContentChunk, SessionUpdate};
+use crate::session::fallback::{self, BreakSymptom};
+use crate::translate;
+
+impl SessionActor {
+    /// Restarts claude on the MCP path (the path already says MCP), says so in the thread, and
+    /// keeps the turn: claude is asked to retry the denied call, which now reaches the editor.
+    pub(super) fn switch_to_mcp_and_retry(&mut self, symptom: BreakSymptom) {
+        self.editor.session_update(
+            &self.id,
+            SessionUpdate::AgentMessageChunk {
+                content: ContentChunk::text(fallback::switch_notice(&symptom)),
+            },
+        );
+        self.stop_claude();
+        if let Err(e) = self.ensure_claude() {
+            self.finish_turn(Err(e));
+            return;
+        }
+        let prompt = self
+            .turn
+            .as_ref()
+            .map(|t| t.blocks.clone())
+            .unwrap_or_default();
+        let blocks = fallback::retry_prompt(&symptom, &prompt);
+        self.translator.start_turn();
+        let message = translate::user_message(&self.id, &blocks);
+        let Some(handle) = self.claude.handle() else {
+            self.finish_turn(Err(AgentError::Internal(
+                "claude is not running after the switch".into(),
+            )));
+            return;
+        };
+        let sent = handle.send(message);
+        tokio::spawn(async move {
+            if let Err(e) = sent.await {
+                tracing::warn!("retry not delivered to claude: {e}");
+            }
+        });
+    }
+}

@@ -1,0 +1,139 @@
+//! The layout rules, checked on the source so they hold as the code grows: only `src/acp/` imports
+//! the ACP SDK, only `src/claude/` builds claude's stream-json, `session` does not reach into
+//! `doctor`, and no source file is over 600 lines.
+
+use std::path::{Path, PathBuf};
+
+const MAX_LINES: usize = 600;
+
+/// Files outside `src/claude/` that still build claude's JSON with `json!`, to be typed in
+/// `src/claude/wire.rs` (issue 14). The list may only shrink.
+const STREAM_JSON_DEBT: &[&str] = &[
+    "src/history/replay.rs",
+    "src/mcp/mcp_config.rs",
+    "src/mcp/permission_server.rs",
+    "src/mcp/permission_tool.rs",
+    "src/mcp/suggestions.rs",
+    "src/session/incoming.rs",
+    "src/session/permissions/plan_mode.rs",
+    "src/translate/to_claude.rs",
+];
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.rs` file under `dir` (relative to the repo), with its path relative to the repo.
+fn rust_files(dir: &str) -> Vec<(String, String)> {
+    fn walk(path: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(path).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(&repo().join(dir), &mut paths);
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .strip_prefix(repo())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+/// The file's code outside comments and outside its `#[cfg(test)]` part (which, by the unit-test
+/// convention, is the end of the file).
+fn production_code(text: &str) -> String {
+    let end = text.find("#[cfg(test)]").unwrap_or(text.len());
+    text[..end]
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_test_file(name: &str) -> bool {
+    name.contains("/tests/") || name.ends_with("/tests.rs") || name.ends_with("_tests.rs")
+}
+
+#[test]
+fn only_src_acp_imports_the_acp_sdk() {
+    let offenders: Vec<String> = rust_files("src")
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("src/acp/"))
+        .filter(|(_, text)| production_code(text).contains("agent_client_protocol"))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "import the ACP SDK only in src/acp/: {offenders:?}"
+    );
+}
+
+#[test]
+fn session_does_not_use_doctor() {
+    let offenders: Vec<String> = rust_files("src/session")
+        .into_iter()
+        .filter(|(_, text)| text.contains("doctor::") || text.contains("doctor::{"))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "what the session needs about claude's installation lives in src/claude/: {offenders:?}"
+    );
+}
+
+#[test]
+fn only_src_claude_builds_claudes_stream_json() {
+    // `src/acp/` and the demo speak ACP (to and as the editor), the stand-in plays claude itself.
+    let allowed = |name: &str| {
+        name.starts_with("src/claude/")
+            || name.starts_with("src/acp/")
+            || name.starts_with("src/standin/")
+            || name == "src/demo.rs"
+            || is_test_file(name)
+    };
+    let builders: Vec<String> = rust_files("src")
+        .into_iter()
+        .filter(|(name, _)| !allowed(name))
+        .filter(|(_, text)| production_code(text).contains("json!"))
+        .map(|(name, _)| name)
+        .collect();
+    let new: Vec<&String> = builders
+        .iter()
+        .filter(|name| !STREAM_JSON_DEBT.contains(&name.as_str()))
+        .collect();
+    assert!(
+        new.is_empty(),
+        "build claude's messages with the types in src/claude/wire.rs, not json!: {new:?}"
+    );
+    let paid: Vec<&&str> = STREAM_JSON_DEBT
+        .iter()
+        .filter(|name| !builders.iter().any(|b| b == *name))
+        .collect();
+    assert!(
+        paid.is_empty(),
+        "no longer building JSON, drop from STREAM_JSON_DEBT: {paid:?}"
+    );
+}
+
+#[test]
+fn no_source_file_is_over_600_lines() {
+    let long: Vec<String> = ["src", "tests", "benches"]
+        .into_iter()
+        .flat_map(rust_files)
+        .filter(|(_, text)| text.lines().count() > MAX_LINES)
+        .map(|(name, text)| format!("{name} ({} lines)", text.lines().count()))
+        .collect();
+    assert!(long.is_empty(), "split these by subject: {long:?}");
+}
