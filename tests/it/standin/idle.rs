@@ -232,3 +232,34 @@ fn second_process_lines(s: &Standin) -> Vec<Value> {
         .map(|e| e["line"].clone())
         .collect()
 }
+
+#[tokio::test]
+async fn close_and_quit_work_as_usual_with_a_stopped_claude() {
+    let s = Standin::new("resume");
+    let c = s.adapter(&["--idle-timeout", TIMEOUT]);
+    c.initialize().await;
+    let closed = c.new_session(&s.work).await;
+    let kept = c.new_session(&s.work).await;
+    let pids = s.wait_started(2, WAIT).await;
+    for &pid in &pids {
+        wait_stopped(&c, pid, "after the idle timeout").await;
+    }
+
+    c.request("session/close", json!({"sessionId": closed}))
+        .await
+        .unwrap_or_else(|e| panic!("session/close of a stopped session: {e}"));
+    c.prompt(&closed, "Hello?")
+        .await
+        .expect_err("a closed session takes no prompt");
+    assert_eq!(s.argvs().len(), 2, "closing started no claude");
+
+    c.close_stdin().await;
+    let status = c.wait_exit(Duration::from_secs(5)).await;
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "the adapter exits 0 at EOF with a stopped session ({kept})\n{}",
+        c.diagnostics()
+    );
+    assert_eq!(s.argvs().len(), 2, "quitting started no claude");
+}
