@@ -516,11 +516,6 @@ mod tests {
             panic!()
         };
         assert_eq!(s.background_tasks_running(), Some(2));
-        let none = json!({"type": "system", "subtype": "background_tasks_changed", "tasks": []});
-        let ClaudeMessage::System(s) = ClaudeMessage::parse(&none.to_string()).unwrap() else {
-            panic!()
-        };
-        assert_eq!(s.background_tasks_running(), Some(0));
         let ClaudeMessage::System(s) =
             ClaudeMessage::parse(r#"{"type":"system","subtype":"status"}"#).unwrap()
         else {

@@ -52,10 +52,13 @@ async fn an_idle_session_has_no_claude_and_its_next_prompt_resumes_the_conversat
     let pid = s.wait_started(1, WAIT).await[0];
 
     wait_stopped(&c, pid, "after the idle timeout").await;
+    let claudes: Vec<u32> = procs::children_of(c.pid())
+        .into_iter()
+        .filter(|&p| procs::cmdline(p).is_some_and(|l| l.contains("standin")))
+        .collect();
     assert!(
-        procs::children_of(c.pid()).is_empty(),
-        "an idle session keeps no process: {:?}",
-        procs::children_of(c.pid())
+        claudes.is_empty(),
+        "an idle session keeps no claude: {claudes:?}"
     );
     assert_eq!(
         exit_code(&s, pid),
