@@ -26,8 +26,23 @@ pub struct Cli {
     #[arg(long, env = "CLAUDE_ACP_PERMISSION_TRANSPORT", default_value = "auto", value_parser = parse_transport)]
     pub permission_transport: PermissionTransport,
 
+    /// Stop a session's claude after this many idle seconds; the next prompt resumes it (0: never).
+    #[arg(long, env = "CLAUDE_ACP_IDLE_TIMEOUT", default_value_t = DEFAULT_IDLE_TIMEOUT_SECS, value_name = "SECONDS")]
+    pub idle_timeout: u64,
+
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Ten minutes: longer than a pause to read an answer or run the tests it suggested, short enough
+/// that a thread left open for the day stops costing memory (see the README's "Idle sessions").
+pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 600;
+
+impl Cli {
+    /// The idle timeout, `None` for 0 (never stop).
+    pub fn idle_timeout(&self) -> Option<std::time::Duration> {
+        (self.idle_timeout > 0).then(|| std::time::Duration::from_secs(self.idle_timeout))
+    }
 }
 
 fn parse_transport(s: &str) -> Result<PermissionTransport, String> {

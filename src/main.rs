@@ -30,7 +30,13 @@ fn main() {
     let code = runtime.block_on(async move {
         match cli.command {
             None => {
-                claude_acp::serve::run(cli.claude_path.as_deref(), cli.permission_transport).await
+                let idle_timeout = cli.idle_timeout();
+                claude_acp::serve::run(
+                    cli.claude_path.as_deref(),
+                    cli.permission_transport,
+                    idle_timeout,
+                )
+                .await
             }
             Some(Command::Demo { real }) => {
                 claude_acp::demo::run(real, cli.claude_path.as_deref()).await

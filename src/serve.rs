@@ -14,13 +14,18 @@ use crate::session::config::{AdapterConfig, PermissionTransport};
 /// How long sessions get to end cleanly once the editor has gone.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(1500);
 
-pub async fn run(claude_path: Option<&std::path::Path>, transport: PermissionTransport) -> i32 {
+pub async fn run(
+    claude_path: Option<&std::path::Path>,
+    transport: PermissionTransport,
+    idle_timeout: Option<Duration>,
+) -> i32 {
     let claude = locate::locate(claude_path).map_err(|e| e.to_string());
     if let Err(e) = &claude {
         tracing::warn!("{e}");
     }
     start_reaper();
-    let config = AdapterConfig::from_env(claude, transport);
+    let mut config = AdapterConfig::from_env(claude, transport);
+    config.idle_timeout = idle_timeout;
     // Off the path to `initialize`: a directory scan must not delay the editor.
     tokio::task::spawn_blocking(|| remove_stale_config_files(&platform::files::private_dir()));
     let editor = AcpEditor::new();

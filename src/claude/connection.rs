@@ -151,6 +151,11 @@ impl ClaudeHandle {
         let _ = self.writer.send(WriterCommand::CloseStdin);
     }
 
+    /// How many of our control requests claude has not answered yet.
+    pub fn requests_waiting(&self) -> usize {
+        self.pending.waiting_count()
+    }
+
     /// A failed write most likely means claude died: report its exit if it comes soon.
     async fn write_failed(&self, error: io::Error) -> ClaudeError {
         let mut exit = self.exit.clone();

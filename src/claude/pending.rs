@@ -87,7 +87,7 @@ impl PendingRequests {
         self.state().waiting.remove(request_id);
     }
 
-    #[cfg(test)]
+    /// How many requests still wait for claude's answer.
     pub(crate) fn waiting_count(&self) -> usize {
         self.state().waiting.len()
     }

@@ -121,6 +121,23 @@ impl SystemMessage {
     pub fn str_field(&self, key: &str) -> Option<&str> {
         self.rest.get(key).and_then(Value::as_str)
     }
+
+    /// For `system/background_tasks_changed` (claude's whole set of live background tasks, sent
+    /// whenever it changes): how many of them are work claude must stay up for. Left out: tasks
+    /// claude marks `ambient` (not activity, such as watchers) and `off_host` (running elsewhere).
+    pub fn background_tasks_running(&self) -> Option<usize> {
+        if self.subtype != "background_tasks_changed" {
+            return None;
+        }
+        let flag = |task: &Value, key: &str| task.get(key).and_then(Value::as_bool) == Some(true);
+        let tasks = self.rest.get("tasks").and_then(Value::as_array)?;
+        Some(
+            tasks
+                .iter()
+                .filter(|t| !flag(t, "ambient") && !flag(t, "off_host"))
+                .count(),
+        )
+    }
 }
 
 /// One assembled content block of an assistant message (claude prints one line per block).
@@ -486,6 +503,26 @@ impl ClaudeInput {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn background_tasks_count_only_work_claude_must_stay_up_for() {
+        let line = json!({"type": "system", "subtype": "background_tasks_changed", "session_id": "s",
+            "uuid": "u", "tasks": [
+                {"task_id": "a", "task_type": "local_bash", "description": "sleep 60"},
+                {"task_id": "b", "task_type": "local_agent", "description": "review", "ambient": false},
+                {"task_id": "c", "task_type": "monitor", "description": "watch", "ambient": true},
+                {"task_id": "d", "task_type": "remote_agent", "description": "far", "off_host": true}]});
+        let ClaudeMessage::System(s) = ClaudeMessage::parse(&line.to_string()).unwrap() else {
+            panic!()
+        };
+        assert_eq!(s.background_tasks_running(), Some(2));
+        let ClaudeMessage::System(s) =
+            ClaudeMessage::parse(r#"{"type":"system","subtype":"status"}"#).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(s.background_tasks_running(), None);
+    }
 
     #[test]
     fn unknown_types_and_fields_are_kept_not_rejected() {

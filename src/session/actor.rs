@@ -28,6 +28,7 @@ use crate::translate::{self, TurnTranslator};
 
 mod asks;
 mod claude_io;
+mod idle;
 mod logout;
 mod running;
 mod settings;
@@ -128,6 +129,8 @@ pub struct SessionActor {
     internal_rx: mpsc::UnboundedReceiver<Internal>,
     /// Whether the editor was told the title (once, after the first turn).
     title_announced: bool,
+    /// When claude last had something to do (it is stopped after the idle timeout).
+    idle: idle::Idle,
 }
 
 impl SessionActor {
@@ -159,6 +162,7 @@ impl SessionActor {
         };
         let path = PermissionPath::new(config.permission_transport);
         let model = flags.value_of("--model").map(str::to_owned);
+        let idle = idle::Idle::new(config.idle_timeout);
         Self {
             asker,
             mode_rx,
@@ -183,6 +187,7 @@ impl SessionActor {
             internal_tx,
             internal_rx,
             title_announced: false,
+            idle,
         }
     }
 
@@ -199,6 +204,7 @@ impl SessionActor {
     pub async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
         loop {
             let deadline = self.turn.as_ref().and_then(|t| t.deadline);
+            let idle_at = self.idle_deadline();
             tokio::select! {
                 cmd = commands.recv() => match cmd {
                     Some(Command::Close { reply }) => {
@@ -224,7 +230,9 @@ impl SessionActor {
                     self.stop_claude();
                     self.finish_turn(Ok(StopReason::Cancelled));
                 }
+                () = sleep_until(idle_at) => self.stop_idle_claude().await,
             }
+            self.idle.touch();
         }
     }
 

@@ -42,6 +42,8 @@ pub struct AdapterConfig {
     pub allow_bypass_permissions: bool,
     /// How sessions start claude: a child process, except in tests that run it in-process.
     pub launcher: Arc<dyn Launch>,
+    /// How long a session's claude may sit idle before it is stopped (`None`: never).
+    pub idle_timeout: Option<std::time::Duration>,
 }
 
 impl AdapterConfig {
@@ -59,6 +61,7 @@ impl AdapterConfig {
             claude_config_dir,
             allow_bypass_permissions,
             launcher: Arc::new(ProcessLauncher),
+            idle_timeout: None,
         }
     }
 }

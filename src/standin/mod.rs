@@ -93,6 +93,7 @@
 //! | `set_model` | set_model, prompt | ack; the turn reports the new model |
 //! | `set_permission_mode` | set_permission_mode | ack + system/status; nothing else |
 //! | `resume` | 1 prompt (spawn with `--resume <id>`) | answers in session `<id>` |
+//! | `slow_turn` | 1 prompt | like `resume`, after a 6 s pause (a turn outliving the idle timeout) |
 //! | `interrupt` | prompt, interrupt after deltas, prompt | aborted partial, error_during_execution |
 //! | `interrupt_permission` | prompt, deny + interrupt (any order), prompt | control_cancel_request, aborted_tools |
 //! | `crash` | 1 prompt | some text, stderr, exit 1 |

@@ -15,6 +15,11 @@ impl PendingAsks {
         self.tasks.insert(request_id, task);
     }
 
+    /// Whether an ask still waits on the editor.
+    pub(super) fn any_open(&self) -> bool {
+        !self.tasks.is_empty()
+    }
+
     /// The ask was answered: nothing left to withdraw.
     pub(super) fn answered(&mut self, request_id: &str) {
         self.tasks.remove(request_id);

@@ -24,6 +24,7 @@ impl SessionActor {
             .path
             .claude_args(&self.asker, &self.editor_servers)
             .map_err(AgentError::Internal)?;
+        self.carry_session_state_into_flags();
         let (flags, flag_files) = self
             .flags
             .with_secret_files()
@@ -43,6 +44,7 @@ impl SessionActor {
             .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
         tracing::info!(session = %self.id, pid = ?launched.claude.pid(), ?start, "claude started");
         let handle = launched.handle.clone();
+        self.idle.claude_started();
         let mut files = flag_files;
         files.extend(mcp_file);
         self.claude.started(launched, files);
@@ -85,6 +87,7 @@ impl SessionActor {
         if self.turn.is_some() {
             self.path.watch(&self.id, &message);
         }
+        self.idle.saw(&message);
         match message {
             ClaudeMessage::ControlRequest(req) => self.on_control_request(req),
             ClaudeMessage::ControlCancelRequest { request_id } => {

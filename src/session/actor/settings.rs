@@ -50,6 +50,7 @@ impl SessionActor {
         if !modes::is_known(mode, self.config.allow_bypass_permissions) {
             return Err(AgentError::InvalidParams(format!("unknown mode `{mode}`")));
         }
+        self.wake_if_stopped()?;
         if let Some(handle) = self.claude.handle() {
             handle
                 .request(

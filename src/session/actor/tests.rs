@@ -61,6 +61,7 @@ fn open(fixture: &str) -> Session {
         claude_config_dir: None,
         allow_bypass_permissions: false,
         launcher: Arc::new(launcher.clone()),
+        idle_timeout: None,
     };
     let (updates_tx, updates) = mpsc::unbounded_channel();
     let spec = SessionSpec {

@@ -52,12 +52,43 @@ impl Decision {
     }
 }
 
-/// The deny rules "Always reject" added in one session (`Bash(rm -rf build)`, `Edit(//abs/path)`).
-/// They live in claude's flag-settings layer: gone when claude restarts, re-sent by
-/// [`SessionRules::flag_settings`].
+/// The "always" rules of one session: deny rules "Always reject" added (`Bash(rm -rf build)`,
+/// `Edit(//abs/path)`), and the allow rules and directories of an "Always allow ... in this
+/// session". claude keeps none of them past its process: they are re-sent to a restarted claude
+/// (after a crash or an idle stop) by [`SessionRules::flag_settings`].
 #[derive(Debug, Clone, Default)]
 pub struct SessionRules {
-    deny: Arc<Mutex<Vec<String>>>,
+    lists: Arc<Mutex<RuleLists>>,
+}
+
+#[derive(Debug, Default)]
+struct RuleLists {
+    deny: Vec<String>,
+    allow: Vec<String>,
+    directories: Vec<String>,
+}
+
+impl RuleLists {
+    /// Every list that has entries: claude replaces a list it is sent, so each goes whole.
+    fn settings(&self) -> Value {
+        let mut permissions = serde_json::Map::new();
+        for (key, list) in [
+            ("deny", &self.deny),
+            ("allow", &self.allow),
+            ("additionalDirectories", &self.directories),
+        ] {
+            if !list.is_empty() {
+                permissions.insert(key.into(), json!(list));
+            }
+        }
+        json!({ "permissions": permissions })
+    }
+}
+
+fn add_once(list: &mut Vec<String>, item: &str) {
+    if !list.iter().any(|have| have == item) {
+        list.push(item.to_owned());
+    }
 }
 
 impl SessionRules {
@@ -65,21 +96,57 @@ impl SessionRules {
         Self::default()
     }
 
-    /// Adds rules (once each) and returns the settings that put every rule so far in force.
-    fn add_deny(&self, rules: &[String]) -> Value {
-        let mut deny = self.deny.lock().unwrap_or_else(|p| p.into_inner());
-        for rule in rules {
-            if !deny.contains(rule) {
-                deny.push(rule.clone());
-            }
-        }
-        json!({"permissions": {"deny": *deny}})
+    fn lists(&self) -> std::sync::MutexGuard<'_, RuleLists> {
+        self.lists.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The settings to re-apply to a new claude process, if any rule was added.
+    /// Adds deny rules (once each) and returns the settings that put every rule so far in force.
+    fn add_deny(&self, rules: &[String]) -> Value {
+        let mut lists = self.lists();
+        for rule in rules {
+            add_once(&mut lists.deny, rule);
+        }
+        lists.settings()
+    }
+
+    /// Remembers what an "always allow" answer gave claude for this session only (claude's
+    /// `updatedPermissions` with destination `session`), to give it again to a restarted claude.
+    /// Rules saved to settings files need nothing: claude reads them again.
+    fn remember_allowed(&self, updates: &[Value]) {
+        let mut lists = self.lists();
+        let for_session =
+            |u: &&Value| matches!(u["destination"].as_str(), Some("session" | "cliArg"));
+        for update in updates.iter().filter(for_session) {
+            match update["type"].as_str() {
+                Some("addRules") if update["behavior"].as_str().unwrap_or("allow") == "allow" => {
+                    for rule in update["rules"].as_array().into_iter().flatten() {
+                        if let Some(tool) = rule["toolName"].as_str() {
+                            let rule = options::ToolRule {
+                                tool: tool.to_owned(),
+                                content: rule["ruleContent"].as_str().map(str::to_owned),
+                            };
+                            add_once(&mut lists.allow, &rule.setting());
+                        }
+                    }
+                }
+                Some("addDirectories") => {
+                    for dir in update["directories"].as_array().into_iter().flatten() {
+                        if let Some(dir) = dir.as_str() {
+                            add_once(&mut lists.directories, dir);
+                        }
+                    }
+                }
+                // setMode: the session's mode, which a restarted claude is given anyway.
+                _ => {}
+            }
+        }
+    }
+
+    /// The settings to re-apply to a new claude process, if the session has any rule.
     pub fn flag_settings(&self) -> Option<Value> {
-        let deny = self.deny.lock().unwrap_or_else(|p| p.into_inner());
-        (!deny.is_empty()).then(|| json!({"permissions": {"deny": *deny}}))
+        let lists = self.lists();
+        let empty = lists.deny.is_empty() && lists.allow.is_empty() && lists.directories.is_empty();
+        (!empty).then(|| lists.settings())
     }
 }
 

@@ -31,14 +31,17 @@ pub fn answer(
             updated_input: allowed_input(req),
             updated_permissions: Vec::new(),
         }),
-        ALLOW_ALWAYS if offered => Decision {
-            reply: PermissionDecision::Allow {
-                updated_input: allowed_input(req),
-                updated_permissions: choices.allow_always.clone(),
-            },
-            mode_change: choices.allow_always_mode.clone(),
-            flag_settings: None,
-        },
+        ALLOW_ALWAYS if offered => {
+            rules.remember_allowed(&choices.allow_always);
+            Decision {
+                reply: PermissionDecision::Allow {
+                    updated_input: allowed_input(req),
+                    updated_permissions: choices.allow_always.clone(),
+                },
+                mode_change: choices.allow_always_mode.clone(),
+                flag_settings: None,
+            }
+        }
         REJECT_ONCE if offered => {
             Decision::plain(deny(format!("The user rejected this {tool} call.")))
         }

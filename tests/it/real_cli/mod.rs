@@ -4,6 +4,7 @@
 mod adapter;
 mod adapter_lifecycle;
 mod history_fixture;
+mod idle;
 mod mock_api;
 mod permissions;
 mod sessions;

@@ -10,6 +10,7 @@ mod compaction;
 mod doctor;
 mod end_turn_usage;
 mod hard_kill;
+mod idle;
 mod logging;
 mod logout;
 mod modes;

@@ -119,6 +119,37 @@ async fn several_suggestions_make_one_option_naming_each_and_applying_all() {
 }
 
 #[tokio::test]
+async fn allow_always_for_this_session_is_kept_for_a_restarted_claude_and_saved_rules_are_not() {
+    let suggestions = json!([
+        {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch /w/n.txt"}],
+         "behavior": "allow", "destination": "localSettings"},
+        {"type": "addRules", "rules": [{"toolName": "mcp__acp__note"},
+                                       {"toolName": "Bash", "ruleContent": "echo (x)"}],
+         "behavior": "allow", "destination": "session"},
+        {"type": "addDirectories", "directories": ["/w"], "destination": "session"},
+        {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
+    ]);
+    let req = request(
+        json!({"tool_name": "Bash", "input": {"command": "touch /w/n.txt"},
+        "permission_suggestions": suggestions, "tool_use_id": "t"}),
+    );
+    let rules = SessionRules::new();
+    assert_eq!(rules.flag_settings(), None);
+    let editor = StubEditor::answering(vec![pick(ALLOW_ALWAYS), pick(REJECT_ALWAYS)]);
+    run_with(&editor, req, &rules).await;
+    let kept = json!({"allow": ["mcp__acp__note", "Bash(echo \\(x\\))"],
+                      "additionalDirectories": ["/w"]});
+    assert_eq!(rules.flag_settings(), Some(json!({"permissions": kept})));
+
+    // A later "always reject" re-sends the allow rules with it: claude replaces what it is sent.
+    let rejected = run_with(&editor, bash_ask(), &rules).await;
+    let mut all = kept.clone();
+    all["deny"] = json!(["Bash(npm test:*)"]);
+    assert_eq!(rejected.flag_settings, Some(json!({"permissions": all})));
+    assert_eq!(rules.flag_settings(), rejected.flag_settings);
+}
+
+#[tokio::test]
 async fn no_usable_suggestion_means_no_allow_always_and_picking_it_anyway_denies() {
     let req = request(json!({"tool_name": "WebSearch", "input": {"query": "rust"},
         "permission_suggestions": [{"type": "somethingNew", "destination": "session"}]}));

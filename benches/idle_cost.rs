@@ -1,0 +1,279 @@
+//! What idle sessions cost, printed (never asserted): total memory (VmRSS) of the adapter and its
+//! claude processes with 1 active and 20 idle sessions, with idle stops (`--idle-timeout 1`) and
+//! without (`0`); and the time from `session/prompt` to the first `agent_message_chunk` for a
+//! session whose claude is running against one whose claude was stopped for being idle.
+//!
+//! claude is the stand-in (`fixtures/standin/resume.jsonl`) unless `IDLE_COST_CLAUDE` names
+//! another executable (the real claude, logged in or pointed at an API by its environment). With
+//! the stand-in, a claude process weighs what the stand-in does (a few MiB) and starts in a few
+//! milliseconds: the figures then show the adapter's share and the process count; claude's own
+//! weight and start-up come on top with the real CLI.
+//!
+//! Run: `cargo bench --bench idle_cost`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const ADAPTER: &str = env!("CARGO_BIN_EXE_claude-acp");
+const IDLE: usize = 20;
+const LATENCY_RUNS: usize = 15;
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("idle_cost: run with `cargo bench --bench idle_cost`");
+        return;
+    }
+    let claude = Claude::new();
+    println!("claude-acp idle cost (claude: {})\n", claude.label);
+    for timeout in ["0", "1"] {
+        let (kib, processes) = memory_with_idle_sessions(&claude, timeout);
+        println!(
+            "--idle-timeout {timeout}: 1 active + {IDLE} idle sessions: {:.1} MiB in {processes} \
+             processes (adapter + claude)",
+            kib as f64 / 1024.0
+        );
+    }
+    let (running, stopped) = first_chunk_latency(&claude);
+    println!(
+        "\nprompt -> first chunk, median of {LATENCY_RUNS}: claude running {running:.1} ms; \
+         claude stopped for being idle {stopped:.1} ms (start-up paid once)"
+    );
+}
+
+/// The claude the adapter runs: a wrapper around the stand-in, or `IDLE_COST_CLAUDE`.
+struct Claude {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+    work: PathBuf,
+    label: String,
+}
+
+impl Claude {
+    fn new() -> Claude {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let work = dir.path().join("work");
+        std::fs::create_dir(&work).expect("work dir");
+        if let Ok(real) = std::env::var("IDLE_COST_CLAUDE") {
+            return Claude {
+                path: real.clone().into(),
+                _dir: dir,
+                work,
+                label: real,
+            };
+        }
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/standin/resume.jsonl");
+        let path = dir.path().join("claude");
+        let body = format!(
+            "#!/bin/sh\nexec '{ADAPTER}' standin --script '{}' \"$@\"\n",
+            script.display()
+        );
+        std::fs::write(&path, body).expect("wrapper");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        Claude {
+            _dir: dir,
+            path,
+            work,
+            label: "the stand-in".into(),
+        }
+    }
+
+    fn adapter(&self, idle_timeout: &str) -> Editor {
+        let mut command = Command::new(ADAPTER);
+        command
+            .arg("--claude-path")
+            .arg(&self.path)
+            .args(["--idle-timeout", idle_timeout])
+            .env_remove("RUST_LOG")
+            .current_dir(&self.work);
+        Editor::spawn(command)
+    }
+}
+
+/// An editor on the adapter's stdio: one request at a time, every line timestamped on arrival.
+struct Editor {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<(Instant, Value)>,
+    next_id: u64,
+}
+
+impl Editor {
+    fn spawn(mut command: Command) -> Editor {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start claude-acp");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Ok(value) = serde_json::from_str(&line)
+                    && tx.send((Instant::now(), value)).is_err()
+                {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut editor = Editor {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+        };
+        editor.request(
+            "initialize",
+            json!({"protocolVersion": 1, "clientCapabilities": {}}),
+        );
+        editor
+    }
+
+    fn send(&mut self, method: &str, params: Value) -> (u64, Instant) {
+        self.next_id += 1;
+        let line =
+            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write to claude-acp");
+        stdin.flush().expect("flush");
+        (self.next_id, Instant::now())
+    }
+
+    /// Sends a request; returns when it was sent, when the first chunk came (if any), the result.
+    fn request(&mut self, method: &str, params: Value) -> (Instant, Option<Instant>, Value) {
+        let (id, sent) = self.send(method, params);
+        let mut first_chunk = None;
+        loop {
+            let (at, line) = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .expect("an answer");
+            if line["id"] == id && line.get("method").is_none() {
+                assert!(line.get("error").is_none(), "{method}: {line}");
+                return (sent, first_chunk, line["result"].clone());
+            }
+            if line["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+                first_chunk.get_or_insert(at);
+            }
+        }
+    }
+
+    fn new_session(&mut self, cwd: &Path) -> String {
+        let (_, _, result) = self.request("session/new", json!({"cwd": cwd, "mcpServers": []}));
+        result["sessionId"].as_str().expect("sessionId").to_owned()
+    }
+
+    fn prompt(&mut self, session: &str) -> (Instant, Option<Instant>) {
+        let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]});
+        let (sent, chunk, _) = self.request("session/prompt", params);
+        (sent, chunk)
+    }
+
+    /// The adapter and every process under it.
+    fn tree(&self) -> Vec<u32> {
+        let mut found = vec![self.child.id()];
+        let mut at = 0;
+        while at < found.len() {
+            let parent = found[at];
+            let children =
+                std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+                    .unwrap_or_default();
+            found.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|p| p.parse::<u32>().ok()),
+            );
+            at += 1;
+        }
+        found
+    }
+
+    /// Polls until the adapter runs `n` claude processes.
+    fn wait_for_claudes(&self, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.tree().len() != n + 1 {
+            assert!(
+                Instant::now() < deadline,
+                "{} processes, waiting for {}",
+                self.tree().len(),
+                n + 1
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Editor {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// 20 sessions used once and left idle, then one more in use: total VmRSS and process count.
+fn memory_with_idle_sessions(claude: &Claude, idle_timeout: &str) -> (u64, usize) {
+    let mut editor = claude.adapter(idle_timeout);
+    for _ in 0..IDLE {
+        let id = editor.new_session(&claude.work);
+        editor.prompt(&id);
+    }
+    if idle_timeout != "0" {
+        editor.wait_for_claudes(0);
+    }
+    let active = editor.new_session(&claude.work);
+    editor.prompt(&active);
+    let tree = editor.tree();
+    (tree.iter().map(|&pid| rss_kib(pid)).sum(), tree.len())
+}
+
+/// Prompt -> first chunk, in a session whose claude runs and in one whose claude was stopped.
+fn first_chunk_latency(claude: &Claude) -> (f64, f64) {
+    let mut running = Vec::new();
+    let mut stopped = Vec::new();
+    let mut editor = claude.adapter("1");
+    for _ in 0..LATENCY_RUNS {
+        // Running: claude was started by session/new and has answered its initialize.
+        let id = editor.new_session(&claude.work);
+        editor.wait_for_claudes(1);
+        std::thread::sleep(Duration::from_millis(300));
+        let (sent, chunk) = editor.prompt(&id);
+        running.push(ms(sent, chunk));
+        editor.wait_for_claudes(0);
+        // Stopped: a fresh session left until its claude is stopped, then prompted.
+        let id = editor.new_session(&claude.work);
+        editor.wait_for_claudes(0);
+        let (sent, chunk) = editor.prompt(&id);
+        stopped.push(ms(sent, chunk));
+        editor.wait_for_claudes(0);
+    }
+    (median(&mut running), median(&mut stopped))
+}
+
+fn ms(sent: Instant, chunk: Option<Instant>) -> f64 {
+    chunk
+        .expect("the turn streamed a chunk")
+        .duration_since(sent)
+        .as_secs_f64()
+        * 1000.0
+}
+
+fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}

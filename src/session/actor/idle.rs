@@ -1,0 +1,109 @@
+//! Idle sessions cost nothing: a session whose claude has had nothing to do for the idle timeout
+//! has it stopped, and the next prompt, mode or model change starts it again with `--resume`
+//! (the crash path's respawn), with the session's mode, model, rules, MCP servers and permission
+//! transport. The editor sees no difference except that turn's start-up.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::SessionActor;
+use crate::claude::wire::ClaudeMessage;
+use crate::domain::AgentError;
+
+/// How long a stopping claude (stdin closed, nothing to finish) may take before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// When the session last did anything, and what claude still runs in the background.
+pub(super) struct Idle {
+    /// `None`: never stop.
+    timeout: Option<Duration>,
+    last_activity: Instant,
+    /// claude's background tasks (shells, subagents) that keep it busy, from its latest
+    /// `system/background_tasks_changed`.
+    background_tasks: usize,
+    /// claude was stopped for being idle and is started again on demand.
+    stopped: bool,
+}
+
+impl Idle {
+    pub(super) fn new(timeout: Option<Duration>) -> Self {
+        Self {
+            timeout,
+            last_activity: Instant::now(),
+            background_tasks: 0,
+            stopped: false,
+        }
+    }
+
+    /// Something happened in the session: the idle time starts again.
+    pub(super) fn touch(&mut self) {
+        self.last_activity = Instant::now();
+    }
+
+    /// Follows what claude says about its background work.
+    pub(super) fn saw(&mut self, message: &ClaudeMessage) {
+        if let ClaudeMessage::System(system) = message
+            && let Some(running) = system.background_tasks_running()
+        {
+            self.background_tasks = running;
+        }
+    }
+
+    /// A new claude process: it has no background tasks yet (claude sends the set only on change).
+    pub(super) fn claude_started(&mut self) {
+        self.background_tasks = 0;
+        self.stopped = false;
+        self.touch();
+    }
+}
+
+impl SessionActor {
+    /// When claude is to be stopped, if nothing happens before: never while a turn runs, a
+    /// permission ask is open or claude has background work.
+    pub(super) fn idle_deadline(&self) -> Option<Instant> {
+        let timeout = self.idle.timeout?;
+        let busy = !self.claude.is_running()
+            || self.turn.is_some()
+            || self.asks.any_open()
+            || self.idle.background_tasks > 0;
+        (!busy).then(|| self.idle.last_activity + timeout)
+    }
+
+    /// The idle timeout has passed: stops claude cleanly (stdin closed, so it ends as it would
+    /// when the editor quits), unless one of our control requests still waits for its answer.
+    pub(super) async fn stop_idle_claude(&mut self) {
+        let waiting = self
+            .claude
+            .handle()
+            .map_or(0, |handle| handle.requests_waiting());
+        if waiting > 0 || self.idle_deadline().is_none() {
+            return;
+        }
+        // Its `--mcp-config` file (the editor's MCP secrets) goes with it.
+        let Some(mut process) = self.claude.ended() else {
+            return;
+        };
+        process.shutdown(STOP_GRACE).await;
+        self.idle.stopped = true;
+        tracing::info!(session = %self.id,
+            "claude stopped after {:?} idle; the next prompt resumes it", self.idle.timeout.unwrap_or_default());
+    }
+
+    /// A mode or model change to a session whose claude was stopped for being idle starts it again.
+    pub(super) fn wake_if_stopped(&mut self) -> Result<(), AgentError> {
+        if self.idle.stopped && !self.claude.is_running() {
+            self.ensure_claude()?;
+        }
+        Ok(())
+    }
+
+    /// What the session changed since it opened goes on the command line of a restarted claude:
+    /// the mode (set by the editor, or by claude itself after ExitPlanMode or a permission answer).
+    pub(super) fn carry_session_state_into_flags(&mut self) {
+        if self.mode_touched {
+            let mode = self.mode.clone();
+            self.flags.set("--permission-mode", &mode);
+        }
+    }
+}
