@@ -163,7 +163,7 @@ async fn a_pending_permission_keeps_its_claude() {
 
 #[tokio::test]
 async fn the_mode_and_the_always_rules_survive_the_stop() {
-    let s = Standin::new("write_deny");
+    let s = Standin::new("mode_then_write_deny");
     let c = s.adapter(&["--idle-timeout", TIMEOUT]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
