@@ -3,7 +3,9 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::claude::install::{TESTED_CLAUDE_VERSIONS, has_credentials, has_key, version_is_tested};
+use crate::claude::install::{
+    TESTED_CLAUDE_VERSIONS, VersionFit, has_credentials, has_key, too_old_message, version_fit,
+};
 use crate::claude::locate;
 use crate::history::default_config_dir;
 
@@ -26,16 +28,19 @@ pub async fn run(claude_path: Option<&Path>) -> i32 {
             match out {
                 Ok(o) if o.status.success() => {
                     let v = String::from_utf8_lossy(&o.stdout).trim().to_owned();
-                    if version_is_tested(&v) {
-                        println!(
+                    match version_fit(&v) {
+                        VersionFit::Tested => println!(
                             "✓ version: {v} (tested: {} to {})",
                             TESTED_CLAUDE_VERSIONS.0, TESTED_CLAUDE_VERSIONS.1
-                        );
-                    } else {
-                        println!(
+                        ),
+                        VersionFit::TooOld => {
+                            println!("✗ version: {}", too_old_message(&v));
+                            problems += 1;
+                        }
+                        VersionFit::Untested => println!(
                             "! version: {v} is outside the tested range {} to {}; it may work, report problems",
                             TESTED_CLAUDE_VERSIONS.0, TESTED_CLAUDE_VERSIONS.1
-                        );
+                        ),
                     }
                 }
                 Ok(o) => {

@@ -7,16 +7,21 @@ use agent_client_protocol::v1::{ConnectionTo, schema as acp};
 use async_trait::async_trait;
 
 use super::to_proto;
+use super::transport::Outbound;
 use crate::domain::{
-    EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
-    PermissionAsk, PermissionOutcome, SessionUpdate,
+    ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
+    ElicitationRequest, PermissionAsk, PermissionOutcome, SessionUpdate,
 };
+use crate::translate::compaction_text;
 
 /// The connection to the editor, and what it declared at `initialize`.
 #[derive(Default)]
 pub struct AcpEditor {
     connection: OnceLock<ConnectionTo<Client>>,
     capabilities: OnceLock<acp::ClientCapabilities>,
+    /// The queue to the editor's stdout, when served by our transport: session updates go
+    /// straight there, measured, instead of through the SDK's unbounded queue.
+    outbound: OnceLock<Arc<Outbound>>,
 }
 
 impl AcpEditor {
@@ -31,6 +36,10 @@ impl AcpEditor {
         }
     }
 
+    pub(crate) fn set_outbound(&self, outbound: Arc<Outbound>) {
+        let _ = self.outbound.set(outbound);
+    }
+
     pub fn set_capabilities(&self, caps: acp::ClientCapabilities) {
         let _ = self.capabilities.set(caps);
     }
@@ -43,11 +52,30 @@ impl AcpEditor {
 #[async_trait]
 impl EditorClient for AcpEditor {
     fn session_update(&self, session_id: &str, update: SessionUpdate) {
-        let Ok(cx) = self.connection() else { return };
+        // ACP: compaction updates only to editors that declared them; others get a line of text.
+        let update = match update {
+            SessionUpdate::Compaction { status, .. } if !self.supports_compaction() => {
+                SessionUpdate::AgentMessageChunk {
+                    content: ContentChunk::text(compaction_text(status)),
+                }
+            }
+            other => other,
+        };
         let note =
             acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
+        if let Some(outbound) = self.outbound.get() {
+            outbound.push(notification_line("session/update", &note));
+            return;
+        }
+        let Ok(cx) = self.connection() else { return };
         if let Err(e) = cx.send_notification(note) {
             tracing::debug!("session/update not sent: {e}");
+        }
+    }
+
+    async fn room_for_updates(&self) {
+        if let Some(outbound) = self.outbound.get() {
+            outbound.room().await;
         }
     }
 
@@ -81,6 +109,13 @@ impl EditorClient for AcpEditor {
                 ));
             }
         })
+    }
+
+    fn supports_compaction(&self) -> bool {
+        self.capabilities
+            .get()
+            .and_then(|c| c.session.as_ref())
+            .is_some_and(|s| s.compaction.is_some())
     }
 
     fn supports_elicitation(&self) -> bool {
@@ -137,6 +172,23 @@ impl EditorClient for AcpEditor {
             )),
         }
     }
+}
+
+/// One JSON-RPC notification line, as the SDK would write it.
+fn notification_line(method: &str, params: &impl serde::Serialize) -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct Notification<'a, P> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        params: &'a P,
+    }
+    let note = Notification {
+        jsonrpc: "2.0",
+        method,
+        params,
+    };
+    // Serialising our own protocol types cannot fail (no maps with non-string keys).
+    serde_json::to_vec(&note).unwrap_or_default()
 }
 
 fn form_field(field: &ElicitationField) -> acp::ElicitationPropertySchema {

@@ -69,11 +69,13 @@ pub fn meta_value(meta: Option<acp::Meta>) -> Option<serde_json::Value> {
 
 pub fn new_session(
     cwd: std::path::PathBuf,
+    additional_directories: Vec<std::path::PathBuf>,
     servers: Vec<acp::McpServer>,
     meta: Option<acp::Meta>,
 ) -> NewSession {
     NewSession {
         cwd,
+        additional_directories,
         mcp_servers: mcp_servers(servers),
         meta: meta_value(meta),
     }

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use agent_client_protocol::v1::{Responder, schema as acp};
 use agent_client_protocol::{
-    Agent, Error, JsonRpcResponse, Stdio, on_receive_notification, on_receive_request,
+    Agent, Error, JsonRpcResponse, Lines, on_receive_notification, on_receive_request,
 };
 
 use super::client::AcpEditor;
 use super::errors::to_rpc;
+use super::transport::Transport;
 use super::{from_proto, to_proto};
 use crate::domain::{AgentCore, AgentError, SessionOpened};
 
@@ -44,7 +45,7 @@ fn opened_parts(
     )
 }
 
-fn initialize_response(
+pub(super) fn initialize_response(
     core: &dyn AgentCore,
     req: &acp::InitializeRequest,
 ) -> acp::InitializeResponse {
@@ -59,6 +60,13 @@ fn initialize_response(
     if f.close_session {
         session.close = Some(acp::SessionCloseCapabilities::new());
     }
+    if f.delete_session {
+        session = session.delete(acp::SessionDeleteCapabilities::new());
+    }
+    if f.additional_directories {
+        session =
+            session.additional_directories(acp::SessionAdditionalDirectoriesCapabilities::new());
+    }
     if f.fork_session {
         session.fork = Some(acp::SessionForkCapabilities::new());
     }
@@ -71,6 +79,11 @@ fn initialize_response(
         )
         .mcp_capabilities(acp::McpCapabilities::new().http(f.mcp_http).sse(f.mcp_sse))
         .session_capabilities(session);
+    let caps = if f.logout {
+        caps.auth(acp::AgentAuthCapabilities::new().logout(acp::LogoutCapabilities::new()))
+    } else {
+        caps
+    };
     let auth_methods = f
         .auth_methods
         .into_iter()
@@ -93,6 +106,26 @@ fn initialize_response(
         .auth_methods(auth_methods)
 }
 
+/// The ACP methods (and the cancel notification) this agent has a handler for; the conformance
+/// test checks the schema's methods against it.
+#[cfg(test)]
+pub(super) const HANDLED_METHODS: &[&str] = &[
+    "initialize",
+    "authenticate",
+    "logout",
+    "session/new",
+    "session/load",
+    "session/resume",
+    "session/fork",
+    "session/list",
+    "session/close",
+    "session/delete",
+    "session/prompt",
+    "session/set_mode",
+    "session/set_config_option",
+    "session/cancel",
+];
+
 /// Registers a handler for one request type that answers from a task of its own: the SDK's
 /// dispatch loop never waits on claude or on the editor.
 macro_rules! spawned {
@@ -114,6 +147,9 @@ macro_rules! spawned {
 
 /// Serves ACP on this process's stdin/stdout until the editor closes stdin.
 pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Result<(), Error> {
+    let transport = Transport::stdio();
+    editor.set_outbound(transport.outbound.clone());
+    let (outgoing, incoming) = transport.into_lines();
     let builder = Agent.v1().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
@@ -135,9 +171,19 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
             .map(|()| acp::AuthenticateResponse::new())
     });
     let builder = spawned!(builder, core, editor, |c,
+                                                   _req: acp::LogoutRequest|
+     -> acp::LogoutResponse {
+        c.logout().await.map(|()| acp::LogoutResponse::new())
+    });
+    let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::NewSessionRequest|
      -> acp::NewSessionResponse {
-        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let new = from_proto::new_session(
+            req.cwd,
+            req.additional_directories,
+            req.mcp_servers,
+            req.meta,
+        );
         let (id, modes, options) = opened_parts(c.new_session(new).await?);
         Ok(acp::NewSessionResponse::new(id)
             .modes(modes)
@@ -146,7 +192,12 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::LoadSessionRequest|
      -> acp::LoadSessionResponse {
-        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let new = from_proto::new_session(
+            req.cwd,
+            req.additional_directories,
+            req.mcp_servers,
+            req.meta,
+        );
         let (_, modes, options) = opened_parts(c.load_session(&req.session_id.0, new).await?);
         Ok(acp::LoadSessionResponse::new()
             .modes(modes)
@@ -155,7 +206,12 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::ResumeSessionRequest|
      -> acp::ResumeSessionResponse {
-        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let new = from_proto::new_session(
+            req.cwd,
+            req.additional_directories,
+            req.mcp_servers,
+            req.meta,
+        );
         let (_, modes, options) = opened_parts(c.resume_session(&req.session_id.0, new).await?);
         Ok(acp::ResumeSessionResponse::new()
             .modes(modes)
@@ -164,7 +220,12 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::ForkSessionRequest|
      -> acp::ForkSessionResponse {
-        let new = from_proto::new_session(req.cwd, req.mcp_servers, req.meta);
+        let new = from_proto::new_session(
+            req.cwd,
+            req.additional_directories,
+            req.mcp_servers,
+            req.meta,
+        );
         let (id, modes, options) = opened_parts(c.fork_session(&req.session_id.0, new).await?);
         Ok(acp::ForkSessionResponse::new(id)
             .modes(modes)
@@ -179,6 +240,7 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
             .into_iter()
             .map(|s| {
                 acp::SessionInfo::new(s.session_id, s.cwd)
+                    .additional_directories(s.additional_directories)
                     .title(s.title)
                     .updated_at(s.updated_at)
             })
@@ -193,12 +255,22 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
             .map(|()| acp::CloseSessionResponse::new())
     });
     let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::DeleteSessionRequest|
+     -> acp::DeleteSessionResponse {
+        c.delete_session(&req.session_id.0)
+            .await
+            .map(|()| acp::DeleteSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::PromptRequest|
      -> acp::PromptResponse {
-        let stop = c
+        let outcome = c
             .prompt(&req.session_id.0, from_proto::prompt_blocks(req.prompt))
             .await?;
-        Ok(acp::PromptResponse::new(to_proto::stop_reason(stop)))
+        Ok(
+            acp::PromptResponse::new(to_proto::stop_reason(outcome.stop_reason))
+                .usage(outcome.usage.map(to_proto::turn_usage)),
+        )
     });
     let builder = spawned!(builder, core, editor, |c,
                                                    req: acp::SetSessionModeRequest|
@@ -237,6 +309,6 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
             },
             on_receive_notification!(),
         )
-        .connect_to(Stdio::new())
+        .connect_to(Lines::new(outgoing, incoming))
         .await
 }

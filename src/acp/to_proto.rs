@@ -3,9 +3,10 @@
 use agent_client_protocol::v1::schema as acp;
 
 use crate::domain::{
-    ConfigOption, ContentChunk, ModeState, PermissionOption, PermissionOptionKind, PlanEntry,
-    PlanPriority, PlanStatus, SessionUpdate, SlashCommand, StopReason, ToolCall, ToolCallUpdate,
-    ToolContent, ToolKind, ToolLocation, ToolStatus, Usage,
+    CompactionStatus, ConfigOption, ContentChunk, ModeState, PermissionOption,
+    PermissionOptionKind, PlanEntry, PlanPriority, PlanStatus, SessionUpdate, SlashCommand,
+    StopReason, ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolLocation, ToolStatus,
+    TurnUsage, Usage,
 };
 
 pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
@@ -28,6 +29,25 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
         ),
         SessionUpdate::ConfigOptions { options } => {
             U::ConfigOptionUpdate(acp::ConfigOptionUpdate::new(config_options(options)))
+        }
+        SessionUpdate::SessionInfo { title, updated_at } => {
+            // Only what is known: a `null` would clear what the editor has.
+            let mut info = acp::SessionInfoUpdate::new();
+            if let Some(title) = title {
+                info = info.title(title);
+            }
+            if let Some(updated_at) = updated_at {
+                info = info.updated_at(updated_at);
+            }
+            U::SessionInfoUpdate(info)
+        }
+        SessionUpdate::Compaction { id, status } => {
+            let status = match status {
+                CompactionStatus::InProgress => acp::CompactionStatus::InProgress,
+                CompactionStatus::Completed => acp::CompactionStatus::Completed,
+                CompactionStatus::Failed => acp::CompactionStatus::Failed,
+            };
+            U::CompactionUpdate(acp::CompactionUpdate::new(id, status))
         }
     }
 }
@@ -179,6 +199,15 @@ pub fn permission_option(o: PermissionOption) -> acp::PermissionOption {
         PermissionOptionKind::RejectAlways => acp::PermissionOptionKind::RejectAlways,
     };
     acp::PermissionOption::new(o.id, o.name, kind)
+}
+
+/// ACP's end-turn usage (unstable `unstable_end_turn_token_usage`).
+pub fn turn_usage(u: TurnUsage) -> acp::Usage {
+    let mut usage = acp::Usage::new(u.total(), u.input, u.output);
+    usage.thought_tokens = u.thinking;
+    usage.cached_read_tokens = Some(u.cache_read);
+    usage.cached_write_tokens = Some(u.cache_write);
+    usage
 }
 
 pub fn stop_reason(r: StopReason) -> acp::StopReason {

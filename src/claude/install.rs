@@ -3,22 +3,71 @@
 
 use crate::history::default_config_dir;
 
-/// The claude versions the test suite has verified this adapter against.
-pub const TESTED_CLAUDE_VERSIONS: (&str, &str) = ("2.1.332", "2.1.332");
+/// The claude versions CI runs the real-CLI scenarios against, oldest first. The last is the one
+/// the whole test suite pins: bumping it is this one line.
+pub const CI_CLAUDE_VERSIONS: [&str; 3] = ["2.1.150", "2.1.250", "2.1.332"];
+
+/// The range the test suite has verified this adapter against: the oldest to the newest CI runs.
+pub const TESTED_CLAUDE_VERSIONS: (&str, &str) = (
+    CI_CLAUDE_VERSIONS[0],
+    CI_CLAUDE_VERSIONS[CI_CLAUDE_VERSIONS.len() - 1],
+);
+
+/// Where a claude version stands against [`TESTED_CLAUDE_VERSIONS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VersionFit {
+    Tested,
+    /// Older than the oldest tested: the user should update claude.
+    TooOld,
+    /// Newer than the newest tested, or not a version number we can compare.
+    Untested,
+}
+
+/// Where `version` ("2.1.332" or "2.1.332 (Claude Code)") stands against the tested range.
+pub fn version_fit(version: &str) -> VersionFit {
+    if version_is_tested(version) {
+        VersionFit::Tested
+    } else if version_is_older_than_tested(version) {
+        VersionFit::TooOld
+    } else {
+        VersionFit::Untested
+    }
+}
+
+/// What the log and `doctor` say about a claude older than the tested range.
+pub fn too_old_message(version: &str) -> String {
+    format!(
+        "claude {version} is too old for claude-acp (the oldest tested is {}): update claude \
+         (`claude update`, or `npm install -g @anthropic-ai/claude-code`)",
+        TESTED_CLAUDE_VERSIONS.0
+    )
+}
+
+fn version_is_older_than_tested(version: &str) -> bool {
+    match (
+        parse_version(version),
+        parse_version(TESTED_CLAUDE_VERSIONS.0),
+    ) {
+        (Some(v), Some(lo)) => v < lo,
+        _ => false,
+    }
+}
+
+fn parse_version(version: &str) -> Option<Vec<u64>> {
+    version
+        .split_whitespace()
+        .next()?
+        .split('.')
+        .map(|p| p.parse().ok())
+        .collect()
+}
 
 /// Whether `version` ("2.1.332" or "2.1.332 (Claude Code)") is inside the tested range.
 pub fn version_is_tested(version: &str) -> bool {
-    let parse = |v: &str| -> Option<Vec<u64>> {
-        v.split_whitespace()
-            .next()?
-            .split('.')
-            .map(|p| p.parse().ok())
-            .collect()
-    };
     match (
-        parse(version),
-        parse(TESTED_CLAUDE_VERSIONS.0),
-        parse(TESTED_CLAUDE_VERSIONS.1),
+        parse_version(version),
+        parse_version(TESTED_CLAUDE_VERSIONS.0),
+        parse_version(TESTED_CLAUDE_VERSIONS.1),
     ) {
         (Some(v), Some(lo), Some(hi)) => v >= lo && v <= hi,
         _ => false,
@@ -46,8 +95,19 @@ mod tests {
     #[test]
     fn the_tested_range_is_compared_numerically() {
         assert!(version_is_tested("2.1.332 (Claude Code)"));
+        assert!(version_is_tested("2.1.150"));
+        assert!(version_is_tested("2.1.250 (Claude Code)"));
         assert!(!version_is_tested("2.1.40"));
         assert!(!version_is_tested("2.2.0"));
         assert!(!version_is_tested("garbage"));
+    }
+
+    #[test]
+    fn only_a_version_below_the_range_is_too_old() {
+        assert_eq!(version_fit("2.1.149 (Claude Code)"), VersionFit::TooOld);
+        assert_eq!(version_fit("1.0.0"), VersionFit::TooOld);
+        assert_eq!(version_fit("2.1.150"), VersionFit::Tested);
+        assert_eq!(version_fit("2.1.333"), VersionFit::Untested);
+        assert_eq!(version_fit("garbage"), VersionFit::Untested);
     }
 }

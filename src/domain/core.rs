@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use async_trait::async_trait;
 
 use super::{
-    AgentError, ConfigOption, NewSession, PromptBlock, SessionOpened, SessionPage, StopReason,
+    AgentError, ConfigOption, NewSession, PromptBlock, SessionOpened, SessionPage, TurnOutcome,
 };
 
 /// What `initialize` may claim, decided by what is built and configured.
@@ -16,6 +16,12 @@ pub struct AgentFeatures {
     pub resume_session: bool,
     pub close_session: bool,
     pub fork_session: bool,
+    /// `session/delete`: claude's stored conversation can be removed.
+    pub delete_session: bool,
+    /// `additionalDirectories` on session lifecycle requests (claude's `--add-dir`).
+    pub additional_directories: bool,
+    /// `logout`: claude's own logout can be run.
+    pub logout: bool,
     pub mcp_http: bool,
     pub mcp_sse: bool,
     /// Auth methods offered: (id, name, description).
@@ -50,11 +56,21 @@ pub trait AgentCore: Send + Sync + 'static {
         cursor: Option<String>,
     ) -> Result<SessionPage, AgentError>;
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError>;
+    /// `session/delete`: ends the session if open and removes its stored conversation.
+    async fn delete_session(&self, session_id: &str) -> Result<(), AgentError> {
+        Err(AgentError::MethodNotFound(format!(
+            "session/delete is not supported (session {session_id})"
+        )))
+    }
+    /// `logout`: signs the user out of claude.
+    async fn logout(&self) -> Result<(), AgentError> {
+        Err(AgentError::MethodNotFound("logout is not supported".into()))
+    }
     async fn prompt(
         &self,
         session_id: &str,
         blocks: Vec<PromptBlock>,
-    ) -> Result<StopReason, AgentError>;
+    ) -> Result<TurnOutcome, AgentError>;
     /// `session/cancel`: a notification, so it returns nothing; it must not block.
     fn cancel(&self, session_id: &str);
     async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), AgentError>;

@@ -59,6 +59,8 @@ pub enum McpServer {
 #[derive(Debug, Clone, Default)]
 pub struct NewSession {
     pub cwd: PathBuf,
+    /// The workspace's other roots (`additionalDirectories`), absolute.
+    pub additional_directories: Vec<PathBuf>,
     pub mcp_servers: Vec<McpServer>,
     /// `_meta` of the request, for client-specific claude options.
     pub meta: Option<Value>,
@@ -82,11 +84,45 @@ pub enum StopReason {
     Cancelled,
 }
 
+/// How a turn ended, and the tokens it took where claude said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnOutcome {
+    pub stop_reason: StopReason,
+    pub usage: Option<TurnUsage>,
+}
+
+impl From<StopReason> for TurnOutcome {
+    fn from(stop_reason: StopReason) -> Self {
+        TurnOutcome {
+            stop_reason,
+            usage: None,
+        }
+    }
+}
+
+/// The tokens of one turn, from claude's `result` (all of the turn's API requests).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnUsage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub thinking: Option<u64>,
+}
+
+impl TurnUsage {
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+}
+
 /// One entry of `session/list`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionSummary {
     pub session_id: String,
     pub cwd: PathBuf,
+    /// The session's other roots, where known (sessions open in this adapter).
+    pub additional_directories: Vec<PathBuf>,
     pub title: Option<String>,
     /// RFC 3339.
     pub updated_at: Option<String>,

@@ -7,16 +7,49 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "session_update", rename_all = "snake_case")]
 pub enum SessionUpdate {
-    UserMessageChunk { content: ContentChunk },
-    AgentMessageChunk { content: ContentChunk },
-    AgentThoughtChunk { content: ContentChunk },
+    UserMessageChunk {
+        content: ContentChunk,
+    },
+    AgentMessageChunk {
+        content: ContentChunk,
+    },
+    AgentThoughtChunk {
+        content: ContentChunk,
+    },
     ToolCall(ToolCall),
     ToolCallUpdate(ToolCallUpdate),
-    Plan { entries: Vec<PlanEntry> },
+    Plan {
+        entries: Vec<PlanEntry>,
+    },
     Usage(Usage),
-    CurrentMode { mode_id: String },
-    AvailableCommands { commands: Vec<SlashCommand> },
-    ConfigOptions { options: Vec<ConfigOption> },
+    CurrentMode {
+        mode_id: String,
+    },
+    AvailableCommands {
+        commands: Vec<SlashCommand>,
+    },
+    ConfigOptions {
+        options: Vec<ConfigOption>,
+    },
+    /// The session's title and last activity (RFC 3339).
+    SessionInfo {
+        title: Option<String>,
+        updated_at: Option<String>,
+    },
+    /// claude compacting the conversation (only to editors that declared `session.compaction`).
+    Compaction {
+        id: String,
+        status: CompactionStatus,
+    },
+}
+
+/// Where a compaction of the conversation stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionStatus {
+    InProgress,
+    Completed,
+    Failed,
 }
 
 /// A piece of a message: text, or an image the transcript holds.

@@ -74,6 +74,7 @@ pub fn list(
         sessions.push(SessionSummary {
             session_id: candidate.position.session_id.clone(),
             cwd: session_cwd,
+            additional_directories: Vec::new(),
             title: scan.title,
             updated_at: Some(time::rfc3339(candidate.modified)),
         });
@@ -86,6 +87,14 @@ pub fn list(
             None
         },
     })
+}
+
+/// Whether [`list`] for `cwd` shows session `session_id`: claude stored it, something was said in
+/// it, and a listing of every cwd (`None`) needs a prompt line to know its cwd.
+pub fn is_listed(config_dir: &Path, cwd: Option<&Path>, session_id: &str) -> bool {
+    super::find(config_dir, session_id)
+        .and_then(|(file, _)| scan(&file))
+        .is_some_and(|scan| scan.cwd.is_some() || cwd.is_some())
 }
 
 /// A session's place in the listing order: newest first, then by id.
@@ -176,8 +185,8 @@ struct Scan {
 /// Reads a transcript for its cwd and title; `None` when nothing was said in it.
 ///
 /// Title: the name the person gave the session (`custom-title`), else claude's generated one
-/// (`ai-title`), else a `summary` line, else the first prompt (or, failing that, the first slash
-/// command). Only lines that can matter are parsed.
+/// (`ai-title`), else a `summary` line, else the first prompt's first line (or, failing that, the
+/// first slash command). Only lines that can matter are parsed.
 fn scan(file: &Path) -> Option<Scan> {
     let mut cwd = None;
     let (mut custom, mut ai, mut summary, mut prompt, mut command) = (None, None, None, None, None);
@@ -205,7 +214,7 @@ fn scan(file: &Path) -> Option<Scan> {
                 match lines::classify_user(&value) {
                     UserLine::Prompt(chunks) if prompt.is_none() => {
                         said_something = true;
-                        prompt = Some(lines::prompt_text(&chunks));
+                        prompt = prompt_title(&lines::prompt_text(&chunks));
                     }
                     UserLine::Command(typed) if command.is_none() => {
                         said_something = true;
@@ -230,6 +239,21 @@ fn scan(file: &Path) -> Option<Scan> {
             .map(|t| short_title(&t))
             .find(|t| !t.is_empty()),
     })
+}
+
+/// The title claude stored for a session (a name given to it, claude's own summary), else its first
+/// prompt's first line; `None` when claude stored nothing said in it.
+pub fn stored_title(config_dir: &Path, session_id: &str) -> Option<String> {
+    let (file, _) = super::paths::find(config_dir, session_id)?;
+    scan(&file)?.title
+}
+
+/// The title a prompt gives its session: its first non-blank line, shortened.
+pub fn prompt_title(prompt: &str) -> Option<String> {
+    prompt
+        .lines()
+        .map(short_title)
+        .find(|line| !line.is_empty())
 }
 
 /// One line of at most [`TITLE_MAX_CHARS`] characters, cut with `…`.

@@ -3,7 +3,7 @@
 //! claude keeps every session as one JSON-lines transcript,
 //! `<config dir>/projects/<cwd slug>/<session id>.jsonl`, where the config dir is
 //! `$CLAUDE_CONFIG_DIR` or `~/.claude` (see [`paths`] for the slug rule). This module reads them for
-//! `session/list` ([`list`]), `session/load` ([`replay`]) and locating a session by id alone
+//! `session/list` ([`list`]), `session/load` ([`replay`]), `session/delete` ([`delete()`]) and locating a session by id alone
 //! ([`find`]). Everything here is blocking file I/O: call it from `spawn_blocking`.
 //!
 //! Transcript lines seen with CLI 2.1.332 (`fixtures/history/`): `user` (prompts, tool results,
@@ -13,6 +13,7 @@
 //! `custom-title`, `ai-title`, ...). Unknown types are ignored; a line that is not JSON (a transcript
 //! cut off mid-write) is skipped.
 
+mod delete;
 mod lines;
 mod list;
 mod paths;
@@ -24,9 +25,12 @@ mod tests;
 
 use std::path::PathBuf;
 
-pub use list::{DEFAULT_PAGE_SIZE, list};
+pub use delete::delete;
+pub use list::{DEFAULT_PAGE_SIZE, is_listed, list, prompt_title, stored_title};
 pub use paths::{default_config_dir, find, project_slug};
 pub use replay::{replay, replay_file};
+pub use time::now_rfc3339;
+pub(crate) use time::rfc3339;
 
 /// Why stored history could not be read.
 #[derive(Debug, thiserror::Error)]

@@ -192,7 +192,7 @@ impl Thread {
     fn translate(&mut self, line: Value) {
         match ClaudeMessage::from_value(line) {
             Ok(message) => {
-                let translation = self.translator.on_message(&message);
+                let translation = self.translator.on_message(message);
                 self.updates.extend(translation.updates);
             }
             Err(e) => tracing::debug!("skipping a transcript message of an unexpected shape: {e}"),

@@ -2,8 +2,13 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// Now, as [`rfc3339`] writes it.
+pub fn now_rfc3339() -> String {
+    rfc3339(SystemTime::now())
+}
+
 /// `2026-12-02T12:15:09.544Z` (UTC, milliseconds). Times before 1970 are clamped to the epoch.
-pub(super) fn rfc3339(time: SystemTime) -> String {
+pub(crate) fn rfc3339(time: SystemTime) -> String {
     let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
     let secs = since.as_secs();
     let (days, rest) = (secs / 86_400, secs % 86_400);

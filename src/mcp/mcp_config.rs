@@ -110,8 +110,18 @@ impl McpConfigFile {
         Self::write_in(&platform::files::private_dir(), config)
     }
 
+    /// Writes `text` (JSON that may hold secrets) to a new owner-only file in the user's private
+    /// temp directory.
+    pub fn write_text(text: &str) -> Result<McpConfigFile, McpError> {
+        Self::write_text_in(&platform::files::private_dir(), text)
+    }
+
     /// Writes `config` to a new, randomly named file in `dir` that only its owner can read.
     pub fn write_in(dir: &Path, config: &Value) -> Result<McpConfigFile, McpError> {
+        Self::write_text_in(dir, &config.to_string())
+    }
+
+    fn write_text_in(dir: &Path, text: &str) -> Result<McpConfigFile, McpError> {
         let path = dir.join(format!(
             "{CONFIG_FILE_PREFIX}{}-{}.json",
             std::process::id(),
@@ -126,7 +136,7 @@ impl McpConfigFile {
         let file_guard = McpConfigFile { path: path.clone() };
         // Removed by the reaper if the adapter is killed before it can remove the file itself.
         platform::process::remove_if_killed(&path);
-        file.write_all(config.to_string().as_bytes())
+        file.write_all(text.as_bytes())
             .and_then(|()| file.flush())
             .map_err(error)?;
         Ok(file_guard)

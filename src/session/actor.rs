@@ -21,14 +21,18 @@ use super::spawn::{SessionFlags, Start};
 use crate::claude::ExitInfo;
 use crate::claude::wire::{OutboundControl, PermissionDecision};
 use crate::domain::McpServer;
-use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason};
+use crate::domain::{
+    AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome, TurnUsage,
+};
 use crate::translate::{self, TurnTranslator};
 
 mod asks;
 mod claude_io;
+mod logout;
 mod running;
 mod settings;
 mod switch;
+mod title;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
@@ -41,7 +45,7 @@ pub type Reply<T> = oneshot::Sender<Result<T, AgentError>>;
 pub enum Command {
     Prompt {
         blocks: Vec<PromptBlock>,
-        reply: Reply<StopReason>,
+        reply: Reply<TurnOutcome>,
     },
     Cancel,
     SetMode {
@@ -54,6 +58,10 @@ pub enum Command {
         reply: Reply<Vec<ConfigOption>>,
     },
     Close {
+        reply: oneshot::Sender<()>,
+    },
+    /// The user is logging out: end claude, which holds the old login.
+    LoggedOut {
         reply: oneshot::Sender<()>,
     },
 }
@@ -79,7 +87,9 @@ pub struct SessionSpec {
 
 /// The prompt being answered.
 struct Turn {
-    reply: Reply<StopReason>,
+    reply: Reply<TurnOutcome>,
+    /// The tokens claude says the turn took (its `result`), for the prompt's answer.
+    usage: Option<TurnUsage>,
     /// The prompt, to send again if claude had to be restarted before it read it.
     blocks: Vec<PromptBlock>,
     cancelled: bool,
@@ -116,6 +126,8 @@ pub struct SessionActor {
     rules: permissions::SessionRules,
     internal_tx: mpsc::UnboundedSender<Internal>,
     internal_rx: mpsc::UnboundedReceiver<Internal>,
+    /// Whether the editor was told the title (once, after the first turn).
+    title_announced: bool,
 }
 
 impl SessionActor {
@@ -170,6 +182,7 @@ impl SessionActor {
             rules,
             internal_tx,
             internal_rx,
+            title_announced: false,
         }
     }
 
@@ -199,7 +212,7 @@ impl SessionActor {
                         return;
                     }
                 },
-                event = self.claude.next_event() => match event {
+                event = self.claude.next_event(&*self.editor) => match event {
                     Some(event) => self.on_claude(event),
                     // The reader ends after its one `Exited`; a closed channel without it still means gone.
                     None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
@@ -233,11 +246,15 @@ impl SessionActor {
                 };
                 let _ = reply.send(result);
             }
+            Command::LoggedOut { reply } => {
+                self.end_claude_for_logout().await;
+                let _ = reply.send(());
+            }
             Command::Close { .. } => unreachable!("handled in run"),
         }
     }
 
-    fn start_turn(&mut self, blocks: Vec<PromptBlock>, reply: Reply<StopReason>) {
+    fn start_turn(&mut self, blocks: Vec<PromptBlock>, reply: Reply<TurnOutcome>) {
         if self.turn.is_some() {
             let _ = reply.send(Err(AgentError::Busy(self.id.clone())));
             return;
@@ -252,6 +269,7 @@ impl SessionActor {
         self.translator.start_turn();
         self.turn = Some(Turn {
             reply,
+            usage: None,
             blocks,
             cancelled: false,
             deadline: None,
@@ -313,6 +331,15 @@ impl SessionActor {
         } else {
             outcome
         };
+        let outcome = outcome.map(|stop_reason| TurnOutcome {
+            stop_reason,
+            usage: turn.usage,
+        });
+        if outcome.is_ok() && !self.title_announced {
+            self.title_announced = true;
+            self.announce_title_then_reply(&turn.blocks, turn.reply, outcome);
+            return;
+        }
         let _ = turn.reply.send(outcome);
     }
 
@@ -348,15 +375,22 @@ fn turn_error(message: String) -> AgentError {
 
 /// The drift canary: claude's protocol is undocumented, so say when it runs untested.
 fn check_version(version: &str) {
+    use crate::claude::install::{
+        TESTED_CLAUDE_VERSIONS, VersionFit, too_old_message, version_fit,
+    };
     static WARNED: std::sync::Once = std::sync::Once::new();
-    if !crate::claude::install::version_is_tested(version) {
-        WARNED.call_once(|| {
-            let (lo, hi) = crate::claude::install::TESTED_CLAUDE_VERSIONS;
+    match version_fit(version) {
+        VersionFit::Tested => {}
+        VersionFit::TooOld => WARNED.call_once(|| {
+            tracing::warn!("{}", too_old_message(version));
+        }),
+        VersionFit::Untested => WARNED.call_once(|| {
+            let (lo, hi) = TESTED_CLAUDE_VERSIONS;
             tracing::warn!(
                 "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
                  if permission prompts or streaming misbehave, report it with this version"
             );
-        });
+        }),
     }
 }
 

@@ -14,9 +14,11 @@ pub enum ControlAction {
     Fail(String),
 }
 
-pub fn classify(req: &InboundControlRequest) -> ControlAction {
-    match req.subtype() {
-        "can_use_tool" => match serde_json::from_value::<CanUseTool>(req.request.clone()) {
+/// Takes the request by value: a permission ask carries the tool input whole (a 10 MiB Write).
+pub fn classify(req: InboundControlRequest) -> ControlAction {
+    let subtype = req.subtype().to_owned();
+    match subtype.as_str() {
+        "can_use_tool" => match serde_json::from_value::<CanUseTool>(req.request) {
             Ok(ask) => ControlAction::AskPermission(Box::new(ask)),
             // Unreadable ask: deny (fail closed) rather than error, so the model learns why.
             Err(e) => ControlAction::Reply(json!({
@@ -43,7 +45,7 @@ mod tests {
 
     #[test]
     fn unknown_subtypes_get_an_error_naming_them() {
-        let ControlAction::Fail(msg) = classify(&req(json!({"subtype": "no_such"}))) else {
+        let ControlAction::Fail(msg) = classify(req(json!({"subtype": "no_such"}))) else {
             panic!()
         };
         assert!(msg.contains("no_such"));
@@ -52,7 +54,7 @@ mod tests {
     #[test]
     fn an_unreadable_permission_ask_is_denied_with_a_reason() {
         let ControlAction::Reply(v) =
-            classify(&req(json!({"subtype": "can_use_tool", "input": {}})))
+            classify(req(json!({"subtype": "can_use_tool", "input": {}})))
         else {
             panic!()
         };

@@ -2,8 +2,12 @@
 
 mod actor;
 pub mod config;
+mod delete;
+mod directories;
 pub mod fallback;
 mod incoming;
+mod listing;
+mod logout;
 pub mod meta;
 pub mod modes;
 pub mod permissions;
@@ -18,10 +22,11 @@ use tokio::sync::{mpsc, oneshot};
 
 use self::actor::{Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
+use self::listing::OpenSession;
 use self::spawn::Start;
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
-    SessionOpened, SessionPage, StopReason,
+    SessionOpened, SessionPage, TurnOutcome,
 };
 use crate::history::{self, HistoryError};
 
@@ -32,6 +37,10 @@ const LOGIN_METHOD: &str = "claude-login";
 #[derive(Clone)]
 struct SessionHandle {
     commands: mpsc::UnboundedSender<Command>,
+    /// What `session/list` shows of it until claude has stored it.
+    listed: Arc<Mutex<OpenSession>>,
+    /// The roots claude got with `--add-dir`, reported by `session/list`.
+    additional_directories: Vec<PathBuf>,
 }
 
 /// Every session of this adapter process.
@@ -98,8 +107,8 @@ impl Sessions {
         start: Start,
     ) -> Result<SessionOpened, AgentError> {
         Self::check_cwd(&req.cwd)?;
-        let flags = meta::flags_from_meta(req.meta.as_ref())
-            .map_err(|e| AgentError::InvalidParams(e.to_string()))?;
+        let flags = directories::session_flags(&req)?;
+        let additional_directories = directories::added_directories(&flags);
         let mode = flags
             .value_of("--permission-mode")
             .unwrap_or("default")
@@ -140,10 +149,18 @@ impl Sessions {
             config_options: actor.config_options(),
         };
         let (tx, rx) = mpsc::unbounded_channel();
-        self.sessions
-            .lock()
-            .expect("session registry lock")
-            .insert(session_id, SessionHandle { commands: tx });
+        let listed = Arc::new(Mutex::new(OpenSession::new(
+            session_id.clone(),
+            req.cwd.clone(),
+        )));
+        self.sessions.lock().expect("session registry lock").insert(
+            session_id,
+            SessionHandle {
+                commands: tx,
+                listed,
+                additional_directories,
+            },
+        );
         tokio::spawn(actor.run(rx));
         Ok(opened)
     }
@@ -171,6 +188,39 @@ impl Sessions {
     }
 }
 
+impl Sessions {
+    /// claude does not store a session's extra roots: those of sessions open here are known.
+    fn add_open_session_roots(&self, page: &mut SessionPage) {
+        let sessions = self.sessions.lock().expect("session registry lock");
+        for summary in &mut page.sessions {
+            if let Some(open) = sessions.get(&summary.session_id) {
+                summary.additional_directories = open.additional_directories.clone();
+            }
+        }
+    }
+}
+
+/// What this adapter offers the editor (`initialize`).
+pub fn features() -> AgentFeatures {
+    AgentFeatures {
+        load_session: true,
+        mcp_http: true,
+        mcp_sse: true,
+        list_sessions: true,
+        resume_session: true,
+        fork_session: true,
+        close_session: true,
+        delete_session: true,
+        additional_directories: true,
+        logout: true,
+        auth_methods: vec![(
+            LOGIN_METHOD.into(),
+            "Log in to Claude".into(),
+            "Runs claude's own login (`claude /login`) in a terminal".into(),
+        )],
+    }
+}
+
 fn history_error(e: HistoryError) -> AgentError {
     match e {
         HistoryError::NotFound(_)
@@ -183,20 +233,7 @@ fn history_error(e: HistoryError) -> AgentError {
 #[async_trait]
 impl AgentCore for Sessions {
     fn features(&self) -> AgentFeatures {
-        AgentFeatures {
-            load_session: true,
-            mcp_http: true,
-            mcp_sse: true,
-            list_sessions: true,
-            resume_session: true,
-            fork_session: true,
-            close_session: true,
-            auth_methods: vec![(
-                LOGIN_METHOD.into(),
-                "Log in to Claude".into(),
-                "Runs claude's own login (`claude /login`) in a terminal".into(),
-            )],
-        }
+        features()
     }
 
     async fn authenticate(&self, method_id: &str) -> Result<(), AgentError> {
@@ -268,12 +305,31 @@ impl AgentCore for Sessions {
         cursor: Option<String>,
     ) -> Result<SessionPage, AgentError> {
         let dir = self.config_dir()?;
-        tokio::task::spawn_blocking(move || {
-            history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0)
+        // The first page also shows the sessions open here that claude has not stored yet.
+        let open: Vec<OpenSession> = match cursor {
+            Some(_) => Vec::new(),
+            None => self
+                .sessions
+                .lock()
+                .expect("session registry lock")
+                .values()
+                .map(|h| h.listed.lock().expect("listing lock").clone())
+                .collect(),
+        };
+        let mut page = tokio::task::spawn_blocking(move || {
+            let page = history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
+            Ok(listing::with_open_sessions(
+                page,
+                open,
+                cwd.as_deref(),
+                |id| history::is_listed(&dir, cwd.as_deref(), id),
+            ))
         })
         .await
         .map_err(|e| AgentError::Internal(e.to_string()))?
-        .map_err(history_error)
+        .map_err(history_error)?;
+        self.add_open_session_roots(&mut page);
+        Ok(page)
     }
 
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError> {
@@ -290,11 +346,26 @@ impl AgentCore for Sessions {
         Ok(())
     }
 
+    async fn delete_session(&self, session_id: &str) -> Result<(), AgentError> {
+        self.delete(session_id).await
+    }
+
+    async fn logout(&self) -> Result<(), AgentError> {
+        self.log_out().await
+    }
+
     async fn prompt(
         &self,
         session_id: &str,
         blocks: Vec<PromptBlock>,
-    ) -> Result<StopReason, AgentError> {
+    ) -> Result<TurnOutcome, AgentError> {
+        if let Ok(handle) = self.handle(session_id) {
+            handle
+                .listed
+                .lock()
+                .expect("listing lock")
+                .prompted(&blocks);
+        }
         self.ask(session_id, |reply| Command::Prompt { blocks, reply })
             .await
     }

@@ -1,6 +1,7 @@
 //! Pure translation between the editor's terms (`crate::domain`) and claude's stream-json
 //! (`crate::claude::wire`): no I/O, no async. The session feeds lines in and forwards what comes out.
 
+mod compaction;
 mod plan;
 mod result;
 mod session_info;
@@ -12,6 +13,7 @@ mod tools;
 #[cfg(test)]
 mod tests;
 
+pub use compaction::{CompactionNews, Compactions, compaction_text};
 pub use plan::{TaskList, todo_write_plan};
 pub use result::{ContextTokens, TurnEnd};
 pub use session_info::{InitInfo, available_commands, models};

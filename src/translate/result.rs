@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::claude::wire::ResultMessage;
-use crate::domain::{SessionUpdate, StopReason, Usage};
+use crate::domain::{SessionUpdate, StopReason, TurnUsage, Usage};
 
 /// The end of a turn: updates to send first (the usage), then the prompt's answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,6 +12,8 @@ pub struct TurnEnd {
     /// The stop reason, or claude's error message. The session overrides it with `Cancelled` when
     /// the user cancelled.
     pub outcome: Result<StopReason, String>,
+    /// The tokens of the whole turn, when claude reported them.
+    pub usage: Option<TurnUsage>,
 }
 
 /// The context tokens of one API response: what went in (fresh, cached and cache-written input)
@@ -74,6 +76,22 @@ fn error_message(r: &ResultMessage) -> String {
     } else {
         errors.join("\n")
     }
+}
+
+/// The tokens of the turn, from the result's `usage`.
+pub fn turn_usage(r: &ResultMessage) -> Option<TurnUsage> {
+    let usage = r.usage.as_ref()?;
+    let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    Some(TurnUsage {
+        input: n("input_tokens"),
+        output: n("output_tokens"),
+        cache_read: n("cache_read_input_tokens"),
+        cache_write: n("cache_creation_input_tokens"),
+        thinking: usage
+            .get("output_tokens_details")
+            .and_then(|d| d.get("thinking_tokens"))
+            .and_then(Value::as_u64),
+    })
 }
 
 /// The `usage_update` for the turn: `used` is the context of the last main-thread API response

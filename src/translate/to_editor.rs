@@ -79,6 +79,7 @@ pub struct TurnTranslator {
     mode: Option<String>,
     /// The last main-thread API response of the turn and its context size.
     last_context: Option<(Option<String>, ContextTokens)>,
+    compactions: super::Compactions,
 }
 
 impl TurnTranslator {
@@ -90,6 +91,7 @@ impl TurnTranslator {
             tasks: TaskList::default(),
             mode: None,
             last_context: None,
+            compactions: super::Compactions::default(),
         }
     }
 
@@ -105,15 +107,16 @@ impl TurnTranslator {
         self.mode.as_deref()
     }
 
-    /// One stdout line. `result` lines go to [`TurnTranslator::on_result`]; control traffic is the
-    /// session's and yields nothing here.
-    pub fn on_message(&mut self, msg: &ClaudeMessage) -> Translation {
+    /// One stdout line, taken by value so that a tool's output moves into its update instead of
+    /// being copied (outputs can be tens of MiB). `result` lines go to
+    /// [`TurnTranslator::on_result`]; control traffic is the session's and yields nothing here.
+    pub fn on_message(&mut self, msg: ClaudeMessage) -> Translation {
         let mut out = Translation::default();
         match msg {
-            ClaudeMessage::StreamEvent(e) => self.on_stream_event(e, &mut out),
-            ClaudeMessage::Assistant(a) => self.on_assistant(a, &mut out),
+            ClaudeMessage::StreamEvent(e) => self.on_stream_event(&e, &mut out),
+            ClaudeMessage::Assistant(a) => self.on_assistant(&a, &mut out),
             ClaudeMessage::User(u) => self.on_user(u, &mut out),
-            ClaudeMessage::System(s) => self.on_system(s, &mut out),
+            ClaudeMessage::System(s) => self.on_system(&s, &mut out),
             _ => {}
         }
         out
@@ -125,6 +128,7 @@ impl TurnTranslator {
         let end = TurnEnd {
             updates: result::usage_update(r, last).into_iter().collect(),
             outcome: result::outcome(r),
+            usage: result::turn_usage(r),
         };
         self.start_turn();
         end
@@ -278,14 +282,20 @@ impl TurnTranslator {
         );
     }
 
-    fn on_user(&mut self, u: &UserEcho, out: &mut Translation) {
-        let UserContent::Blocks(blocks) = &u.message.content else {
+    fn on_user(&mut self, u: UserEcho, out: &mut Translation) {
+        let UserContent::Blocks(blocks) = u.message.content else {
             return;
         };
         let results = blocks
             .iter()
             .filter(|b| matches!(b, ContentBlock::ToolResult { .. }))
             .count();
+        // `tool_use_result` describes the line's only result; with several it is ambiguous.
+        let mut structured = if results == 1 {
+            u.tool_use_result
+        } else {
+            None
+        };
         for block in blocks {
             let ContentBlock::ToolResult {
                 tool_use_id,
@@ -295,38 +305,46 @@ impl TurnTranslator {
             else {
                 continue;
             };
-            let Some(tool) = self.tools.remove(tool_use_id) else {
+            let Some(tool) = self.tools.remove(&tool_use_id) else {
                 tracing::debug!(tool_use_id, "a result for an unseen tool use was dropped");
                 continue;
             };
-            // `tool_use_result` describes the line's only result; with several it is ambiguous.
-            let structured = if results == 1 {
-                u.tool_use_result.as_ref()
-            } else {
-                None
-            };
             let is_error = is_error.unwrap_or(false);
+            // Task tools' results are small: read them before the result moves into its update.
+            let plan = match (is_error, tool.main_thread, &tool.input) {
+                (false, true, Some(input)) => {
+                    self.tasks
+                        .apply(&tool.name, input, structured.as_ref(), &content.text())
+                }
+                _ => None,
+            };
             out.updates
                 .push(SessionUpdate::ToolCallUpdate(tool_result_update(
-                    &ToolResult {
+                    ToolResult {
                         tool_use_id,
                         tool_name: Some(&tool.name),
                         content,
                         is_error,
-                        structured,
+                        structured: structured.take(),
                     },
                 )));
-            if let (false, true, Some(input)) = (is_error, tool.main_thread, &tool.input)
-                && let Some(entries) =
-                    self.tasks
-                        .apply(&tool.name, input, structured, &content.text())
-            {
+            if let Some(entries) = plan {
                 out.updates.push(SessionUpdate::Plan { entries });
             }
         }
     }
 
     fn on_system(&mut self, s: &SystemMessage, out: &mut Translation) {
+        let news = self.compactions.on_system(s);
+        out.updates.extend(news.update);
+        if let Some(after) = news.context_after {
+            // The context shrank: the turn's usage is what is left, until the next response.
+            let tokens = ContextTokens {
+                input: after,
+                output: 0,
+            };
+            self.last_context = Some((None, tokens));
+        }
         match s.subtype.as_str() {
             "init" => {
                 let info = InitInfo::from_system(s);

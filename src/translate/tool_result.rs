@@ -5,59 +5,90 @@ use serde_json::{Map, Value};
 use crate::claude::wire::ToolResultContent;
 use crate::domain::{ToolCallUpdate, ToolContent, ToolStatus};
 
-/// One tool result, with what is known of the tool use it answers.
+/// One tool result, owned: its output moves into the update (outputs can be tens of MiB).
 pub struct ToolResult<'a> {
-    pub tool_use_id: &'a str,
+    pub tool_use_id: String,
     /// The tool's name, when its `tool_use` was seen.
     pub tool_name: Option<&'a str>,
-    pub content: &'a ToolResultContent,
+    pub content: ToolResultContent,
     pub is_error: bool,
     /// The line's structured `tool_use_result`, when it belongs to this block alone.
-    pub structured: Option<&'a Value>,
+    pub structured: Option<Value>,
 }
 
 /// Completed or Failed, with the output to show and `raw_output` always a JSON object.
-pub fn tool_result_update(result: &ToolResult<'_>) -> ToolCallUpdate {
-    let text = result.content.text();
-    let tool = result.tool_name.unwrap_or_default();
-    let content = if result.is_error {
-        Some(vec![shown(tool, error_text(&text))])
+///
+/// The output is copied only where the editor is sent it twice (`raw_output` falls back to the
+/// text when claude gave no structured result); otherwise it moves, and its code fence is added
+/// in place.
+pub fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
+    let ToolResult {
+        tool_use_id,
+        tool_name,
+        content,
+        is_error,
+        structured,
+    } = result;
+    let text = content.into_text();
+    let tool = tool_name.unwrap_or_default();
+    let bash = (tool == "Bash" && !is_error)
+        .then(|| bash_output(structured.as_ref()))
+        .flatten();
+    let shows_text = if is_error {
+        true
+    } else {
+        match tool {
+            "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => false,
+            "Bash" => bash.is_none(),
+            _ => !text.is_empty(),
+        }
+    };
+    let (shown_text, raw_text) = match (&structured, shows_text) {
+        (None, true) => (Some(text.clone()), text),
+        (None, false) => (None, text),
+        (Some(_), true) => (Some(text), String::new()),
+        (Some(_), false) => (None, String::new()),
+    };
+    let content = if is_error {
+        shown_text.map(|t| vec![shown(tool, error_text(t))])
     } else {
         match tool {
             // The change the user approved in place of the model's: show what was written.
-            "Write" | "Edit" if user_modified(result.structured) => {
-                modified_diff(tool, result.structured)
+            "Write" | "Edit" if user_modified(structured.as_ref()) => {
+                modified_diff(tool, structured.as_ref())
             }
             // Keep the diff the call already shows; "updated successfully" says less.
             "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => None,
-            "Bash" => Some(vec![match bash_output(result.structured) {
-                Some(output) => shown(tool, &output),
-                None => shown(tool, &text),
-            }]),
-            _ if text.is_empty() => None,
-            _ => Some(vec![shown(tool, &text)]),
+            "Bash" => match bash {
+                Some(output) => Some(vec![shown(tool, output)]),
+                None => shown_text.map(|t| vec![shown(tool, t)]),
+            },
+            _ => shown_text.map(|t| vec![shown(tool, t)]),
         }
     };
     ToolCallUpdate {
-        id: result.tool_use_id.to_owned(),
-        status: Some(if result.is_error {
+        id: tool_use_id,
+        status: Some(if is_error {
             ToolStatus::Failed
         } else {
             ToolStatus::Completed
         }),
         content,
-        raw_output: Some(raw_output(result.structured, text)),
+        raw_output: Some(raw_output(structured, raw_text)),
         ..ToolCallUpdate::default()
     }
 }
 
 /// claude wraps some failures in `<tool_use_error>` tags meant for the model.
-fn error_text(text: &str) -> &str {
+fn error_text(text: String) -> String {
     let trimmed = text.trim();
-    trimmed
+    match trimmed
         .strip_prefix("<tool_use_error>")
         .and_then(|t| t.strip_suffix("</tool_use_error>"))
-        .unwrap_or(text)
+    {
+        Some(inner) => inner.to_owned(),
+        None => text,
+    }
 }
 
 fn user_modified(structured: Option<&Value>) -> bool {
@@ -87,10 +118,10 @@ fn modified_diff(tool: &str, structured: Option<&Value>) -> Option<Vec<ToolConte
 }
 
 /// `tool_use_result` when it is an object, else `{"output": ...}` around it or the result text.
-fn raw_output(structured: Option<&Value>, text: String) -> Map<String, Value> {
+fn raw_output(structured: Option<Value>, text: String) -> Map<String, Value> {
     match structured {
-        Some(Value::Object(map)) => map.clone(),
-        Some(other) => Map::from_iter([("output".to_owned(), other.clone())]),
+        Some(Value::Object(map)) => map,
+        Some(other) => Map::from_iter([("output".to_owned(), other)]),
         None => Map::from_iter([("output".to_owned(), Value::String(text))]),
     }
 }
@@ -109,18 +140,15 @@ fn bash_output(structured: Option<&Value>) -> Option<String> {
 }
 
 /// Command output and file text go in a code block, so markdown in them is not rendered.
-/// One copy of the output either way: big outputs (tens of MiB) pass through a few times at most.
-fn shown(tool: &str, text: &str) -> ToolContent {
+fn shown(tool: &str, text: String) -> ToolContent {
     match tool {
         "Bash" | "Read" if !text.is_empty() => ToolContent::Text { text: fenced(text) },
-        _ => ToolContent::Text {
-            text: text.to_owned(),
-        },
+        _ => ToolContent::Text { text },
     }
 }
 
-/// `text` in a fence longer than any backtick run inside it.
-fn fenced(text: &str) -> String {
+/// `text` in a fence longer than any backtick run inside it, built in the text's own buffer.
+fn fenced(mut text: String) -> String {
     let mut longest = 0;
     let mut run = 0;
     for b in text.bytes() {
@@ -128,15 +156,13 @@ fn fenced(text: &str) -> String {
         longest = longest.max(run);
     }
     let fence = "`".repeat(longest.max(2) + 1);
-    let mut out = String::with_capacity(text.len() + 2 * fence.len() + 2);
-    out.push_str(&fence);
-    out.push('\n');
-    out.push_str(text);
+    text.reserve(2 * fence.len() + 2);
+    text.insert_str(0, &format!("{fence}\n"));
     if !text.ends_with('\n') {
-        out.push('\n');
+        text.push('\n');
     }
-    out.push_str(&fence);
-    out
+    text.push_str(&fence);
+    text
 }
 
 #[cfg(test)]
@@ -150,13 +176,12 @@ mod tests {
         is_error: bool,
         structured: Option<Value>,
     ) -> ToolCallUpdate {
-        let content = ToolResultContent::Text(content.into());
-        tool_result_update(&ToolResult {
-            tool_use_id: "t1",
+        tool_result_update(ToolResult {
+            tool_use_id: "t1".into(),
             tool_name: Some(tool),
-            content: &content,
+            content: ToolResultContent::Text(content.into()),
             is_error,
-            structured: structured.as_ref(),
+            structured,
         })
     }
 
@@ -266,17 +291,16 @@ mod tests {
 
     #[test]
     fn fences_outgrow_backticks_inside() {
-        assert_eq!(fenced("a ```` b"), "`````\na ```` b\n`````");
+        assert_eq!(fenced("a ```` b".into()), "`````\na ```` b\n`````");
     }
 
     #[test]
     fn a_huge_output_is_shown_whole() {
         let big = "x".repeat(20 * 1024 * 1024);
-        let content = ToolResultContent::Text(big.clone());
-        let u = tool_result_update(&ToolResult {
-            tool_use_id: "t",
+        let u = tool_result_update(ToolResult {
+            tool_use_id: "t".into(),
             tool_name: Some("Grep"),
-            content: &content,
+            content: ToolResultContent::Text(big.clone()),
             is_error: false,
             structured: None,
         });

@@ -194,7 +194,11 @@ fn titles_prefer_the_given_name_then_claudes_then_the_first_prompt() {
     );
     assert_eq!(titles[2].as_deref(), Some("My login work"));
     assert_eq!(titles[3].as_deref(), Some("Fix login bug"));
-    assert_eq!(titles[4].as_deref(), Some("fix the login bug"));
+    assert_eq!(
+        titles[4].as_deref(),
+        Some("fix the"),
+        "the first prompt's first line"
+    );
 }
 
 #[test]
@@ -274,4 +278,37 @@ fn a_bad_cursor_is_an_error_and_a_missing_config_dir_an_empty_list() {
     let missing = dir.path().join("no-such-config");
     let page = list(&missing, None, None, 10).unwrap();
     assert!(page.sessions.is_empty() && page.next_cursor.is_none());
+}
+
+#[test]
+fn is_listed_agrees_with_the_listing_for_a_cwd_and_for_every_cwd() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path().join("work");
+    let mut answer_only = assistant_line("a1", "u0", "Hi.");
+    answer_only["cwd"] = json!(cwd);
+    write_session(dir.path(), &cwd, "answer-only", &[answer_only], 1);
+    write_session(
+        dir.path(),
+        &cwd,
+        "whole",
+        &[user_line("u1", None, &cwd, "hello")],
+        2,
+    );
+    for (id, wanted) in [("answer-only", Some(cwd.as_path())), ("answer-only", None)]
+        .into_iter()
+        .chain([
+            ("whole", Some(cwd.as_path())),
+            ("whole", None),
+            ("absent", None),
+        ])
+    {
+        let page = list(dir.path(), wanted, None, 0).unwrap();
+        let shown = page.sessions.iter().any(|s| s.session_id == id);
+        assert_eq!(
+            crate::history::is_listed(dir.path(), wanted, id),
+            shown,
+            "{id} for {wanted:?}"
+        );
+    }
+    assert!(!crate::history::is_listed(dir.path(), None, "answer-only"));
 }

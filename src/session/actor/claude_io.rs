@@ -24,19 +24,24 @@ impl SessionActor {
             .path
             .claude_args(&self.asker, &self.editor_servers)
             .map_err(AgentError::Internal)?;
+        let (flags, flag_files) = self
+            .flags
+            .with_secret_files()
+            .map_err(AgentError::Internal)?;
         let opts = spawn::options(
             &command,
             &self.cwd,
             &self.id,
             &start,
-            &self.flags,
+            &flags,
             &permission_args,
         );
         let (process, handle, events) = ClaudeProcess::spawn(opts)
             .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
         tracing::info!(session = %self.id, pid = ?process.pid(), ?start, "claude started");
-        self.claude
-            .started(process, handle.clone(), events, mcp_file);
+        let mut files = flag_files;
+        files.extend(mcp_file);
+        self.claude.started(process, handle.clone(), events, files);
         let internal = self.internal_tx.clone();
         // Queued now, so it is claude's first line whatever the turn sends next.
         let request = OutboundControl::Initialize {
@@ -84,6 +89,9 @@ impl SessionActor {
             }
             ClaudeMessage::Result(result) => {
                 let end = self.translator.on_result(&result);
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.usage = end.usage;
+                }
                 for update in end.updates {
                     self.editor.session_update(&self.id, update);
                 }
@@ -97,7 +105,7 @@ impl SessionActor {
                 }
             }
             other => {
-                let out = self.translator.on_message(&other);
+                let out = self.translator.on_message(other);
                 for update in out.updates {
                     self.editor.session_update(&self.id, update);
                 }
@@ -113,6 +121,7 @@ impl SessionActor {
             translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
             translate::TurnSignal::Init(info) => {
                 if let Some(version) = info.claude_code_version.as_deref() {
+                    tracing::debug!(session = %self.id, version = %version, "claude's version");
                     check_version(version);
                 }
             }
@@ -125,7 +134,7 @@ impl SessionActor {
             return;
         };
         let request_id = req.request_id.clone();
-        match classify(&req) {
+        match classify(req) {
             ControlAction::Reply(value) => deliver(handle.respond_success(&request_id, value)),
             ControlAction::Fail(error) => deliver(handle.respond_error(&request_id, &error)),
             ControlAction::AskPermission(ask) => {

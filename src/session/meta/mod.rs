@@ -143,6 +143,31 @@ const RESERVED_FLAGS: &[&str] = &[
 /// `--mcp-config`): they take every following argument up to the next `--flag`, so nothing
 /// positional may follow them on claude's command line.
 pub fn flags_from_meta(meta: Option<&Value>) -> Result<SessionFlags, MetaError> {
+    flags_for_session(meta, &[])
+}
+
+/// Like [`flags_from_meta`], with the request's own `additionalDirectories` first: every directory
+/// of the request, of `_meta.additionalRoots` and of the `_meta` option is passed once as `--add-dir`.
+pub fn flags_for_session(
+    meta: Option<&Value>,
+    additional_directories: &[String],
+) -> Result<SessionFlags, MetaError> {
+    let mut directories = additional_directories.to_vec();
+    let mut flags = meta_flags(meta, &mut directories)?;
+    let mut seen = Vec::new();
+    for directory in directories {
+        if !seen.contains(&directory) {
+            push(&mut flags.extra_args, "--add-dir", directory.clone());
+            seen.push(directory);
+        }
+    }
+    Ok(flags)
+}
+
+fn meta_flags(
+    meta: Option<&Value>,
+    directories: &mut Vec<String>,
+) -> Result<SessionFlags, MetaError> {
     let mut flags = SessionFlags::default();
     let Some(meta) = meta.filter(|m| !m.is_null()) else {
         return Ok(flags);
@@ -162,7 +187,6 @@ pub fn flags_from_meta(meta: Option<&Value>) -> Result<SessionFlags, MetaError> 
     let options = options.unwrap_or(&empty);
 
     system_prompt(meta, options, &mut flags.extra_args)?;
-    let mut directories = Vec::new();
     if let Some(Value::Array(roots)) = meta.get("additionalRoots") {
         // As the TypeScript adapter does: entries that are not strings are skipped.
         directories.extend(roots.iter().filter_map(Value::as_str).map(str::to_owned));
@@ -207,23 +231,23 @@ pub fn flags_from_meta(meta: Option<&Value>) -> Result<SessionFlags, MetaError> 
                 }
                 push(args, flag, text);
             }
+            // JSON (settings hold API key helpers and env, agents their prompts) goes through a
+            // file; a path is passed as it is.
             Rule::TextOrJson(flag) => match value {
+                Value::String(text) if text.trim_start().starts_with('{') => {
+                    flags.secret_files.push((flag.to_owned(), text.clone()))
+                }
                 Value::String(text) => push(args, flag, text.clone()),
-                Value::Object(_) => push(args, flag, value.to_string()),
+                Value::Object(_) => flags
+                    .secret_files
+                    .push((flag.to_owned(), value.to_string())),
                 _ => return Err(wrong(&path, "expected a string or an object", value)),
             },
-            Rule::Special => special(key, value, &path, &mut flags, &mut directories)?,
+            Rule::Special => special(key, value, &path, &mut flags, directories)?,
             Rule::Ignored => tracing::debug!("_meta.{path} is managed by claude-acp: ignored"),
         }
     }
 
-    let mut seen = Vec::new();
-    for directory in directories {
-        if !seen.contains(&directory) {
-            push(&mut flags.extra_args, "--add-dir", directory.clone());
-            seen.push(directory);
-        }
-    }
     Ok(flags)
 }
 
@@ -262,7 +286,9 @@ fn special(
             let servers = object(value, path)?;
             if !servers.is_empty() {
                 let config = serde_json::json!({ "mcpServers": servers });
-                push(args, "--mcp-config", config.to_string());
+                flags
+                    .secret_files
+                    .push(("--mcp-config".to_owned(), config.to_string()));
             }
         }
         "plugins" => {

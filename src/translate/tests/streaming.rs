@@ -23,7 +23,7 @@ fn thoughts(updates: &[SessionUpdate]) -> String {
 }
 
 fn feed(t: &mut TurnTranslator, line: Value) -> Vec<SessionUpdate> {
-    t.on_message(&ClaudeMessage::from_value(line).unwrap())
+    t.on_message(ClaudeMessage::from_value(line).unwrap())
         .updates
 }
 

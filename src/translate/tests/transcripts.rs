@@ -50,7 +50,7 @@ pub fn replay(name: &str) -> Replay {
             replay.updates.extend(end.updates.iter().cloned());
             json!({"seq": seq, "result": format!("{:?}", end.outcome), "updates": end.updates})
         } else {
-            let out = translator.on_message(&message);
+            let out = translator.on_message(message.clone());
             if out.updates.is_empty() && out.signals.is_empty() {
                 continue;
             }

@@ -2,17 +2,24 @@
 //! editor shows for each kind of turn (text, thinking, tool calls, plan, usage), and what reached the
 //! model. Every test has its own mock, environment and adapter, so they run in parallel.
 
+use crate::on_each_claude;
 use crate::support::mock_api::{Block, Reply, Rule};
 use crate::support::real_session::{RealSession, content_text};
 use serde_json::{Value, json};
 
-#[tokio::test]
-async fn a_text_answer_streams_in_several_chunks() {
+on_each_claude! {
+    a_text_answer_streams_in_several_chunks => a_text_answer_streams;
+}
+
+async fn a_text_answer_streams(version: &str) {
     let answer = "Hello from the real CLI, streamed through the adapter in pieces.";
-    let s = RealSession::start(vec![Rule::on_prompt(
-        "say hello",
-        Reply::text(answer).chunk_chars(6),
-    )])
+    let s = RealSession::start_on(
+        version,
+        vec![Rule::on_prompt(
+            "say hello",
+            Reply::text(answer).chunk_chars(6),
+        )],
+    )
     .await;
 
     let stop = s.prompt("please say hello").await;
@@ -28,6 +35,18 @@ async fn a_text_answer_streams_in_several_chunks() {
         Some("please say hello")
     );
     s.assert_quick();
+    s.client.close_stdin().await;
+    s.client.wait_exit(std::time::Duration::from_secs(5)).await;
+    let log = s.client.stderr_text();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("claude's version") && l.trim_end().ends_with(version)),
+        "ran claude {version}: {log}"
+    );
+    assert!(
+        !log.contains("outside the versions") && !log.contains("too old"),
+        "claude {version} is in the tested range: {log}"
+    );
 }
 
 #[tokio::test]

@@ -3,6 +3,7 @@
 //! replayed, `session/list` shows it), and a stdio MCP server the editor passes in `session/new`
 //! is one claude can call, with its result reaching the model.
 
+use crate::on_each_claude;
 use std::path::Path;
 use std::time::Duration;
 
@@ -14,6 +15,14 @@ use serde_json::{Value, json};
 const FIRST_PROMPT: &str = "Remember the secret word pineapple.";
 const FIRST_ANSWER: &str = "Noted: pineapple.";
 const SECOND_PROMPT: &str = "Which word did I ask you to remember?";
+
+// The scenarios that matter most, on every claude CI runs.
+on_each_claude! {
+    a_session_loaded_in_a_new_adapter_process_continues_the_conversation => load_continues_the_conversation;
+    a_new_adapter_process_lists_the_earlier_session_with_its_title => lists_the_earlier_session;
+    resume_and_fork_in_a_new_adapter_process_carry_the_earlier_exchange => resume_and_fork_carry_the_earlier_exchange;
+    a_session_is_listed_by_its_own_process_once_stored_or_not => listed_in_its_own_process;
+}
 
 fn adapter(env: &ClaudeEnv) -> AcpClient {
     let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
@@ -52,10 +61,9 @@ fn texts(c: &AcpClient, id: &str, kind: &str) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test]
-async fn a_session_loaded_in_a_new_adapter_process_continues_the_conversation() {
+async fn load_continues_the_conversation(version: &str) {
     let mock = mock_for_two_turns();
-    let env = ClaudeEnv::new(&mock);
+    let env = ClaudeEnv::for_version(&mock, version);
     let id = first_conversation(&env).await;
     let requests_before = mock.requests().len();
 
@@ -91,10 +99,9 @@ async fn a_session_loaded_in_a_new_adapter_process_continues_the_conversation() 
     );
 }
 
-#[tokio::test]
-async fn a_new_adapter_process_lists_the_earlier_session_with_its_title() {
+async fn lists_the_earlier_session(version: &str) {
     let mock = mock_for_two_turns();
-    let env = ClaudeEnv::new(&mock);
+    let env = ClaudeEnv::for_version(&mock, version);
     let id = first_conversation(&env).await;
 
     let c = adapter(&env);
@@ -166,10 +173,9 @@ async fn an_editor_stdio_mcp_server_is_called_by_claude_and_its_result_reaches_t
     assert_eq!(c.agent_text(&id), "Echoed.");
 }
 
-#[tokio::test]
-async fn resume_and_fork_in_a_new_adapter_process_carry_the_earlier_exchange() {
+async fn resume_and_fork_carry_the_earlier_exchange(version: &str) {
     let mock = mock_for_two_turns();
-    let env = ClaudeEnv::new(&mock);
+    let env = ClaudeEnv::for_version(&mock, version);
     let id = first_conversation(&env).await;
 
     let c = adapter(&env);
@@ -301,4 +307,50 @@ async fn meta_system_prompt_and_options_reach_the_model() {
     );
     let model = request.body["model"].as_str().unwrap_or_default();
     assert!(model.contains("haiku"), "claude asked for {model}");
+}
+
+/// The sessions `session/list` shows for `cwd` (all when `None`) with id `id`.
+async fn listed(c: &AcpClient, cwd: Option<&Path>, id: &str) -> Vec<Value> {
+    let params = match cwd {
+        Some(cwd) => json!({"cwd": cwd}),
+        None => json!({}),
+    };
+    let page = c.request("session/list", params).await.unwrap();
+    page["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["sessionId"] == id)
+        .cloned()
+        .collect()
+}
+
+/// A session is listed by the adapter process it is open in, once: from claude's transcript when
+/// claude has stored it, and from what the adapter knows when it has not (yet: claude writes it on
+/// its own schedule, older versions later than newer ones).
+async fn listed_in_its_own_process(version: &str) {
+    let mock = mock_for_two_turns();
+    let env = ClaudeEnv::for_version(&mock, version);
+    let c = adapter(&env);
+    c.initialize().await;
+    let id = c.new_session(env.work_dir()).await;
+    let stop = c.prompt(&id, FIRST_PROMPT).await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+    // claude writes the answer after the prompt, later in older versions: forget both.
+    crate::support::real_session::wait_until_stored(&env, &id, FIRST_ANSWER).await;
+    let stored = listed(&c, Some(&env.work_dir()), &id).await;
+    assert_eq!(stored.len(), 1, "stored: listed once: {stored:?}");
+
+    crate::support::real_session::forget_stored_conversation(&env, &id);
+    for cwd in [Some(env.work_dir()), None] {
+        let sessions = listed(&c, cwd.as_deref(), &id).await;
+        assert_eq!(
+            sessions.len(),
+            1,
+            "not stored: listed for {cwd:?}: {sessions:?}"
+        );
+        assert_eq!(sessions[0]["title"], FIRST_PROMPT, "{sessions:?}");
+        assert_eq!(sessions[0]["cwd"], json!(env.work_dir()), "{sessions:?}");
+        assert!(sessions[0]["updatedAt"].is_string(), "{sessions:?}");
+    }
 }

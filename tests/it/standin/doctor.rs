@@ -1,6 +1,9 @@
 //! `claude-acp doctor`: names the claude it found and its version against the tested range, says
 //! whether there is a login or key, and exits non-zero when something is wrong.
 
+use crate::support::real_cli::{
+    CLAUDE_CODE_VERSION, MIDDLE_VERSION, OLDEST_VERSION, claude_binary_of,
+};
 use crate::support::standin::Standin;
 
 fn doctor(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
@@ -63,4 +66,54 @@ fn login_runs_claudes_own_login() {
         vec!["/login".to_owned()],
         "claude was started as `claude /login`"
     );
+}
+
+/// A `claude` that only answers `--version`, with `version`.
+fn claude_reporting(dir: &std::path::Path, version: &str) -> std::path::PathBuf {
+    let path = dir.join("claude");
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\necho '{version} (Claude Code)'\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn a_claude_older_than_the_tested_range_is_too_old_and_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = claude_reporting(dir.path(), "2.1.149");
+    let (code, out) = doctor(
+        &["--claude-path", claude.to_str().unwrap()],
+        &[
+            ("HOME", dir.path().to_str().unwrap()),
+            ("ANTHROPIC_API_KEY", "k"),
+        ],
+    );
+    assert_ne!(code, 0, "{out}");
+    assert!(
+        out.contains("too old") && out.contains("update claude"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_oldest_and_the_middle_claude_ci_runs_are_in_the_tested_range() {
+    let dir = tempfile::tempdir().unwrap();
+    for version in [OLDEST_VERSION, MIDDLE_VERSION] {
+        let claude = claude_binary_of(version);
+        let (code, out) = doctor(
+            &["--claude-path", claude.to_str().unwrap()],
+            &[
+                ("HOME", dir.path().to_str().unwrap()),
+                ("ANTHROPIC_API_KEY", "k"),
+            ],
+        );
+        assert_eq!(code, 0, "{out}");
+        let expected = format!(
+            "✓ version: {version} (Claude Code) (tested: {OLDEST_VERSION} to {CLAUDE_CODE_VERSION})"
+        );
+        assert!(out.contains(&expected), "{out}");
+    }
 }

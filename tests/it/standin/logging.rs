@@ -38,6 +38,13 @@ async fn secrets_never_reach_the_log_even_at_trace_level() {
         logged.contains("claude started"),
         "the log file has the adapter's log: {logged:.300}"
     );
+    // Masked, not dropped: the lines that held them are logged with the masks in place.
+    for masked in ["sk-ant-[REDACTED]", "[EMAIL]"] {
+        assert!(
+            logged.contains(masked),
+            "`{masked}` is not in the log: {logged:.2000}"
+        );
+    }
     for secret in [
         "ada.lovelace@example.com",
         "Analytical Engines",
@@ -86,6 +93,34 @@ async fn a_claude_outside_the_tested_range_is_named_in_a_warning_once() {
     assert_eq!(warnings.len(), 1, "{:?}", c.stderr_text());
     assert!(
         warnings[0].contains("9.9.9") && warnings[0].contains("2.1.332"),
+        "{}",
+        warnings[0]
+    );
+}
+
+#[tokio::test]
+async fn a_claude_older_than_the_tested_range_is_told_to_update_once() {
+    let s = Standin::new("too_old_version");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    for _ in 0..2 {
+        let id = c.new_session(&s.work).await;
+        assert_eq!(
+            c.prompt(&id, "say hello").await.unwrap()["stopReason"],
+            "end_turn"
+        );
+    }
+    c.close_stdin().await;
+    c.wait_exit(Duration::from_secs(2)).await.expect("exited");
+    let warnings: Vec<String> = c
+        .stderr_text()
+        .lines()
+        .filter(|l| l.contains("too old"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(warnings.len(), 1, "{:?}", c.stderr_text());
+    assert!(
+        warnings[0].contains("2.1.100") && warnings[0].contains("update claude"),
         "{}",
         warnings[0]
     );

@@ -2,16 +2,25 @@
 //! request, and what claude is sent.
 
 mod acp_requests;
+mod additional_directories;
 mod auth;
 mod cancel;
+mod claude_faults;
+mod compaction;
 mod doctor;
+mod end_turn_usage;
 mod hard_kill;
 mod logging;
+mod logout;
 mod modes;
 mod permissions;
 mod process_hygiene;
 mod prompt_turns;
+mod secrets;
 mod session_close;
+mod session_delete;
 mod session_model;
 mod session_options;
+mod session_title;
 mod sessions;
+mod transport;

@@ -157,7 +157,8 @@ async fn load_replays_the_whole_thread_before_answering_then_resumes_claude() {
 
 #[tokio::test]
 async fn loading_a_session_twice_leaves_one_claude() {
-    let s = Standin::new("text");
+    // Its claude does not exit when its stdin closes: only a kill ends the first one.
+    let s = Standin::new("text_ignoring_eof");
     install_fixture(&config_dir(&s), &s.work, FIXTURE_SESSION_ID);
     let c = adapter(&s);
     c.initialize().await;
@@ -184,7 +185,8 @@ async fn loading_a_session_twice_leaves_one_claude() {
 
 #[tokio::test]
 async fn close_ends_claude_and_the_session_loads_again_with_one_claude() {
-    let s = Standin::new("text");
+    // Its claude does not exit when its stdin closes: only a kill ends it.
+    let s = Standin::new("text_ignoring_eof");
     install_fixture(&config_dir(&s), &s.work, FIXTURE_SESSION_ID);
     let c = adapter(&s);
     c.initialize().await;
@@ -334,6 +336,50 @@ async fn list_pages_through_every_session_of_the_cwd_with_titles() {
         .await
         .unwrap_err();
     assert_eq!(err.code, -32602, "{}", err.message);
+}
+
+/// The entries of one `session/list` page with id `id`.
+async fn listed(c: &AcpClient, params: Value, id: &str) -> Vec<Value> {
+    let page = c.request("session/list", params).await.unwrap();
+    let sessions = page["sessions"].as_array().unwrap();
+    sessions
+        .iter()
+        .filter(|s| s["sessionId"] == id)
+        .cloned()
+        .collect()
+}
+
+#[tokio::test]
+async fn a_session_open_here_is_listed_before_claude_stores_it_and_once_after() {
+    let s = Standin::new("text");
+    let config = config_dir(&s);
+    let c = adapter(&s);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    assert!(
+        listed(&c, json!({"cwd": s.work}), &id).await.is_empty(),
+        "nothing said yet"
+    );
+    let stop = c.prompt(&id, "Say hello").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+
+    // The stand-in stores nothing: only this process knows the session.
+    for params in [json!({"cwd": s.work}), json!({})] {
+        let sessions = listed(&c, params.clone(), &id).await;
+        assert_eq!(sessions.len(), 1, "{params}: {sessions:?}");
+        assert_eq!(sessions[0]["title"], "Say hello");
+        assert_eq!(sessions[0]["cwd"], json!(s.work));
+        assert!(sessions[0]["updatedAt"].is_string(), "{sessions:?}");
+    }
+    let elsewhere = s.dir().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    assert!(listed(&c, json!({"cwd": elsewhere}), &id).await.is_empty());
+
+    // Once claude has stored it, it is listed from claude's transcript, still once.
+    write_session(&config, &s.work, &id, "Stored title", "ok");
+    let sessions = listed(&c, json!({"cwd": s.work}), &id).await;
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert_eq!(sessions[0]["title"], "Stored title");
 }
 
 fn command_names(update: &Value) -> Vec<String> {

@@ -16,8 +16,38 @@ pub mod netns;
 #[path = "netns_unavailable.rs"]
 pub mod netns;
 pub mod procs;
+pub mod raw_editor;
 pub mod real_cli;
 pub mod real_editor;
 pub mod real_session;
 pub mod standin;
 pub mod stream_json;
+
+/// One test per claude CI runs (the oldest, the middle and the pinned version) for each
+/// `name => scenario`, where `scenario` is an async function or closure taking the version
+/// (`&'static str`): `name::oldest`, `name::middle`, `name::pinned`. The scenarios that matter most
+/// run this way; the rest of the suite runs on the pinned claude only.
+#[macro_export]
+macro_rules! on_each_claude {
+    ($($name:ident => $scenario:expr;)+) => {$(
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[tokio::test]
+            async fn oldest() {
+                ($scenario)($crate::support::real_cli::scenario_versions()[0]).await;
+            }
+
+            #[tokio::test]
+            async fn middle() {
+                ($scenario)($crate::support::real_cli::scenario_versions()[1]).await;
+            }
+
+            #[tokio::test]
+            async fn pinned() {
+                ($scenario)($crate::support::real_cli::scenario_versions()[2]).await;
+            }
+        }
+    )+};
+}

@@ -1,35 +1,77 @@
-//! The pinned real Claude Code CLI for integration tests: installs it on demand, and builds a clean,
-//! offline environment per test (fresh HOME and temp dirs, the mock API as the only endpoint, nothing of
-//! the user's environment, inside the mock's private network namespace when there is one).
+//! The real Claude Code CLI for integration tests: installs the pinned version (and the others CI
+//! runs) on demand, and builds a clean, offline environment per test (fresh HOME and temp dirs, the
+//! mock API as the only endpoint, nothing of the user's environment, inside the mock's private
+//! network namespace when there is one).
 
+use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
+
+use claude_acp::claude::install::CI_CLAUDE_VERSIONS;
 
 use tempfile::TempDir;
 
 use super::mock_api::MockApi;
 use super::netns::IsolatedNet;
 
-/// The Claude Code version the tests run against. Bumping it is this one line.
-pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
+/// The Claude Code version the whole suite runs against: the newest of the tested range, which CI runs
+/// (`claude_acp::claude::install::CI_CLAUDE_VERSIONS`; bumping it is one line there).
+pub const CLAUDE_CODE_VERSION: &str = CI_CLAUDE_VERSIONS[CI_CLAUDE_VERSIONS.len() - 1];
+
+/// The oldest claude CI runs the main scenarios against (older ones are "too old" for `doctor`).
+pub const OLDEST_VERSION: &str = CI_CLAUDE_VERSIONS[0];
+
+/// A claude between the oldest and the pinned one, also run by CI.
+pub const MIDDLE_VERSION: &str = CI_CLAUDE_VERSIONS[1];
+
+/// Overrides the pinned version for one run: a version number, or `latest` (what npm's `latest`
+/// tag names today), to check a new release the day it ships.
+pub const VERSION_OVERRIDE_VAR: &str = "CLAUDE_ACP_TEST_CLAUDE_VERSION";
 
 const NPM_PACKAGE: &str = "@anthropic-ai/claude-code";
 
-/// Path of the pinned `claude` binary, installed into `<target dir>/claude-code/` on first use.
-///
-/// Several test processes may call this at once: the install runs under an exclusive `flock`.
-/// Panics, saying why, if it cannot be installed or does not report [`CLAUDE_CODE_VERSION`].
-pub fn claude_binary() -> PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(install_pinned_claude).clone()
+/// The version the suite runs against in this run: [`CLAUDE_CODE_VERSION`], unless
+/// [`VERSION_OVERRIDE_VAR`] names another one.
+pub fn pinned_version() -> &'static str {
+    static PINNED: OnceLock<String> = OnceLock::new();
+    PINNED
+        .get_or_init(|| match std::env::var(VERSION_OVERRIDE_VAR) {
+            Ok(wanted) if wanted == "latest" => npm_latest_version(),
+            Ok(wanted) if !wanted.trim().is_empty() => wanted.trim().to_owned(),
+            _ => CLAUDE_CODE_VERSION.to_owned(),
+        })
+        .as_str()
 }
 
-fn install_dir() -> PathBuf {
+/// The versions the main scenarios run against: the oldest, the middle and the pinned one.
+pub fn scenario_versions() -> [&'static str; 3] {
+    [OLDEST_VERSION, MIDDLE_VERSION, pinned_version()]
+}
+
+/// Path of the pinned `claude` binary (see [`pinned_version`]).
+pub fn claude_binary() -> PathBuf {
+    claude_binary_of(pinned_version())
+}
+
+/// Path of claude `version`, installed into `<target dir>/claude-code/<version>/` on first use.
+///
+/// Several test processes may call this at once: the install runs under an exclusive `flock`.
+/// Panics, saying why, if it cannot be installed or does not report `version`.
+pub fn claude_binary_of(version: &str) -> PathBuf {
+    static BINARIES: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
+    let mut binaries = BINARIES.lock().unwrap_or_else(|e| e.into_inner());
+    binaries
+        .entry(version.to_owned())
+        .or_insert_with(|| install_claude(version))
+        .clone()
+}
+
+fn install_root() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
@@ -41,8 +83,28 @@ fn install_dir() -> PathBuf {
     target.join("claude-code")
 }
 
-fn install_pinned_claude() -> PathBuf {
-    let dir = install_dir();
+/// What npm's `latest` tag of Claude Code is today.
+fn npm_latest_version() -> String {
+    let spec = format!("{NPM_PACKAGE}@latest");
+    let output = StdCommand::new("npm")
+        .args(["view", &spec, "version"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run npm to resolve {spec}: {e}"));
+    let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if !output.status.success() || version.is_empty() {
+        panic!(
+            "`npm view {spec} version` failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    eprintln!("{VERSION_OVERRIDE_VAR}=latest: running against claude {version}");
+    version
+}
+
+fn install_claude(version: &str) -> PathBuf {
+    let dir = install_root().join(version);
     let binary = dir.join("node_modules/.bin/claude");
     fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     let lock_path = dir.join(".install.lock");
@@ -56,13 +118,13 @@ fn install_pinned_claude() -> PathBuf {
             std::io::Error::last_os_error()
         );
     }
-    if installed_version(&binary).as_deref() == Ok(CLAUDE_CODE_VERSION) {
+    if installed_version(&binary).as_deref() == Ok(version) {
         return binary;
     }
     // npm 11 skips the package's postinstall (which places the native binary) unless allowed here.
     fs::write(dir.join(".npmrc"), format!("allow-scripts={NPM_PACKAGE}\n"))
         .unwrap_or_else(|e| panic!("cannot write {}/.npmrc: {e}", dir.display()));
-    let spec = format!("{NPM_PACKAGE}@{CLAUDE_CODE_VERSION}");
+    let spec = format!("{NPM_PACKAGE}@{version}");
     eprintln!("installing {spec} into {} ...", dir.display());
     let output = StdCommand::new("npm")
         .arg("install")
@@ -87,9 +149,9 @@ fn install_pinned_claude() -> PathBuf {
         );
     }
     match installed_version(&binary) {
-        Ok(version) if version == CLAUDE_CODE_VERSION => binary,
-        Ok(version) => panic!(
-            "{} reports version {version:?} after installing {spec}",
+        Ok(reported) if reported == version => binary,
+        Ok(reported) => panic!(
+            "{} reports version {reported:?} after installing {spec}",
             binary.display()
         ),
         Err(why) => panic!(
@@ -135,15 +197,21 @@ fn installed_version(binary: &Path) -> Result<String, String> {
 /// Layout under one temp root (removed on drop): `home/`, `tmp/`, `xdg/`, `work/` (the cwd).
 pub struct ClaudeEnv {
     root: TempDir,
+    claude: PathBuf,
     base_url: String,
     net: Option<IsolatedNet>,
     extra_env: Vec<(String, String)>,
 }
 
 impl ClaudeEnv {
-    /// A new environment whose API is `mock`. Also makes sure the pinned CLI is installed.
+    /// A new environment whose API is `mock`, for the pinned claude (installed if missing).
     pub fn new(mock: &MockApi) -> ClaudeEnv {
-        claude_binary();
+        Self::for_version(mock, pinned_version())
+    }
+
+    /// A new environment whose API is `mock`, for claude `version` (installed if missing).
+    pub fn for_version(mock: &MockApi, version: &str) -> ClaudeEnv {
+        let claude = claude_binary_of(version);
         let root = TempDir::with_prefix("claude-acp-test-").expect("temp dir for ClaudeEnv");
         for sub in ["home", "tmp", "xdg", "work"] {
             fs::create_dir(root.path().join(sub)).expect("ClaudeEnv sub directory");
@@ -153,6 +221,7 @@ impl ClaudeEnv {
             .expect("chmod xdg dir");
         ClaudeEnv {
             root,
+            claude,
             base_url: mock.base_url().to_string(),
             net: mock.net().cloned(),
             extra_env: Vec::new(),
@@ -163,6 +232,11 @@ impl ClaudeEnv {
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> ClaudeEnv {
         self.extra_env.push((key.into(), value.into()));
         self
+    }
+
+    /// The claude this environment runs (first on its `PATH`).
+    pub fn claude_binary(&self) -> &Path {
+        &self.claude
     }
 
     /// The working directory processes start in (the "project").
@@ -183,7 +257,8 @@ impl ClaudeEnv {
     /// The complete environment a spawned process gets (nothing else is inherited).
     pub fn vars(&self) -> Vec<(String, String)> {
         let path_of = |sub: &str| self.root.path().join(sub).display().to_string();
-        let claude_dir = claude_binary()
+        let claude_dir = self
+            .claude
             .parent()
             .expect("claude binary has a directory")
             .to_path_buf();
@@ -238,7 +313,7 @@ impl ClaudeEnv {
         command
     }
 
-    /// The pinned claude in stream-json mode with `permission_args` (how it asks for permission, if
+    /// This environment's claude in stream-json mode with `permission_args` (how it asks for permission, if
     /// at all) and nothing else yet.
     pub fn claude_stream_json_asking_with<I, S>(
         &self,
@@ -248,14 +323,14 @@ impl ClaudeEnv {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let mut command = self.command(claude_binary());
+        let mut command = self.command(&self.claude);
         command
             .args(claude_acp::claude::STREAM_JSON_ARGS)
             .args(permission_args);
         command
     }
 
-    /// The pinned claude in stream-json mode: `--input-format stream-json --output-format stream-json
+    /// This environment's claude in stream-json mode: `--input-format stream-json --output-format stream-json
     /// --verbose --permission-prompt-tool stdio`, followed by `extra_args`.
     pub fn claude_stream_json<I, S>(&self, extra_args: I) -> tokio::process::Command
     where

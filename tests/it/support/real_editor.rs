@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::support::acp_client::AcpClient;
 use crate::support::mock_api::{MockApi, Reply, Rule};
-use crate::support::real_cli::{ClaudeEnv, claude_binary};
+use crate::support::real_cli::{ClaudeEnv, pinned_version};
 
 /// Longest wait for one request or update (claude's first start on a fresh HOME takes a few seconds).
 pub const STEP: Duration = Duration::from_secs(60);
@@ -23,10 +23,15 @@ pub struct Editor {
 }
 
 impl Editor {
-    /// Starts claude-acp with `args`; `forms` advertises form elicitation.
+    /// Starts claude-acp with `args` on the pinned claude; `forms` advertises form elicitation.
     pub async fn start(args: &[&str], forms: bool) -> Editor {
+        Self::start_on(pinned_version(), args, forms).await
+    }
+
+    /// Like [`Editor::start`], on claude `version`.
+    pub async fn start_on(version: &str, args: &[&str], forms: bool) -> Editor {
         let mock = MockApi::start(Vec::new());
-        let env = ClaudeEnv::new(&mock);
+        let env = ClaudeEnv::for_version(&mock, version);
         Self::start_in(mock, env, args, forms).await
     }
 
@@ -46,7 +51,11 @@ impl Editor {
 
     /// Runs one prompt to its end and checks it ended normally.
     pub async fn turn(&self, text: &str) {
-        let stop = self.c.prompt(&self.id, text).await.unwrap();
+        let stop = self
+            .c
+            .prompt(&self.id, text)
+            .await
+            .unwrap_or_else(|err| panic!("prompt {text:?}: {err}\n{}", self.c.diagnostics()));
         assert_eq!(stop["stopReason"], "end_turn", "{}", self.c.diagnostics());
     }
 
@@ -161,9 +170,10 @@ pub fn plan_file(mock: &MockApi) -> String {
 
 /// A claude whose stdio permission channel is gone: a wrapper that drops
 /// `--permission-prompt-tool stdio` (claude then denies every ask by itself) but keeps any other
-/// permission tool, so the adapter's MCP tool still works after the switch.
-pub fn broken_stdio_claude(dir: &Path) -> PathBuf {
-    let wrapper = dir.join("claude-without-stdio-prompts");
+/// permission tool, so the adapter's MCP tool still works after the switch. It wraps `env`'s claude
+/// and lives in its HOME.
+pub fn broken_stdio_claude(env: &ClaudeEnv) -> PathBuf {
+    let wrapper = env.home_dir().join("claude-without-stdio-prompts");
     let script = format!(
         r#"#!/bin/sh
 tool_next=0
@@ -179,7 +189,7 @@ for arg do
 done
 exec '{}' "$@"
 "#,
-        claude_binary().display()
+        env.claude_binary().display()
     );
     std::fs::write(&wrapper, script).unwrap();
     let mut permissions = std::fs::metadata(&wrapper).unwrap().permissions();

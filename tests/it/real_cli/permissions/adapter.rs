@@ -3,6 +3,7 @@
 //! editor answers is what happens on disk and what the model reads in its tool_result. The MCP path
 //! (`--permission-transport mcp`) and the automatic switch to it (`auto`) are exercised the same way.
 
+use crate::on_each_claude;
 use std::path::Path;
 use std::time::Duration;
 
@@ -14,67 +15,56 @@ use super::scenarios::{
 };
 use crate::support::acp_client::choose_permission;
 use crate::support::mock_api::{MockApi, Reply, Rule};
-use crate::support::real_cli::ClaudeEnv;
+use crate::support::real_cli::{ClaudeEnv, pinned_version};
 use crate::support::real_editor::{
     Editor, broken_stdio_claude, option_names, plan_file, script_write, write,
 };
 use serde_json::json;
 
-#[tokio::test]
-async fn allow_once_writes_the_file_and_the_model_gets_the_result() {
-    allow_once_writes_the_file(&[]).await;
+// The scenarios that matter most, on every claude CI runs.
+on_each_claude! {
+    allow_once_writes_the_file_and_the_model_gets_the_result => |v| async move {
+        allow_once_writes_the_file(v, &[]).await;
+    };
+    reject_once_writes_nothing_and_the_model_reads_the_rejection => |v| reject_once_writes_nothing(v, &[]);
+    always_allow_a_command_spares_the_second_identical_call => |v| always_allow_spares_the_second_identical_call(v, &[]);
+    ask_user_question_without_forms_asks_each_question_as_a_prompt => |v| async move {
+        answer_questions_with_prompts(&Editor::start_on(v, &[], false).await).await;
+    };
+    ask_user_question_with_forms_is_one_form_whose_answers_reach_the_model => |v| answer_questions_with_a_form(v, &[]);
+    cancel_while_asked_ends_the_turn_cancelled_and_writes_nothing => |v| cancel_while_asked_writes_nothing(v, &[]);
+    over_mcp_allow_writes_the_file => |v| async move {
+        allow_once_writes_the_file(v, &MCP).await;
+    };
+    auto_recovers_from_a_broken_stdio_channel_and_asks_the_editor => auto_recovers_from_a_broken_stdio_channel;
 }
 
-#[tokio::test]
-async fn reject_once_writes_nothing_and_the_model_reads_the_rejection() {
-    reject_once_writes_nothing(&[]).await;
-}
+/// Forces the MCP permission path.
+const MCP: [&str; 2] = ["--permission-transport", "mcp"];
 
 #[tokio::test]
 async fn always_reject_denies_the_same_write_later() {
-    always_reject_denies_the_same_write_later_without_asking(&[]).await;
+    always_reject_denies_the_same_write_later_without_asking(pinned_version(), &[]).await;
 }
 
 #[tokio::test]
 async fn over_mcp_always_reject_denies_the_same_write_later() {
-    always_reject_denies_the_same_write_later_without_asking(&["--permission-transport", "mcp"])
-        .await;
-}
-
-#[tokio::test]
-async fn always_allow_a_command_spares_the_second_identical_call() {
-    always_allow_spares_the_second_identical_call(&[]).await;
+    always_reject_denies_the_same_write_later_without_asking(pinned_version(), &MCP).await;
 }
 
 #[tokio::test]
 async fn allow_all_edits_spares_the_next_write_and_shows_the_mode() {
-    allow_all_edits_spares_the_next_write(&[]).await;
-}
-
-#[tokio::test]
-async fn ask_user_question_without_forms_asks_each_question_as_a_prompt() {
-    let e = Editor::start(&[], false).await;
-    answer_questions_with_prompts(&e).await;
-}
-
-#[tokio::test]
-async fn ask_user_question_with_forms_is_one_form_whose_answers_reach_the_model() {
-    answer_questions_with_a_form(&[]).await;
+    allow_all_edits_spares_the_next_write(pinned_version(), &[]).await;
 }
 
 #[tokio::test]
 async fn over_mcp_ask_user_question_with_forms_reaches_the_model() {
-    answer_questions_with_a_form(&["--permission-transport", "mcp"]).await;
-}
-
-#[tokio::test]
-async fn cancel_while_asked_ends_the_turn_cancelled_and_writes_nothing() {
-    cancel_while_asked_writes_nothing(&[]).await;
+    answer_questions_with_a_form(pinned_version(), &MCP).await;
 }
 
 #[tokio::test]
 async fn over_mcp_cancel_while_asked_ends_the_turn_cancelled_and_writes_nothing() {
-    cancel_while_asked_writes_nothing(&["--permission-transport", "mcp"]).await;
+    cancel_while_asked_writes_nothing(pinned_version(), &MCP).await;
 }
 
 #[tokio::test]
@@ -159,36 +149,32 @@ async fn accept_edits_chosen_as_a_config_option_writes_without_asking() {
 }
 
 #[tokio::test]
-async fn over_mcp_allow_writes_the_file() {
-    allow_once_writes_the_file(&["--permission-transport", "mcp"]).await;
-}
-
-#[tokio::test]
 async fn over_mcp_reject_writes_nothing() {
-    reject_once_writes_nothing(&["--permission-transport", "mcp"]).await;
+    reject_once_writes_nothing(pinned_version(), &MCP).await;
 }
 
 #[tokio::test]
 async fn over_mcp_always_allow_a_command_spares_the_second_identical_call() {
-    always_allow_spares_the_second_identical_call(&["--permission-transport", "mcp"]).await;
+    always_allow_spares_the_second_identical_call(pinned_version(), &MCP).await;
 }
 
 #[tokio::test]
 async fn over_mcp_allow_all_edits_spares_the_next_write() {
-    allow_all_edits_spares_the_next_write(&["--permission-transport", "mcp"]).await;
+    allow_all_edits_spares_the_next_write(pinned_version(), &MCP).await;
 }
 
 #[tokio::test]
 async fn over_mcp_ask_user_question_answers_reach_the_model() {
-    let e = Editor::start(&["--permission-transport", "mcp"], false).await;
+    let e = Editor::start(&MCP, false).await;
     answer_questions_with_prompts(&e).await;
 }
 
-#[tokio::test]
-async fn auto_recovers_from_a_broken_stdio_channel_and_asks_the_editor() {
+/// With `auto`, a claude whose stdio permission channel is gone is switched to the MCP path, and
+/// the denied call is retried and reaches the editor.
+async fn auto_recovers_from_a_broken_stdio_channel(version: &str) {
     let mock = MockApi::start(Vec::new());
-    let env = ClaudeEnv::new(&mock);
-    let wrapper = broken_stdio_claude(&env.home_dir());
+    let env = ClaudeEnv::for_version(&mock, version);
+    let wrapper = broken_stdio_claude(&env);
     let path = env.work_dir().join("hello.txt");
     // The retry the adapter sends after the switch: claude calls Write again.
     mock.push_rule(Rule::on_prompt("Please retry", write(&path, "Hello\n")));

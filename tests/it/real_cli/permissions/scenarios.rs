@@ -36,8 +36,8 @@ pub fn assert_answers_reached_the_model(e: &Editor) {
 }
 
 /// Allow once: the editor sees the write with its diff, the file is written, the model is told.
-pub async fn allow_once_writes_the_file(args: &[&str]) -> Editor {
-    let e = Editor::start(args, false).await;
+pub async fn allow_once_writes_the_file(version: &str, args: &[&str]) -> Editor {
+    let e = Editor::start_on(version, args, false).await;
     let path = script_write(&e, "hello.txt", "Hello\n");
     e.c.on_request(
         "session/request_permission",
@@ -63,7 +63,9 @@ pub async fn allow_once_writes_the_file(args: &[&str]) -> Editor {
         .iter()
         .find(|c| c["type"] == "diff");
     assert_eq!(diff.expect("a diff")["newText"], "Hello\n", "{call}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "Hello\n");
+    let written = std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("{err}: {}\n{}", e.tool_result(), e.c.diagnostics()));
+    assert_eq!(written, "Hello\n");
     assert!(
         e.tool_result().contains("File created successfully"),
         "{}",
@@ -73,8 +75,8 @@ pub async fn allow_once_writes_the_file(args: &[&str]) -> Editor {
 }
 
 /// Reject once: nothing written, the model reads the rejection.
-pub async fn reject_once_writes_nothing(args: &[&str]) {
-    let e = Editor::start(args, false).await;
+pub async fn reject_once_writes_nothing(version: &str, args: &[&str]) {
+    let e = Editor::start_on(version, args, false).await;
     let path = script_write(&e, "hello.txt", "Hello\n");
     e.c.on_request(
         "session/request_permission",
@@ -91,8 +93,8 @@ pub async fn reject_once_writes_nothing(args: &[&str]) {
 }
 
 /// Always allow with claude's suggestion for a command: the second identical call is not asked.
-pub async fn always_allow_spares_the_second_identical_call(args: &[&str]) {
-    let e = Editor::start(args, false).await;
+pub async fn always_allow_spares_the_second_identical_call(version: &str, args: &[&str]) {
+    let e = Editor::start_on(version, args, false).await;
     let command = "python3 -c 'print(6*7)'";
     e.mock.push_rule(Rule::on_prompt("first", bash(command)));
     e.mock.push_rule(Rule::on_prompt("second", bash(command)));
@@ -117,8 +119,8 @@ pub async fn always_allow_spares_the_second_identical_call(args: &[&str]) {
 }
 
 /// "Allow all edits": the next write, to another file, is not asked and the editor shows the mode.
-pub async fn allow_all_edits_spares_the_next_write(args: &[&str]) {
-    let e = Editor::start(args, false).await;
+pub async fn allow_all_edits_spares_the_next_write(version: &str, args: &[&str]) {
+    let e = Editor::start_on(version, args, false).await;
     let (a, b) = (e.path("a.txt"), e.path("b.txt"));
     e.mock.push_rule(Rule::on_prompt("first", write(&a, "a\n")));
     e.mock
@@ -147,8 +149,11 @@ pub async fn allow_all_edits_spares_the_next_write(args: &[&str]) {
 }
 
 /// Always reject: the same write later is denied by claude without asking, and never written.
-pub async fn always_reject_denies_the_same_write_later_without_asking(args: &[&str]) {
-    let e = Editor::start(args, false).await;
+pub async fn always_reject_denies_the_same_write_later_without_asking(
+    version: &str,
+    args: &[&str],
+) {
+    let e = Editor::start_on(version, args, false).await;
     let path = e.path("never.txt");
     e.mock
         .push_rule(Rule::on_prompt("write", write(&path, "x\n")));
@@ -174,8 +179,8 @@ pub async fn always_reject_denies_the_same_write_later_without_asking(args: &[&s
 }
 
 /// With form elicitation: one form carries both questions, and its answers reach the model.
-pub async fn answer_questions_with_a_form(args: &[&str]) {
-    let e = Editor::start(args, true).await;
+pub async fn answer_questions_with_a_form(version: &str, args: &[&str]) {
+    let e = Editor::start_on(version, args, true).await;
     script_questions(&e);
     let forms = Arc::new(Mutex::new(Vec::<Value>::new()));
     let seen = forms.clone();
@@ -197,8 +202,8 @@ pub async fn answer_questions_with_a_form(args: &[&str]) {
 
 /// `session/cancel` while the editor is asked: the turn ends cancelled, nothing is written, a late
 /// "allow" from the editor changes nothing, and the next prompt works.
-pub async fn cancel_while_asked_writes_nothing(args: &[&str]) {
-    let e = Editor::start(args, false).await;
+pub async fn cancel_while_asked_writes_nothing(version: &str, args: &[&str]) {
+    let e = Editor::start_on(version, args, false).await;
     // claude puts the next prompt in the same user message as the interrupted call's tool_result.
     e.mock.push_rule(Rule::when(
         "the prompt after the cancel",

@@ -1,7 +1,9 @@
 //! One child process spoken to in JSON lines over stdio, with every line it prints stamped on
-//! arrival (CLOCK_MONOTONIC, comparable across processes) by a reader thread.
+//! arrival (CLOCK_MONOTONIC, comparable across processes) by a reader thread. The child leads its
+//! own process group, killed whole when the peer is dropped, so no claude outlives a run.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
@@ -9,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 /// How long any single wait may take before the bench gives up.
-const TIMEOUT: Duration = Duration::from_secs(60);
+const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Nanoseconds on a machine-wide monotonic clock: the same clock in the bench, the tap and every
 /// child process.
@@ -36,7 +38,8 @@ impl Peer {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::null())
+            .process_group(0);
         let mut child = command
             .spawn()
             .unwrap_or_else(|e| panic!("cannot spawn {command:?}: {e}"));
@@ -95,8 +98,8 @@ impl Peer {
     }
 
     /// Sends a JSON-RPC request and reads until its response. Returns the send time, the
-    /// response line and every other line read meanwhile (notifications). Requests from the
-    /// child are refused, as none of the bench fixtures should make any.
+    /// response line and every other line read meanwhile (notifications). A permission request
+    /// from the child is answered with its allow-once option; other requests are refused.
     pub fn request(&mut self, method: &str, params: Value) -> (u64, Line, Vec<Line>) {
         let id = self.next_id;
         self.next_id += 1;
@@ -106,9 +109,9 @@ impl Peer {
         loop {
             let line = self.recv();
             if line.value.get("method").is_some() && line.value.get("id").is_some() {
-                let refusal = json!({"jsonrpc": "2.0", "id": line.value["id"],
-                    "error": {"code": -32601, "message": "not supported by the bench client"}});
-                self.send(&refusal);
+                let answer = answer_request(&line.value);
+                self.send(&answer);
+                others.push(line);
                 continue;
             }
             if line.value.get("method").is_none() && line.value["id"] == json!(id) {
@@ -161,17 +164,38 @@ impl Peer {
     }
 }
 
+/// The bench editor's answer to a request from the adapter: allow once, or "not supported".
+fn answer_request(request: &Value) -> Value {
+    let allow = (request["method"] == "session/request_permission")
+        .then(|| request["params"]["options"].as_array())
+        .flatten()
+        .and_then(|options| options.iter().find(|o| o["kind"] == "allow_once"))
+        .map(|option| option["optionId"].clone());
+    match allow {
+        Some(id) => json!({"jsonrpc": "2.0", "id": request["id"],
+            "result": {"outcome": {"outcome": "selected", "optionId": id}}}),
+        None => json!({"jsonrpc": "2.0", "id": request["id"],
+            "error": {"code": -32601, "message": "not supported by the bench client"}}),
+    }
+}
+
 impl Drop for Peer {
-    /// Closes stdin, as an editor does, and reaps the child (killing it if it lingers).
+    /// Closes stdin, as an editor does, and reaps the child (killing it if it lingers), then
+    /// kills what is left of its process group.
     fn drop(&mut self) {
         drop(self.stdin.take());
-        for _ in 0..200 {
+        let mut exited = false;
+        for _ in 0..300 {
             if let Ok(Some(_)) = self.child.try_wait() {
-                return;
+                exited = true;
+                break;
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // SAFETY: kill(2) on the process group this peer's child leads (process_group(0)).
+        unsafe { libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL) };
+        if !exited {
+            let _ = self.child.wait();
+        }
     }
 }
