@@ -1,12 +1,28 @@
-//! Finding the `claude` executable: `--claude-path`, `$CLAUDE_CODE_EXECUTABLE`, `$PATH`, then the
-//! places claude's own installers put it.
+//! Finding the `claude` executable: `--claude-path`, `$CLAUDE_CODE_EXECUTABLE`, `PATH`, the places
+//! claude's installers and npm put it on each system, then where a login shell would find it.
+//!
+//! The search is one pure function of the environment ([`LocateEnv`]) and of a [`Probe`] that
+//! answers questions about files and runs helper commands, so the macOS and Windows rules are
+//! unit-tested on Linux with a fake file system.
+//!
+//! Windows: npm installs `claude.cmd`, a batch script that `CreateProcess` cannot start (Node tools
+//! fail with `spawn EINVAL`). We read the script, npm's cmd-shim, for the program it starts (for
+//! claude 2.x, `node_modules\@anthropic-ai\claude-code\bin\claude.exe`) and start that instead.
 
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::platform::os::Os;
+
+#[cfg(all(test, unix))]
+mod tests;
+#[cfg(test)]
+mod tests_per_os;
 
 /// How to start claude: a program plus arguments that go before claude's own (so a stand-in can be
-/// `claude-acp standin --script X`).
+/// `claude-acp standin --script X`, and an npm install of a JavaScript claude is `node cli.js`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaudeCommand {
     pub program: PathBuf,
@@ -41,30 +57,107 @@ impl fmt::Display for LocateError {
         write!(
             f,
             "Install it with `npm install -g @anthropic-ai/claude-code` or the native installer \
-             (`curl -fsSL https://claude.ai/install.sh | bash`), or pass --claude-path /path/to/claude."
+             (`curl -fsSL https://claude.ai/install.sh | bash`; on Windows \
+             `irm https://claude.ai/install.ps1 | iex`), or pass --claude-path /path/to/claude."
         )
     }
 }
 
+/// How long a login shell gets to say where claude is (start-up files can be slow, or hang).
+const LOGIN_SHELL_LIMIT: Duration = Duration::from_secs(3);
+
 /// What the lookup depends on, injectable so tests need not touch the real environment.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LocateEnv {
+    pub os: Os,
     pub claude_code_executable: Option<OsString>,
     pub path: Option<OsString>,
+    /// `$HOME`; on Windows `%USERPROFILE%`.
     pub home: Option<PathBuf>,
+    /// Windows' `%APPDATA%` (npm's default global prefix is `%APPDATA%\npm`).
+    pub app_data: Option<PathBuf>,
+    /// npm's global prefix when set in the environment (`NPM_CONFIG_PREFIX`).
+    pub npm_prefix: Option<PathBuf>,
+    /// The user's login shell (`$SHELL`), asked when claude is nowhere else (Unix).
+    pub shell: Option<PathBuf>,
+}
+
+impl Default for LocateEnv {
+    fn default() -> Self {
+        LocateEnv {
+            os: Os::CURRENT,
+            claude_code_executable: None,
+            path: None,
+            home: None,
+            app_data: None,
+            npm_prefix: None,
+            shell: None,
+        }
+    }
 }
 
 impl LocateEnv {
     /// This process's environment.
     pub fn from_process() -> Self {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let os = Os::CURRENT;
         LocateEnv {
-            claude_code_executable: std::env::var_os("CLAUDE_CODE_EXECUTABLE")
-                .filter(|v| !v.is_empty()),
-            path: std::env::var_os("PATH"),
-            home: std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
+            os,
+            claude_code_executable: var("CLAUDE_CODE_EXECUTABLE"),
+            path: var("PATH"),
+            home: var(if os == Os::Windows {
+                "USERPROFILE"
+            } else {
+                "HOME"
+            })
+            .map(PathBuf::from),
+            app_data: var("APPDATA").map(PathBuf::from),
+            npm_prefix: var("NPM_CONFIG_PREFIX")
+                .or_else(|| var("npm_config_prefix"))
                 .map(PathBuf::from),
+            shell: var("SHELL").map(PathBuf::from),
         }
+    }
+}
+
+/// What a path is, as far as starting it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Missing,
+    NotAFile,
+    /// A file that cannot be started as it is (no executable bit; on Windows not a `.exe`).
+    NotProgram,
+    Program,
+}
+
+/// The file system and helper commands, as the search sees them.
+pub trait Probe {
+    fn kind(&self, path: &Path) -> FileKind;
+    fn read_text(&self, path: &Path) -> Option<String>;
+    /// A helper command's standard output, if it succeeded within a few seconds.
+    fn output(&self, program: &Path, args: &[&str]) -> Option<String>;
+}
+
+/// The real file system and processes.
+pub struct SystemProbe;
+
+impl Probe for SystemProbe {
+    fn kind(&self, path: &Path) -> FileKind {
+        // metadata() follows symlinks: npm's bin entries are symlinks.
+        match path.metadata() {
+            Err(_) => FileKind::Missing,
+            Ok(m) if !m.is_file() => FileKind::NotAFile,
+            Ok(m) if crate::platform::files::is_program(path, &m) => FileKind::Program,
+            Ok(_) => FileKind::NotProgram,
+        }
+    }
+
+    fn read_text(&self, path: &Path) -> Option<String> {
+        std::fs::read_to_string(path).ok()
+    }
+
+    fn output(&self, program: &Path, args: &[&str]) -> Option<String> {
+        crate::platform::run::output_within(program, args, LOGIN_SHELL_LIMIT)
     }
 }
 
@@ -73,240 +166,342 @@ pub fn locate(explicit: Option<&Path>) -> Result<ClaudeCommand, LocateError> {
     locate_in(explicit, &LocateEnv::from_process())
 }
 
-/// Finds claude. An explicit path or `$CLAUDE_CODE_EXECUTABLE` that does not work is an error, not a
-/// reason to fall back: the user asked for that one, and silently running another claude would hide
-/// the mistake. A bare name there (`claude-beta`) is looked up on `$PATH`.
+/// Finds claude in `env` on the real file system.
 pub fn locate_in(explicit: Option<&Path>, env: &LocateEnv) -> Result<ClaudeCommand, LocateError> {
-    if let Some(path) = explicit {
-        return resolve_named(path, "--claude-path", env);
+    Search {
+        env,
+        probe: &SystemProbe,
     }
-    if let Some(exe) = &env.claude_code_executable {
-        return resolve_named(Path::new(exe), "$CLAUDE_CODE_EXECUTABLE", env);
-    }
-    let mut looked = vec![
-        "--claude-path: not given".to_owned(),
-        "$CLAUDE_CODE_EXECUTABLE: not set".to_owned(),
-    ];
-    match search_path("claude", env.path.as_deref()) {
-        Ok(found) => return Ok(ClaudeCommand::new(found)),
-        Err(place) => looked.push(place),
-    }
-    match &env.home {
-        Some(home) => {
-            for candidate in [
-                home.join(".local/bin/claude"),
-                home.join(".claude/local/claude"),
-            ] {
-                if is_executable(&candidate) {
-                    return Ok(ClaudeCommand::new(candidate));
-                }
-                looked.push(format!("{}: {}", candidate.display(), why_not(&candidate)));
+    .locate(explicit)
+}
+
+/// Finds claude in `env` as `probe` sees the files. An explicit path or `$CLAUDE_CODE_EXECUTABLE`
+/// that does not work is an error, not a reason to fall back: the user asked for that one, and
+/// silently running another claude would hide the mistake. A bare name there (`claude-beta`) is
+/// looked up on `PATH`.
+pub fn locate_with(
+    explicit: Option<&Path>,
+    env: &LocateEnv,
+    probe: &dyn Probe,
+) -> Result<ClaudeCommand, LocateError> {
+    Search { env, probe }.locate(explicit)
+}
+
+struct Search<'a> {
+    env: &'a LocateEnv,
+    probe: &'a dyn Probe,
+}
+
+impl Search<'_> {
+    fn locate(&self, explicit: Option<&Path>) -> Result<ClaudeCommand, LocateError> {
+        if let Some(path) = explicit {
+            return self.resolve_named(path, "--claude-path");
+        }
+        if let Some(exe) = &self.env.claude_code_executable {
+            return self.resolve_named(Path::new(exe), "$CLAUDE_CODE_EXECUTABLE");
+        }
+        let mut looked = vec![
+            "--claude-path: not given".to_owned(),
+            "$CLAUDE_CODE_EXECUTABLE: not set".to_owned(),
+        ];
+        match self.search_path("claude") {
+            Ok(found) => return Ok(found),
+            Err(place) => looked.push(place),
+        }
+        for place in self.install_places(&mut looked) {
+            match self.try_candidate(&place) {
+                Ok(found) => return Ok(found),
+                Err(why) => looked.push(format!("{}: {why}", place.display())),
             }
         }
-        None => looked
-            .push("~/.local/bin/claude and ~/.claude/local/claude: $HOME is not set".to_owned()),
+        match self.ask_the_system() {
+            Ok(found) => return Ok(found),
+            Err(place) => looked.push(place),
+        }
+        Err(LocateError { looked })
     }
-    Err(LocateError { looked })
-}
 
-/// An explicitly named program: a path, or a bare name to find on `$PATH`.
-fn resolve_named(name: &Path, source: &str, env: &LocateEnv) -> Result<ClaudeCommand, LocateError> {
-    let is_bare_name = name.components().count() == 1 && !name.to_string_lossy().contains('/');
-    if is_bare_name {
-        return search_path(&name.to_string_lossy(), env.path.as_deref())
-            .map(ClaudeCommand::new)
-            .map_err(|place| LocateError {
+    /// The places installers put claude on this system, in the order they are tried. What could
+    /// not be tried (no home directory) is noted in `looked`.
+    fn install_places(&self, looked: &mut Vec<String>) -> Vec<PathBuf> {
+        let os = self.env.os;
+        let mut places = Vec::new();
+        match (&self.env.home, os) {
+            (Some(home), Os::Windows) => places.push(join(os, home, ".local/bin/claude.exe")),
+            (Some(home), _) => {
+                places.push(join(os, home, ".local/bin/claude"));
+                places.push(join(os, home, ".claude/local/claude"));
+            }
+            (None, Os::Windows) => looked
+                .push(r"%USERPROFILE%\.local\bin\claude.exe: %USERPROFILE% is not set".to_owned()),
+            (None, _) => looked.push(
+                "~/.local/bin/claude and ~/.claude/local/claude: $HOME is not set".to_owned(),
+            ),
+        }
+        if os == Os::MacOs {
+            // Homebrew on Apple silicon, then on Intel (also where nodejs.org's npm puts globals).
+            places.push(PathBuf::from("/opt/homebrew/bin/claude"));
+            places.push(PathBuf::from("/usr/local/bin/claude"));
+        }
+        let mut prefixes: Vec<PathBuf> = self.env.npm_prefix.iter().cloned().collect();
+        prefixes.extend(self.npmrc_prefix());
+        if os == Os::Windows {
+            match &self.env.app_data {
+                Some(app_data) => prefixes.push(join(os, app_data, "npm")),
+                None => looked.push(r"%APPDATA%\npm\claude.cmd: %APPDATA% is not set".to_owned()),
+            }
+        }
+        for prefix in prefixes {
+            let place = match os {
+                Os::Windows => join(os, &prefix, "claude.cmd"),
+                _ => join(os, &prefix, "bin/claude"),
+            };
+            if !places.contains(&place) {
+                places.push(place);
+            }
+        }
+        places
+    }
+
+    /// npm's global prefix from the user's `~/.npmrc` (`prefix=...`), where `npm config set
+    /// prefix` writes it.
+    fn npmrc_prefix(&self) -> Option<PathBuf> {
+        let home = self.env.home.as_ref()?;
+        let text = self.probe.read_text(&join(self.env.os, home, ".npmrc"))?;
+        text.lines().find_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            let value = value.trim();
+            let value = value.strip_prefix("~/").map_or_else(
+                || PathBuf::from(value),
+                |rest| join(self.env.os, home, rest),
+            );
+            (key.trim() == "prefix" && !value.as_os_str().is_empty()).then_some(value)
+        })
+    }
+
+    /// Where the system would find claude when it is not on our `PATH`: a login shell (editors
+    /// started from the Dock or a desktop menu get a minimal `PATH`; the user's shell set-up has
+    /// the real one), or `where claude` on Windows.
+    fn ask_the_system(&self) -> Result<ClaudeCommand, String> {
+        let (program, args, what) = match self.env.os {
+            Os::Windows => (
+                PathBuf::from("where"),
+                vec!["claude"],
+                "`where claude`".to_owned(),
+            ),
+            os => {
+                let shell = self.env.shell.clone().unwrap_or_else(|| {
+                    PathBuf::from(if os == Os::MacOs {
+                        "/bin/zsh"
+                    } else {
+                        "/bin/sh"
+                    })
+                });
+                let what = format!("`{} -lc 'command -v claude'`", shell.display());
+                (shell, vec!["-lc", "command -v claude"], what)
+            }
+        };
+        let Some(output) = self.probe.output(&program, &args) else {
+            return Err(format!(
+                "{what}: no answer within {} s",
+                LOGIN_SHELL_LIMIT.as_secs()
+            ));
+        };
+        // Start-up files may print their own lines; the answers are absolute paths.
+        let answers: Vec<&str> = output
+            .lines()
+            .map(str::trim)
+            .filter(|line| is_absolute(self.env.os, line))
+            .collect();
+        let mut reasons = Vec::new();
+        for answer in &answers {
+            match self.try_candidate(Path::new(answer)) {
+                Ok(found) => return Ok(found),
+                Err(why) => reasons.push(format!("{answer}: {why}")),
+            }
+        }
+        Err(if reasons.is_empty() {
+            format!("{what}: not found")
+        } else {
+            format!("{what}: {}", reasons.join("; "))
+        })
+    }
+
+    /// An explicitly named program: a path, or a bare name to find on `PATH`.
+    fn resolve_named(&self, name: &Path, source: &str) -> Result<ClaudeCommand, LocateError> {
+        let text = name.to_string_lossy();
+        let separators: &[char] = match self.env.os {
+            Os::Windows => &['/', '\\'],
+            Os::Linux | Os::MacOs => &['/'],
+        };
+        let is_bare_name = !text.contains(separators);
+        if is_bare_name {
+            return self.search_path(&text).map_err(|place| LocateError {
                 looked: vec![format!("{source} {}: {place}", name.display())],
             });
-    }
-    if is_executable(name) {
+        }
         // Absolute, because claude is started in the session's cwd, not the adapter's.
-        let absolute = std::path::absolute(name).unwrap_or_else(|_| name.to_path_buf());
-        return Ok(ClaudeCommand::new(absolute));
+        let name = if is_absolute(self.env.os, &text) {
+            name.to_path_buf()
+        } else {
+            std::path::absolute(name).unwrap_or_else(|_| name.to_path_buf())
+        };
+        self.try_candidate(&name).map_err(|why| LocateError {
+            looked: vec![format!("{source} {}: {why}", name.display())],
+        })
     }
-    Err(LocateError {
-        looked: vec![format!("{source} {}: {}", name.display(), why_not(name))],
-    })
-}
 
-/// The first executable `name` in the `$PATH` directories, or a line saying where it looked.
-fn search_path(name: &str, path: Option<&std::ffi::OsStr>) -> Result<PathBuf, String> {
-    let Some(path) = path.filter(|p| !p.is_empty()) else {
-        return Err(format!("`{name}` on $PATH: $PATH is not set"));
-    };
-    let dirs: Vec<PathBuf> = std::env::split_paths(path)
-        .filter(|d| !d.as_os_str().is_empty())
-        .collect();
-    for dir in &dirs {
-        let candidate = dir.join(name);
-        if is_executable(&candidate) {
-            return Ok(candidate);
+    /// The first `name` in the `PATH` directories (on Windows also `name.exe`, or a `.cmd` shim
+    /// resolved to its program), or a line saying where it looked.
+    fn search_path(&self, name: &str) -> Result<ClaudeCommand, String> {
+        let os = self.env.os;
+        let Some(path) = self.env.path.as_ref().filter(|p| !p.is_empty()) else {
+            return Err(format!("`{name}` on PATH: PATH is not set"));
+        };
+        let path = path.to_string_lossy();
+        let dirs: Vec<&str> = path
+            .split(os.path_list_separator())
+            .map(|d| d.trim_matches('"'))
+            .filter(|d| !d.is_empty())
+            .collect();
+        let names: Vec<String> = if os == Os::Windows && !name.contains('.') {
+            ["exe", "com", "cmd", "bat"]
+                .iter()
+                .map(|ext| format!("{name}.{ext}"))
+                .collect()
+        } else {
+            vec![name.to_owned()]
+        };
+        for dir in &dirs {
+            for name in &names {
+                let candidate = join(os, Path::new(dir), name);
+                if self.probe.kind(&candidate) == FileKind::Missing {
+                    continue;
+                }
+                if let Ok(found) = self.try_candidate(&candidate) {
+                    return Ok(found);
+                }
+            }
+        }
+        Err(format!(
+            "`{name}` on PATH ({}): not found",
+            dirs.join(&os.path_list_separator().to_string())
+        ))
+    }
+
+    /// `path` as a way to start claude, or why it is not one.
+    fn try_candidate(&self, path: &Path) -> Result<ClaudeCommand, String> {
+        if self.env.os == Os::Windows && has_extension(path, &["cmd", "bat"]) {
+            return self.resolve_shim(path);
+        }
+        match self.probe.kind(path) {
+            FileKind::Program => Ok(ClaudeCommand::new(path)),
+            FileKind::Missing => Err("not found".to_owned()),
+            FileKind::NotAFile => Err("not a file".to_owned()),
+            FileKind::NotProgram => Err("not executable".to_owned()),
         }
     }
-    let listed: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    Err(format!(
-        "`{name}` on $PATH ({}): not found",
-        listed.join(":")
-    ))
+
+    /// The program an npm `.cmd` shim starts. npm's cmd-shim names its target relative to the
+    /// script's own folder (`"%dp0%\node_modules\...\claude.exe" %*`; for a JavaScript package,
+    /// `"%_prog%" "%dp0%\node_modules\...\cli.js" %*`, run by node).
+    fn resolve_shim(&self, shim: &Path) -> Result<ClaudeCommand, String> {
+        let os = self.env.os;
+        match self.probe.kind(shim) {
+            FileKind::Missing => return Err("not found".to_owned()),
+            FileKind::NotAFile => return Err("not a file".to_owned()),
+            _ => {}
+        }
+        let text = shim.to_string_lossy();
+        let dir = Path::new(text.rsplit_once(['\\', '/']).map_or("", |(dir, _)| dir));
+        let mut targets: Vec<String> = self
+            .probe
+            .read_text(shim)
+            .and_then(|script| shim_target(&script))
+            .into_iter()
+            .collect();
+        // The npm package's `bin` (2.x: bin/claude.exe), for a script we cannot read.
+        let package_bin = r"node_modules\@anthropic-ai\claude-code\bin\claude.exe".to_owned();
+        if !targets.contains(&package_bin) {
+            targets.push(package_bin);
+        }
+        for target in &targets {
+            let program = join(os, dir, target);
+            if self.probe.kind(&program) == FileKind::Program {
+                return Ok(ClaudeCommand::new(program));
+            }
+            let is_script = has_extension(&program, &["js", "cjs", "mjs"]);
+            if is_script && self.probe.kind(&program) == FileKind::NotProgram {
+                let bundled_node = join(os, dir, "node.exe");
+                let node = if self.probe.kind(&bundled_node) == FileKind::Program {
+                    bundled_node
+                } else {
+                    self.search_path("node")
+                        .map_err(|place| {
+                            format!("a .cmd script running {target} with node; {place}")
+                        })?
+                        .program
+                };
+                return Ok(ClaudeCommand {
+                    program: node,
+                    prefix_args: vec![program.to_string_lossy().into_owned()],
+                });
+            }
+        }
+        Err(format!(
+            "a .cmd script, which cannot be started directly, and the program it runs ({}) was \
+             not found",
+            targets.join(", ")
+        ))
+    }
 }
 
-fn is_executable(path: &Path) -> bool {
-    // metadata() follows symlinks: npm's bin entries are symlinks to a .js file.
-    path.metadata()
-        .is_ok_and(|m| crate::platform::files::is_program(path, &m))
+/// The target of an npm cmd-shim: the last `%dp0%\...` (or `%~dp0\...`) path in the script, the
+/// program it runs (earlier ones are `node.exe` checks).
+pub fn shim_target(script: &str) -> Option<String> {
+    let mut last: Option<(usize, String)> = None;
+    for marker in ["%dp0%\\", "%~dp0\\"] {
+        for (at, _) in script.match_indices(marker) {
+            let rest = &script[at + marker.len()..];
+            let end = rest.find(['"', '\r', '\n']).unwrap_or(rest.len());
+            let path = rest[..end].trim();
+            if !path.is_empty() && last.as_ref().is_none_or(|(seen, _)| at > *seen) {
+                last = Some((at, path.to_owned()));
+            }
+        }
+    }
+    last.map(|(_, path)| path)
 }
 
-fn why_not(path: &Path) -> &'static str {
-    match path.metadata() {
-        Err(_) => "not found",
-        Ok(m) if !m.is_file() => "not a file",
-        Ok(_) => "not executable",
+/// `base` joined with `relative` (written with `/`), using `os`'s separator.
+fn join(os: Os, base: &Path, relative: &str) -> PathBuf {
+    if os == Os::CURRENT && os != Os::Windows {
+        return base.join(relative);
+    }
+    let separator = os.dir_separator();
+    let base = base.to_string_lossy();
+    let base = base.trim_end_matches(['/', '\\']);
+    let relative = relative.replace(['/', '\\'], &separator.to_string());
+    PathBuf::from(format!("{base}{separator}{relative}"))
+}
+
+fn is_absolute(os: Os, path: &str) -> bool {
+    match os {
+        Os::Windows => {
+            let bytes = path.as_bytes();
+            path.starts_with("\\\\")
+                || (bytes.len() >= 3
+                    && bytes[0].is_ascii_alphabetic()
+                    && bytes[1] == b':'
+                    && matches!(bytes[2], b'\\' | b'/'))
+        }
+        Os::Linux | Os::MacOs => path.starts_with('/'),
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::fs;
-
-    fn make_executable(path: &Path) {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, "#!/bin/sh\n").unwrap();
-        crate::platform::files::make_executable(path).unwrap();
-    }
-
-    fn env(dir: &Path) -> LocateEnv {
-        LocateEnv {
-            claude_code_executable: None,
-            path: Some(std::env::join_paths([dir.join("bin1"), dir.join("bin2")]).unwrap()),
-            home: Some(dir.join("home")),
-        }
-    }
-
-    #[test]
-    fn explicit_path_wins_over_everything_else() {
-        let dir = tempfile::tempdir().unwrap();
-        let explicit = dir.path().join("custom/claude");
-        make_executable(&explicit);
-        make_executable(&dir.path().join("bin1/claude"));
-        let mut e = env(dir.path());
-        e.claude_code_executable = Some(dir.path().join("bin1/claude").into());
-        assert_eq!(locate_in(Some(&explicit), &e).unwrap().program, explicit);
-    }
-
-    #[test]
-    fn env_var_beats_path_and_a_bare_name_is_searched_on_path() {
-        let dir = tempfile::tempdir().unwrap();
-        make_executable(&dir.path().join("bin1/claude"));
-        make_executable(&dir.path().join("bin2/claude-beta"));
-        let mut e = env(dir.path());
-        e.claude_code_executable = Some("claude-beta".into());
-        assert_eq!(
-            locate_in(None, &e).unwrap().program,
-            dir.path().join("bin2/claude-beta")
-        );
-    }
-
-    #[test]
-    fn path_is_searched_in_order_then_home_installs() {
-        let dir = tempfile::tempdir().unwrap();
-        let e = env(dir.path());
-        make_executable(&dir.path().join("home/.claude/local/claude"));
-        assert_eq!(
-            locate_in(None, &e).unwrap().program,
-            dir.path().join("home/.claude/local/claude")
-        );
-        make_executable(&dir.path().join("home/.local/bin/claude"));
-        assert_eq!(
-            locate_in(None, &e).unwrap().program,
-            dir.path().join("home/.local/bin/claude")
-        );
-        make_executable(&dir.path().join("bin2/claude"));
-        assert_eq!(
-            locate_in(None, &e).unwrap().program,
-            dir.path().join("bin2/claude")
-        );
-        make_executable(&dir.path().join("bin1/claude"));
-        assert_eq!(
-            locate_in(None, &e).unwrap().program,
-            dir.path().join("bin1/claude")
-        );
-    }
-
-    #[test]
-    fn a_relative_explicit_path_is_made_absolute() {
-        let dir = tempfile::tempdir().unwrap();
-        make_executable(&dir.path().join("bin1/claude"));
-        let cwd = std::env::current_dir().unwrap();
-        let relative = pathdiff(dir.path(), &cwd).join("bin1/claude");
-        let found = locate_in(Some(&relative), &env(dir.path()))
-            .unwrap()
-            .program;
-        assert!(found.is_absolute(), "{}", found.display());
-        assert_eq!(
-            found.canonicalize().unwrap(),
-            dir.path().join("bin1/claude").canonicalize().unwrap()
-        );
-    }
-
-    /// `target` relative to `base`, through `..` up to the root.
-    fn pathdiff(target: &Path, base: &Path) -> PathBuf {
-        let mut up = PathBuf::new();
-        for _ in base.components().skip(1) {
-            up.push("..");
-        }
-        up.join(target.strip_prefix("/").unwrap())
-    }
-
-    #[test]
-    fn a_non_executable_file_is_skipped() {
-        let dir = tempfile::tempdir().unwrap();
-        let e = env(dir.path());
-        fs::create_dir_all(dir.path().join("bin1")).unwrap();
-        fs::write(dir.path().join("bin1/claude"), "not a program").unwrap();
-        make_executable(&dir.path().join("bin2/claude"));
-        assert_eq!(
-            locate_in(None, &e).unwrap().program,
-            dir.path().join("bin2/claude")
-        );
-    }
-
-    #[test]
-    fn not_found_names_every_place_and_how_to_install() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = locate_in(None, &env(dir.path())).unwrap_err();
-        let text = err.to_string();
-        assert_eq!(err.looked.len(), 5, "{text}");
-        for place in [
-            "--claude-path",
-            "$CLAUDE_CODE_EXECUTABLE",
-            "bin1",
-            "bin2",
-            ".local/bin/claude",
-            ".claude/local/claude",
-        ] {
-            assert!(text.contains(place), "{place} missing from: {text}");
-        }
-        assert!(
-            text.contains("npm install -g @anthropic-ai/claude-code"),
-            "{text}"
-        );
-        assert!(text.contains("--claude-path /path/to/claude"), "{text}");
-    }
-
-    #[test]
-    fn a_wrong_explicit_path_is_an_error_even_when_claude_is_on_path() {
-        let dir = tempfile::tempdir().unwrap();
-        make_executable(&dir.path().join("bin1/claude"));
-        let missing = dir.path().join("nope/claude");
-        let err = locate_in(Some(&missing), &env(dir.path())).unwrap_err();
-        assert_eq!(
-            err.looked,
-            vec![format!("--claude-path {}: not found", missing.display())]
-        );
-        let mut e = env(dir.path());
-        e.claude_code_executable = Some(dir.path().join("bin1").into());
-        let err = locate_in(None, &e).unwrap_err();
-        assert!(err.looked[0].ends_with(": not a file"), "{err}");
-    }
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    let text = path.to_string_lossy();
+    let name = text.rsplit(['/', '\\']).next().unwrap_or(&text);
+    name.rsplit_once('.')
+        .is_some_and(|(_, ext)| extensions.iter().any(|e| ext.eq_ignore_ascii_case(e)))
 }

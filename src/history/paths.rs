@@ -1,15 +1,20 @@
 //! Where claude stores a session: the config dir, the per-cwd project folder, and lookup by id.
 //!
-//! The folder name ("slug") rule, read from the 2.1.332 CLI: every UTF-16 code unit of the cwd that
-//! is not an ASCII letter or digit becomes `-` (so `/home/me/my.app` is `-home-me-my-app`); a slug
+//! The folder name ("slug") rule, read from the 2.1.332 CLI (`e.replace(/[^a-zA-Z0-9]/g,"-")` on
+//! the cwd string, the same code on every system): every UTF-16 code unit of the cwd that is not an
+//! ASCII letter or digit becomes `-` (so `/home/me/my.app` is `-home-me-my-app`, the Windows
+//! `C:\Users\me\proj` is `C--Users-me-proj` and `\\server\share\proj` is `--server-share-proj`); a slug
 //! longer than 200 characters is cut to 200 and followed by `-` and a hash of the path. claude uses
 //! the cwd after resolving symlinks. We do not recompute that hash: a long slug's folder is found by
 //! its 200-character prefix, and every session's own recorded `cwd` decides whether it belongs.
 //! (claude also honours `CLAUDE_CODE_PROJECT_DIR_NAME` when `CLAUDE_CONFIG_DIR` is set; such
 //! sessions are still found by id and by listing all projects.)
 
+use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
+
+use crate::platform::os::Os;
 
 use super::HistoryError;
 use super::lines;
@@ -17,14 +22,46 @@ use super::lines;
 /// Slugs longer than this are truncated and get a hash suffix.
 const MAX_SLUG_LEN: usize = 200;
 
-/// claude's config dir: `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`. `None` without either.
+/// claude's config dir: `$CLAUDE_CONFIG_DIR`, else `.claude` in the home directory (`$HOME`;
+/// `%USERPROFILE%` on Windows). `None` without either.
 pub fn default_config_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let home_var = if Os::CURRENT == Os::Windows {
+        "USERPROFILE"
+    } else {
+        "HOME"
+    };
+    config_dir_from(Os::CURRENT, var("CLAUDE_CONFIG_DIR"), var(home_var))
+}
+
+/// claude's config dir from `CLAUDE_CONFIG_DIR` and the home directory, on `os`.
+pub fn config_dir_from(
+    os: Os,
+    config_dir: Option<OsString>,
+    home: Option<OsString>,
+) -> Option<PathBuf> {
+    if let Some(dir) = config_dir {
         return Some(PathBuf::from(dir));
     }
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(|home| PathBuf::from(home).join(".claude"))
+    let home = home?;
+    let home = home.to_string_lossy();
+    let home = home.trim_end_matches(['/', '\\']);
+    Some(PathBuf::from(format!(
+        "{home}{}.claude",
+        os.dir_separator()
+    )))
+}
+
+/// A path as Windows programs other than Rust's `canonicalize` write it: `\\?\C:\x` is `C:\x`
+/// and `\\?\UNC\server\share` is `\\server\share` (claude, a Node program, records those).
+pub fn without_verbatim_prefix(path: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(rest) = path.strip_prefix(r"\\?\UNC\") {
+        return format!(r"\\{rest}").into();
+    }
+    match path.strip_prefix(r"\\?\") {
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => rest.into(),
+        _ => path.into(),
+    }
 }
 
 /// The folder name claude gives a cwd under `projects/`, before any long-path truncation.
@@ -50,6 +87,7 @@ pub(super) fn projects_dir(config_dir: &Path) -> PathBuf {
 pub(super) fn cwd_variants(cwd: &Path) -> Vec<PathBuf> {
     let mut variants = vec![cwd.to_path_buf()];
     if let Ok(real) = fs::canonicalize(cwd)
+        && let real = PathBuf::from(without_verbatim_prefix(&real.to_string_lossy()).as_ref())
         && real != cwd
     {
         variants.push(real);
@@ -134,4 +172,54 @@ pub fn find(config_dir: &Path, session_id: &str) -> Option<(PathBuf, PathBuf)> {
     // The same id in two projects should not happen; prefer the one written last.
     found.sort_by_key(|entry| std::cmp::Reverse(entry.0));
     found.into_iter().next().map(|(_, file, cwd)| (file, cwd))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_drive_and_unc_cwds_get_claudes_slug() {
+        assert_eq!(
+            project_slug(Path::new(r"C:\Users\me\proj")),
+            "C--Users-me-proj"
+        );
+        assert_eq!(
+            project_slug(Path::new(r"\\server\share\proj")),
+            "--server-share-proj"
+        );
+        assert_eq!(project_slug(Path::new(r"D:\my.app")), "D--my-app");
+    }
+
+    #[test]
+    fn canonical_windows_paths_lose_the_verbatim_prefix_claude_never_writes() {
+        assert_eq!(without_verbatim_prefix(r"\\?\C:\Users\me"), r"C:\Users\me");
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\UNC\srv\share\p"),
+            r"\\srv\share\p"
+        );
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\Volume{x}\p"),
+            r"\\?\Volume{x}\p"
+        );
+        assert_eq!(without_verbatim_prefix("/home/me"), "/home/me");
+    }
+
+    #[test]
+    fn config_dir_per_platform() {
+        let some = |s: &str| Some(OsString::from(s));
+        assert_eq!(
+            config_dir_from(Os::Windows, None, some(r"C:\Users\me")),
+            Some(PathBuf::from(r"C:\Users\me\.claude"))
+        );
+        assert_eq!(
+            config_dir_from(Os::MacOs, None, some("/Users/me/")),
+            Some(PathBuf::from("/Users/me/.claude"))
+        );
+        assert_eq!(
+            config_dir_from(Os::Windows, some(r"D:\cfg"), some(r"C:\Users\me")),
+            Some(PathBuf::from(r"D:\cfg"))
+        );
+        assert_eq!(config_dir_from(Os::Linux, None, None), None);
+    }
 }

@@ -134,6 +134,8 @@ impl McpConfigFile {
         // create_new: never follow a planted symlink or reuse someone else's file.
         let mut file = platform::files::create_private(&path).map_err(error)?;
         let file_guard = McpConfigFile { path: path.clone() };
+        // Removed by the reaper if the adapter is killed before it can remove the file itself.
+        platform::process::remove_if_killed(&path);
         file.write_all(text.as_bytes())
             .and_then(|()| file.flush())
             .map_err(error)?;
@@ -156,6 +158,7 @@ impl McpConfigFile {
 impl Drop for McpConfigFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        platform::process::forget_removal(&self.path);
     }
 }
 

@@ -5,7 +5,8 @@
 //!   A reaper, `claude-acp reaper` (a hidden subcommand), is started once per adapter in a group
 //!   of its own and told every claude group on a pipe. When the adapter is gone for any reason,
 //!   SIGKILL included, the kernel closes that pipe: the reaper reads end-of-file and SIGKILLs every
-//!   group it was told about and not told to forget.
+//!   group it was told about and not told to forget, then removes the files it was told about
+//!   (the session's private `--mcp-config` file).
 //! - Windows: each claude is put into a Job object created with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`;
 //!   processes claude starts join its job. The adapter holds the job's only handle: killing one
 //!   claude is `TerminateJobObject`, and when the adapter dies, however it dies, the system closes
@@ -51,6 +52,18 @@ impl ProcessTree {
 /// executable. Trees adopted before this call are not covered.
 pub fn start_reaper(program: &std::path::Path) -> io::Result<()> {
     imp::start_reaper(program)
+}
+
+/// Has the file at `path` (a secret the adapter removes when it exits) removed if the adapter is
+/// killed outright before it can: the reaper removes it on Unix. On Windows nothing can run after a
+/// TerminateProcess; the next start's sweep removes it there.
+pub fn remove_if_killed(path: &std::path::Path) {
+    imp::remove_if_killed(path);
+}
+
+/// Withdraws [`remove_if_killed`] once the adapter removed the file itself.
+pub fn forget_removal(path: &std::path::Path) {
+    imp::forget_removal(path);
 }
 
 /// Runs the reaper if this process was started as one (`args` after the program name begin with

@@ -55,6 +55,27 @@ fn tell_reaper(line: &str) {
     }
 }
 
+pub fn remove_if_killed(path: &std::path::Path) {
+    if let Some(line) = file_line('+', path) {
+        tell_reaper(&line);
+    }
+}
+
+pub fn forget_removal(path: &std::path::Path) {
+    if let Some(line) = file_line('-', path) {
+        tell_reaper(&line);
+    }
+}
+
+/// `f+<path>` / `f-<path>`; `None` for a path a line cannot carry (not UTF-8, or a line break).
+fn file_line(sign: char, path: &std::path::Path) -> Option<String> {
+    let text = path.to_str().filter(|t| !t.contains(['\n', '\r']));
+    if text.is_none() {
+        tracing::warn!(path = %path.display(), "the reaper cannot be told about this file");
+    }
+    text.map(|text| format!("f{sign}{text}"))
+}
+
 pub fn start_reaper(program: &std::path::Path) -> io::Result<()> {
     let mut reaper = REAPER.lock().unwrap_or_else(|p| p.into_inner());
     if reaper.is_some() {
@@ -80,34 +101,49 @@ pub fn run_reaper_if_asked(args: &[String]) -> Option<i32> {
     (args.first().map(String::as_str) == Some(REAPER_SUBCOMMAND)).then(run_reaper)
 }
 
-/// The reaper: reads `+pgid` / `-pgid` lines until end-of-file (the adapter is gone), then SIGKILLs
-/// every group still listed.
+/// The reaper: reads `+pgid` / `-pgid` and `f+path` / `f-path` lines until end-of-file (the adapter
+/// is gone), then SIGKILLs every group still listed and removes every file still listed.
 fn run_reaper() -> i32 {
     // Signals a terminal sends to a whole foreground group must not end the reaper early.
     for signal in [libc::SIGINT, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE] {
         // SAFETY: ignoring a signal has no preconditions.
         unsafe { libc::signal(signal, libc::SIG_IGN) };
     }
-    let groups = track_groups(io::stdin().lock());
-    for pgid in groups {
+    let left = track(io::stdin().lock());
+    for pgid in left.groups {
         killpg(pgid);
+    }
+    for file in left.files {
+        let _ = std::fs::remove_file(file);
     }
     0
 }
 
-/// The groups listed by `+pgid` and not withdrawn by `-pgid` when `input` ends.
-fn track_groups(input: impl BufRead) -> std::collections::BTreeSet<i32> {
-    let mut groups = std::collections::BTreeSet::new();
+/// What the adapter left to the reaper when its pipe ended.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Left {
+    groups: std::collections::BTreeSet<i32>,
+    files: std::collections::BTreeSet<String>,
+}
+
+/// The groups listed by `+pgid` and files by `f+path`, not withdrawn by `-pgid` / `f-path`, when
+/// `input` ends.
+fn track(input: impl BufRead) -> Left {
+    let mut left = Left::default();
     for line in input.lines() {
         let Ok(line) = line else { break };
-        let line = line.trim();
-        if let Some(Ok(pgid)) = line.strip_prefix('+').map(str::parse::<i32>) {
-            groups.insert(pgid);
+        let line = line.trim_end_matches('\r');
+        if let Some(path) = line.strip_prefix("f+").filter(|p| !p.is_empty()) {
+            left.files.insert(path.to_owned());
+        } else if let Some(path) = line.strip_prefix("f-") {
+            left.files.remove(path);
+        } else if let Some(Ok(pgid)) = line.strip_prefix('+').map(str::parse::<i32>) {
+            left.groups.insert(pgid);
         } else if let Some(Ok(pgid)) = line.strip_prefix('-').map(str::parse::<i32>) {
-            groups.remove(&pgid);
+            left.groups.remove(&pgid);
         }
     }
-    groups
+    left
 }
 
 fn killpg(pgid: i32) {
@@ -180,16 +216,28 @@ pub fn running_as_root() -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::track_groups;
+    use super::track;
 
     #[test]
     fn the_reaper_kills_the_groups_listed_and_not_withdrawn() {
         let input = "+100\n+200\n-100\n+300\r\ngarbage\n-\n+x\n";
         assert_eq!(
-            track_groups(input.as_bytes())
+            track(input.as_bytes())
+                .groups
                 .into_iter()
                 .collect::<Vec<_>>(),
             vec![200, 300]
         );
+    }
+
+    #[test]
+    fn the_reaper_removes_the_files_listed_and_not_withdrawn() {
+        let input = "f+/tmp/a b.json\nf+/tmp/c.json\r\n+5\nf-/tmp/c.json\nf+\n";
+        let left = track(input.as_bytes());
+        assert_eq!(
+            left.files.into_iter().collect::<Vec<_>>(),
+            vec!["/tmp/a b.json"]
+        );
+        assert_eq!(left.groups.into_iter().collect::<Vec<_>>(), vec![5]);
     }
 }

@@ -89,6 +89,12 @@ pub fn start_reaper(_program: &std::path::Path) -> io::Result<()> {
     Ok(())
 }
 
+pub fn remove_if_killed(_path: &std::path::Path) {
+    // Nothing runs after TerminateProcess; the next start's sweep removes the file.
+}
+
+pub fn forget_removal(_path: &std::path::Path) {}
+
 pub fn run_reaper_if_asked(_args: &[String]) -> Option<i32> {
     None
 }

@@ -1,5 +1,5 @@
 //! Nothing claude started outlives the adapter: not when the adapter is SIGKILLed (no chance to clean
-//! up: the reaper does it), not on SIGHUP or SIGQUIT (handled like SIGTERM). "Started" means a
+//! up: the reaper does it, and removes the session's MCP config file too), not on SIGHUP or SIGQUIT (handled like SIGTERM). "Started" means a
 //! process in claude's group that is not claude, like the command its Bash tool runs.
 
 use std::path::{Path, PathBuf};
@@ -110,6 +110,23 @@ async fn a_sigkilled_adapter_leaves_neither_claude_nor_its_commands_running() {
     let gone = procs::wait_until_gone(&[busy.child, busy.claude], Duration::from_secs(2)).await;
     clean_up(&[busy.child, busy.claude]);
     assert!(gone, "claude's command survived the SIGKILLed adapter");
+    assert!(
+        wait_until_no_mcp_config(&busy.tmp, Duration::from_secs(2)).await,
+        "the MCP config file (with the permission server's token) outlived the SIGKILLed adapter: {:?}",
+        mcp_config_files(&busy.tmp)
+    );
+}
+
+/// Polls until `dir` holds no MCP config file; false if one is still there after `limit`.
+async fn wait_until_no_mcp_config(dir: &Path, limit: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    while !mcp_config_files(dir).is_empty() {
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    true
 }
 
 async fn a_signal_ends_everything_and_removes_the_mcp_config(signal: i32) {
