@@ -11,6 +11,7 @@ mod end_turn_usage;
 mod hard_kill;
 mod logging;
 mod logout;
+mod method_dispatch;
 mod modes;
 mod permissions;
 mod process_hygiene;
