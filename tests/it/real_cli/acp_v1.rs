@@ -290,15 +290,37 @@ async fn compact(declared: bool) -> (MockApi, ClaudeEnv, AcpClient, String) {
     (mock, env, c, id)
 }
 
-/// The context figure of the last usage update is below the one before `/compact`.
-fn assert_context_dropped(c: &AcpClient, id: &str, before: u64) {
-    let after = *context_used(c, id).last().unwrap();
-    assert!(after < before, "context {before} -> {after}");
+/// The context claude stored as before and after its compaction (its `compact_boundary`).
+fn stored_compaction(env: &ClaudeEnv, id: &str) -> (u64, u64) {
+    let boundary: Value = stored_files(env, id)
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .collect::<Vec<_>>()
+        })
+        .find(|l| l["subtype"] == "compact_boundary")
+        .expect("claude stored its compact_boundary");
+    let figure = |key: &str| boundary["compactMetadata"][key].as_u64().unwrap();
+    (figure("preTokens"), figure("postTokens"))
+}
+
+/// The usage updates show the context before `/compact`, then what claude says is left after it.
+fn assert_context_dropped(env: &ClaudeEnv, c: &AcpClient, id: &str) {
+    let (before, after) = stored_compaction(env, id);
+    assert!(after < before, "claude compacted {before} -> {after}");
+    assert_eq!(
+        context_used(c, id),
+        vec![before, after],
+        "{}",
+        c.diagnostics()
+    );
 }
 
 #[tokio::test]
 async fn compact_is_shown_as_compaction_updates_and_the_context_drops() {
-    let (_mock, _env, c, id) = compact(true).await;
+    let (_mock, env, c, id) = compact(true).await;
     let statuses: Vec<Value> = c
         .updates_of_kind(&id, "compaction_update")
         .iter()
@@ -310,18 +332,14 @@ async fn compact_is_shown_as_compaction_updates_and_the_context_drops() {
         "{}",
         c.diagnostics()
     );
-    let used = context_used(&c, &id);
-    assert!(used.len() >= 2, "{used:?}");
-    assert_context_dropped(&c, &id, used[0]);
+    assert_context_dropped(&env, &c, &id);
 }
 
 #[tokio::test]
 async fn compact_is_a_short_message_for_other_editors() {
-    let (_mock, _env, c, id) = compact(false).await;
+    let (_mock, env, c, id) = compact(false).await;
     assert!(c.updates_of_kind(&id, "compaction_update").is_empty());
     let text = c.agent_text(&id);
     assert!(text.contains("Conversation compacted."), "{text:?}");
-    let used = context_used(&c, &id);
-    assert!(used.len() >= 2, "{used:?}");
-    assert_context_dropped(&c, &id, used[0]);
+    assert_context_dropped(&env, &c, &id);
 }
