@@ -6,15 +6,19 @@ use tracing_subscriber::EnvFilter;
 
 pub fn init(log_file: Option<&Path>) -> std::io::Result<()> {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // At trace level the ACP SDK and rmcp log whole messages, whose prompts, settings and headers
+    // can hold secrets; their debug level logs only methods and ids.
+    let filter = [crate::acp::SDK_LOG_TARGET, "rmcp"]
+        .into_iter()
+        .filter_map(|target| format!("{target}=debug").parse().ok())
+        .fold(filter, EnvFilter::add_directive);
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false);
     match log_file {
         Some(path) => {
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)?;
+            // Logs quote what claude and the editor say: only the user may read them.
+            let file = crate::platform::files::append_private(path)?;
             builder
                 .with_ansi(false)
                 .with_writer(std::sync::Mutex::new(file))

@@ -7,6 +7,7 @@ use agent_client_protocol::v1::{ConnectionTo, schema as acp};
 use async_trait::async_trait;
 
 use super::to_proto;
+use super::transport::Outbound;
 use crate::domain::{
     ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
     ElicitationRequest, PermissionAsk, PermissionOutcome, SessionUpdate,
@@ -18,6 +19,9 @@ use crate::translate::compaction_text;
 pub struct AcpEditor {
     connection: OnceLock<ConnectionTo<Client>>,
     capabilities: OnceLock<acp::ClientCapabilities>,
+    /// The queue to the editor's stdout, when served by our transport: session updates go
+    /// straight there, measured, instead of through the SDK's unbounded queue.
+    outbound: OnceLock<Arc<Outbound>>,
 }
 
 impl AcpEditor {
@@ -32,6 +36,10 @@ impl AcpEditor {
         }
     }
 
+    pub(crate) fn set_outbound(&self, outbound: Arc<Outbound>) {
+        let _ = self.outbound.set(outbound);
+    }
+
     pub fn set_capabilities(&self, caps: acp::ClientCapabilities) {
         let _ = self.capabilities.set(caps);
     }
@@ -44,7 +52,6 @@ impl AcpEditor {
 #[async_trait]
 impl EditorClient for AcpEditor {
     fn session_update(&self, session_id: &str, update: SessionUpdate) {
-        let Ok(cx) = self.connection() else { return };
         // ACP: compaction updates only to editors that declared them; others get a line of text.
         let update = match update {
             SessionUpdate::Compaction { status, .. } if !self.supports_compaction() => {
@@ -56,8 +63,19 @@ impl EditorClient for AcpEditor {
         };
         let note =
             acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
+        if let Some(outbound) = self.outbound.get() {
+            outbound.push(notification_line("session/update", &note));
+            return;
+        }
+        let Ok(cx) = self.connection() else { return };
         if let Err(e) = cx.send_notification(note) {
             tracing::debug!("session/update not sent: {e}");
+        }
+    }
+
+    async fn room_for_updates(&self) {
+        if let Some(outbound) = self.outbound.get() {
+            outbound.room().await;
         }
     }
 
@@ -154,6 +172,23 @@ impl EditorClient for AcpEditor {
             )),
         }
     }
+}
+
+/// One JSON-RPC notification line, as the SDK would write it.
+fn notification_line(method: &str, params: &impl serde::Serialize) -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct Notification<'a, P> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        params: &'a P,
+    }
+    let note = Notification {
+        jsonrpc: "2.0",
+        method,
+        params,
+    };
+    // Serialising our own protocol types cannot fail (no maps with non-string keys).
+    serde_json::to_vec(&note).unwrap_or_default()
 }
 
 fn form_field(field: &ElicitationField) -> acp::ElicitationPropertySchema {

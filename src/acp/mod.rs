@@ -5,6 +5,10 @@ mod errors;
 mod from_proto;
 mod server;
 mod to_proto;
+mod transport;
+
+/// The tracing target the SDK logs under (at trace level it logs whole messages).
+pub const SDK_LOG_TARGET: &str = "agent_client_protocol";
 
 #[cfg(test)]
 mod conformance_tests;

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use agent_client_protocol::v1::{Responder, schema as acp};
 use agent_client_protocol::{
-    Agent, Error, JsonRpcResponse, Stdio, on_receive_notification, on_receive_request,
+    Agent, Error, JsonRpcResponse, Lines, on_receive_notification, on_receive_request,
 };
 
 use super::client::AcpEditor;
 use super::errors::to_rpc;
+use super::transport::Transport;
 use super::{from_proto, to_proto};
 use crate::domain::{AgentCore, AgentError, SessionOpened};
 
@@ -146,6 +147,9 @@ macro_rules! spawned {
 
 /// Serves ACP on this process's stdin/stdout until the editor closes stdin.
 pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Result<(), Error> {
+    let transport = Transport::stdio();
+    editor.set_outbound(transport.outbound.clone());
+    let (outgoing, incoming) = transport.into_lines();
     let builder = Agent.v1().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
@@ -305,6 +309,6 @@ pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Re
             },
             on_receive_notification!(),
         )
-        .connect_to(Stdio::new())
+        .connect_to(Lines::new(outgoing, incoming))
         .await
 }

@@ -3,8 +3,10 @@
 pub mod auth;
 pub mod connection;
 pub mod error;
+mod events;
 mod group;
 pub mod install;
+mod lenient;
 pub mod locate;
 mod pending;
 pub mod process;
@@ -24,6 +26,7 @@ pub const STREAM_JSON_ARGS: [&str; 5] = [
 
 pub use connection::ClaudeHandle;
 pub use error::ClaudeError;
+pub use events::EventReceiver;
 pub use group::kill_all_children;
 pub use locate::{ClaudeCommand, LocateEnv, LocateError, locate};
 pub use process::{ClaudeEvent, ClaudeProcess, ExitInfo, SpawnOptions};

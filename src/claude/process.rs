@@ -8,11 +8,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::process::{Child, Command};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::connection::ClaudeHandle;
 use super::error::ClaudeError;
+use super::events::{self, EventReceiver, EventSender};
 use super::group;
 use super::locate::ClaudeCommand;
 use super::pending::PendingRequests;
@@ -24,6 +25,8 @@ use crate::platform::process::{self as platform, ProcessTree};
 /// process that escaped claude's group can hold the pipe open that long).
 const STDOUT_DRAIN: Duration = Duration::from_secs(2);
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
+/// How long a claude whose stdout closed may take to exit before it is killed.
+const STDOUT_EOF_GRACE: Duration = Duration::from_secs(2);
 /// After SIGKILL, how long `shutdown` waits to see the exit.
 const KILL_REAP_WAIT: Duration = Duration::from_secs(2);
 
@@ -91,19 +94,11 @@ pub struct ClaudeProcess {
 impl ClaudeProcess {
     /// Starts claude and the tasks that read its output. Must be called within a tokio runtime.
     ///
-    /// Events come on an unbounded channel on purpose: a bounded one could block the stdout reader,
-    /// and with it the control response the consumer may be awaiting, and streaming must never be
-    /// dropped.
+    /// Events come on a channel bounded in bytes: a session that stops taking them (its editor
+    /// is slow) stops the reader, and claude's full pipe stops claude. Nothing is dropped.
     pub fn spawn(
         opts: SpawnOptions,
-    ) -> Result<
-        (
-            ClaudeProcess,
-            ClaudeHandle,
-            mpsc::UnboundedReceiver<ClaudeEvent>,
-        ),
-        ClaudeError,
-    > {
+    ) -> Result<(ClaudeProcess, ClaudeHandle, EventReceiver), ClaudeError> {
         let mut command = Command::new(&opts.command.program);
         command
             .args(&opts.command.prefix_args)
@@ -141,7 +136,7 @@ impl ClaudeProcess {
         tracing::debug!(pid, program = %opts.command.program.display(), "claude started");
 
         let pending = Arc::new(PendingRequests::default());
-        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let (events_tx, events_rx) = events::channel();
         let (exit_tx, exit_rx) = watch::channel(None);
         let handle = ClaudeHandle::start(stdin, Arc::clone(&pending), exit_rx.clone());
 
@@ -234,10 +229,31 @@ async fn supervise(
     pid: u32,
     mut streams: Streams,
     pending: Arc<PendingRequests>,
-    events: mpsc::UnboundedSender<ClaudeEvent>,
+    events: EventSender,
     exit: watch::Sender<Option<ExitInfo>>,
 ) {
-    let status = if platform::wait_exited_keeping_id(pid).await {
+    // A claude that closes its stdout yet lives on can never answer again: it gets
+    // `STDOUT_EOF_GRACE` to exit on its own, then its group is killed. `Some(killed)` once the
+    // reader is done before the exit.
+    let mut stdout_closed_first = None;
+    let exited = platform::wait_exited_keeping_id(pid);
+    tokio::pin!(exited);
+    let watched = tokio::select! {
+        watched = &mut exited => watched,
+        _ = &mut streams.reader => match tokio::time::timeout(STDOUT_EOF_GRACE, &mut exited).await {
+            Ok(watched) => {
+                stdout_closed_first = Some(false);
+                watched
+            }
+            Err(_) => {
+                tracing::warn!(pid, "claude closed its stdout but kept running; stopping it");
+                stdout_closed_first = Some(true);
+                group::kill_group(pid);
+                exited.await
+            }
+        },
+    };
+    let status = if watched {
         group::retire_group(pid);
         child.wait().await
     } else {
@@ -247,15 +263,22 @@ async fn supervise(
         group::retire_group(pid);
         status
     };
-    if tokio::time::timeout(STDOUT_DRAIN, &mut streams.reader)
-        .await
-        .is_err()
+    // A reader held back by a slow session is still draining: only a pipe held open by an escaped
+    // process is given up on.
+    while stdout_closed_first.is_none()
+        && tokio::time::timeout(STDOUT_DRAIN, &mut streams.reader)
+            .await
+            .is_err()
     {
+        if events.is_held_back() {
+            continue;
+        }
         tracing::warn!(
             pid,
             "claude's stdout stayed open after it exited; dropping the rest"
         );
         streams.reader.abort();
+        break;
     }
     if tokio::time::timeout(STDERR_DRAIN, &mut streams.stderr_reader)
         .await
@@ -263,9 +286,15 @@ async fn supervise(
     {
         streams.stderr_reader.abort();
     }
-    let info = ExitInfo::new(status, streams.tail.text());
+    let mut info = ExitInfo::new(status, streams.tail.text());
+    if stdout_closed_first == Some(true) {
+        info.status = format!(
+            "claude closed its stdout but kept running, so it was stopped: {}",
+            info.status
+        );
+    }
     tracing::debug!(pid, status = %info.status, "claude exited");
     pending.fail_all(&info.status, &info.stderr_tail);
     exit.send_replace(Some(info.clone()));
-    let _ = events.send(ClaudeEvent::Exited(info));
+    events.send_now(ClaudeEvent::Exited(info));
 }

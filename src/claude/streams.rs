@@ -4,12 +4,12 @@
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::sync::mpsc;
 
+use super::events::EventSender;
 use super::pending::PendingRequests;
 use super::process::ClaudeEvent;
 use super::redact::{log_excerpt, redact_secrets};
-use super::wire::ClaudeMessage;
+use super::wire::{ClaudeMessage, WireError};
 
 /// How much of claude's stderr is kept for error messages.
 pub(crate) const STDERR_TAIL_BYTES: usize = 8 * 1024;
@@ -18,18 +18,17 @@ const KEEP_BUFFER_BYTES: usize = 1024 * 1024;
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Reads stdout to its end. Control responses go to `pending`; every other known message is forwarded
-/// as it arrives. Lines that are not JSON, or of a known type but a bad shape, are logged and
-/// skipped: one odd line must not end the session. Lines have no length limit (a tool result can be
-/// tens of MiB); `read_until` grows one buffer, so a long line costs linear time.
-pub(crate) async fn read_stdout<R>(
-    stdout: R,
-    pending: &PendingRequests,
-    events: &mpsc::UnboundedSender<ClaudeEvent>,
-) where
+/// as it arrives. Lines that are not JSON, or of a known type but a bad shape, are skipped (one odd
+/// line must not end the session) and logged masked and cut, at warn the first time per kind. A
+/// `result` line that cannot be read still ends the turn, as an error saying so. Lines have no
+/// length limit (a tool result can be tens of MiB); `read_until` grows one buffer.
+pub(crate) async fn read_stdout<R>(stdout: R, pending: &PendingRequests, events: &EventSender)
+where
     R: AsyncRead + Unpin,
 {
     let mut reader = BufReader::with_capacity(READ_CHUNK_BYTES, stdout);
     let mut buffer = Vec::new();
+    let mut skipped = SkipLog::default();
     loop {
         buffer.clear();
         if buffer.capacity() > KEEP_BUFFER_BYTES {
@@ -52,18 +51,76 @@ pub(crate) async fn read_stdout<R>(
             Ok(ClaudeMessage::ControlResponse(envelope)) => pending.resolve(envelope.response),
             Ok(ClaudeMessage::Unknown(value)) => {
                 let kind = value.get("type").map(|t| t.to_string()).unwrap_or_default();
-                tracing::debug!(kind = %log_excerpt(&kind, 80), "skipping a claude message of unknown type");
+                skipped.note(
+                    &format!("a message of unknown type {}", log_excerpt(&kind, 80)),
+                    line,
+                    None,
+                );
             }
             Ok(message) => {
-                // Nobody listening any more is fine: keep reading so control responses still arrive
-                // and claude never blocks on a full pipe.
-                let _ = events.send(ClaudeEvent::Message(message));
+                // Waits while the session is behind (backpressure); nobody listening any more is
+                // fine: reading goes on so control responses still arrive.
+                events
+                    .send(ClaudeEvent::Message(message), buffer.len())
+                    .await;
             }
             Err(error) => {
-                tracing::warn!(%error, line = %log_excerpt(line, 200), "skipping an unreadable line from claude");
+                let kind = match &error {
+                    WireError::NotJson(_) => "a line that is not JSON".to_owned(),
+                    WireError::BadShape { kind, .. } => {
+                        format!("a `{}` line of an unexpected shape", log_excerpt(kind, 40))
+                    }
+                };
+                skipped.note(&kind, line, Some(&error));
+                if let Some(result) = unreadable_result(line) {
+                    events
+                        .send(ClaudeEvent::Message(result), buffer.len())
+                        .await;
+                }
             }
         }
     }
+}
+
+/// Skipped lines, logged in full (masked and cut) once per kind, then only at debug.
+#[derive(Default)]
+struct SkipLog(std::collections::HashSet<String>);
+
+impl SkipLog {
+    fn note(&mut self, kind: &str, line: &str, error: Option<&WireError>) {
+        // serde's messages quote the offending values: masked and cut like the line itself.
+        let error = error
+            .map(|e| log_excerpt(&e.to_string(), 300))
+            .unwrap_or_default();
+        let line = log_excerpt(line, 200);
+        if self.0.len() < 64 && self.0.insert(kind.to_owned()) {
+            tracing::warn!(%error, %line, "skipping {kind} from claude (logged once)");
+        } else {
+            tracing::debug!(%error, %line, "skipping {kind} from claude");
+        }
+    }
+}
+
+/// A line that starts like claude's `result` but cannot be read (cut short, say): the turn is
+/// over as far as claude is concerned, so it ends as an error that says what happened.
+fn unreadable_result(line: &str) -> Option<ClaudeMessage> {
+    let mut end = line.len().min(200);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &line[..end];
+    let compact: String = head.chars().filter(|c| !c.is_whitespace()).collect();
+    if !compact.contains("\"type\":\"result\"") {
+        return None;
+    }
+    let text = format!(
+        "claude's result line could not be read ({} bytes); the turn ended without its outcome",
+        line.len()
+    );
+    let result = serde_json::json!({
+        "type": "result", "subtype": "error_during_execution", "is_error": true, "result": text,
+    });
+    ClaudeMessage::from_value(result).ok()
 }
 
 /// The last `STDERR_TAIL_BYTES` of claude's stderr, secrets redacted.
@@ -138,7 +195,7 @@ mod tests {
         );
         let pending = Arc::new(PendingRequests::default());
         let mut waiting = pending.register("r1").unwrap();
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::claude::events::channel();
         read_stdout(stdout.as_bytes(), &pending, &tx).await;
         drop(tx);
         let mut kinds = Vec::new();

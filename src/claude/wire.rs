@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::lenient;
+
 /// One line claude printed on stdout.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClaudeMessage {
@@ -106,9 +108,9 @@ impl ClaudeMessage {
 /// `{"type":"system","subtype":...}`: init, status, permission_denied, thinking_tokens, hooks...
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct SystemMessage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub subtype: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub session_id: Option<String>,
     /// Everything else, per subtype (`permissionMode`, `claude_code_version`, `tool_name`, ...).
     #[serde(flatten)]
@@ -125,14 +127,14 @@ impl SystemMessage {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct AssistantMessage {
     pub message: ApiMessage,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub parent_tool_use_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub session_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub aborted: bool,
     /// Display names of the MCP tools this line uses (absent for built-in tools).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub tool_use_meta: Option<Vec<ToolUseMeta>>,
 }
 
@@ -150,15 +152,15 @@ pub struct ToolUseMeta {
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ApiMessage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub id: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub model: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::null_as_default")]
     pub content: Vec<ContentBlock>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub stop_reason: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub usage: Option<Value>,
 }
 
@@ -243,17 +245,17 @@ impl ToolResultContent {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct UserEcho {
     pub message: UserEchoMessage,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub parent_tool_use_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub tool_use_result: Option<Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub tool_result_meta: Option<Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct UserEchoMessage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::null_as_default")]
     pub content: UserContent,
 }
 
@@ -273,27 +275,31 @@ impl Default for UserContent {
 /// The end of a turn.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ResultMessage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub subtype: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub is_error: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub result: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub stop_reason: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub terminal_reason: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub session_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub total_cost_usd: Option<f64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub usage: Option<Value>,
-    #[serde(default, rename = "modelUsage")]
+    #[serde(
+        default,
+        rename = "modelUsage",
+        deserialize_with = "lenient::any_shape"
+    )]
     pub model_usage: Option<Map<String, Value>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub permission_denials: Vec<Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub errors: Vec<Value>,
 }
 
@@ -301,9 +307,9 @@ pub struct ResultMessage {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct StreamEvent {
     pub event: Value,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub parent_tool_use_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any_shape")]
     pub session_id: Option<String>,
 }
 

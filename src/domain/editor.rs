@@ -51,6 +51,11 @@ pub trait EditorClient: Send + Sync + 'static {
     /// Sends a `session/update` notification. Never blocks on the editor.
     fn session_update(&self, session_id: &str, update: SessionUpdate);
 
+    /// Resolves when the editor has taken enough of what was sent that more may follow. Sessions
+    /// wait on it before reading claude's next message: an editor that stops reading then stops
+    /// claude (through its stdout pipe) instead of growing the adapter.
+    async fn room_for_updates(&self) {}
+
     /// Asks the user to allow or reject a tool call.
     async fn request_permission(
         &self,

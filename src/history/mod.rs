@@ -29,8 +29,8 @@ pub use delete::delete;
 pub use list::{DEFAULT_PAGE_SIZE, is_listed, list, prompt_title, stored_title};
 pub use paths::{default_config_dir, find, project_slug};
 pub use replay::{replay, replay_file};
-pub(crate) use time::rfc3339;
 pub use time::now_rfc3339;
+pub(crate) use time::rfc3339;
 
 /// Why stored history could not be read.
 #[derive(Debug, thiserror::Error)]

@@ -110,8 +110,18 @@ impl McpConfigFile {
         Self::write_in(&platform::files::private_dir(), config)
     }
 
+    /// Writes `text` (JSON that may hold secrets) to a new owner-only file in the user's private
+    /// temp directory.
+    pub fn write_text(text: &str) -> Result<McpConfigFile, McpError> {
+        Self::write_text_in(&platform::files::private_dir(), text)
+    }
+
     /// Writes `config` to a new, randomly named file in `dir` that only its owner can read.
     pub fn write_in(dir: &Path, config: &Value) -> Result<McpConfigFile, McpError> {
+        Self::write_text_in(dir, &config.to_string())
+    }
+
+    fn write_text_in(dir: &Path, text: &str) -> Result<McpConfigFile, McpError> {
         let path = dir.join(format!(
             "{CONFIG_FILE_PREFIX}{}-{}.json",
             std::process::id(),
@@ -124,7 +134,7 @@ impl McpConfigFile {
         // create_new: never follow a planted symlink or reuse someone else's file.
         let mut file = platform::files::create_private(&path).map_err(error)?;
         let file_guard = McpConfigFile { path: path.clone() };
-        file.write_all(config.to_string().as_bytes())
+        file.write_all(text.as_bytes())
             .and_then(|()| file.flush())
             .map_err(error)?;
         Ok(file_guard)

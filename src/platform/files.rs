@@ -23,6 +23,15 @@ pub fn create_private(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// Opens `path` for appending, creating it readable and writable by its owner only (a log file:
+/// what it quotes is the user's alone). An existing file keeps its mode.
+pub fn append_private(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    imp::owner_only(&mut options);
+    options.open(path)
+}
+
 /// Whether a file with this metadata can be started as a program: an executable mode bit on Unix;
 /// on Windows a `.exe` or `.com` (a `.cmd` or `.bat` needs cmd.exe, see `claude::locate`).
 pub fn is_program(path: &Path, metadata: &Metadata) -> bool {

@@ -212,7 +212,7 @@ impl SessionActor {
                         return;
                     }
                 },
-                event = self.claude.next_event() => match event {
+                event = self.claude.next_event(&*self.editor) => match event {
                     Some(event) => self.on_claude(event),
                     // The reader ends after its one `Exited`; a closed channel without it still means gone.
                     None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),

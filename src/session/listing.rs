@@ -126,7 +126,7 @@ mod tests {
             id == "later-page" || id == "on-page"
         });
         assert_eq!(ids(&page), ["new", "on-page"]);
-        assert_eq!(page.sessions[0].title.as_deref(), Some("Fix the build"));
+        assert_eq!(page.sessions[0].title.as_deref(), Some("Fix the"));
         assert_eq!(page.sessions[0].cwd, Path::new("/w"));
         assert!(page.sessions[0].updated_at.is_some());
         assert_eq!(page.sessions[1].title.as_deref(), Some("stored"));

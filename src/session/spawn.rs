@@ -4,6 +4,7 @@ use std::path::Path;
 
 use crate::claude::locate::ClaudeCommand;
 use crate::claude::process::SpawnOptions;
+use crate::mcp::McpConfigFile;
 
 /// How this start relates to claude's stored conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +22,10 @@ pub enum Start {
 pub struct SessionFlags {
     pub extra_args: Vec<String>,
     pub extra_env: Vec<(String, String)>,
+    /// `(flag, JSON)` for values that can hold secrets (MCP headers and env, settings, agents):
+    /// claude gets them as a path to a file only its owner can read, never on its command line,
+    /// which every local user can read in /proc.
+    pub secret_files: Vec<(String, String)>,
 }
 
 impl SessionFlags {
@@ -37,6 +42,24 @@ impl SessionFlags {
             self.extra_args.drain(at..end);
         }
         self.extra_args.extend([flag.to_owned(), value.to_owned()]);
+    }
+}
+
+impl SessionFlags {
+    /// These flags with each secret value written to its own mode-0600 file and passed by path;
+    /// the files are removed when the returned guards are dropped.
+    pub fn with_secret_files(&self) -> Result<(SessionFlags, Vec<McpConfigFile>), String> {
+        let mut flags = self.clone();
+        let mut files = Vec::new();
+        for (flag, content) in std::mem::take(&mut flags.secret_files) {
+            let file = McpConfigFile::write_text(&content)
+                .map_err(|e| format!("could not pass {flag} to claude: {e}"))?;
+            flags
+                .extra_args
+                .extend([flag, file.path().display().to_string()]);
+            files.push(file);
+        }
+        Ok((flags, files))
     }
 }
 

@@ -34,6 +34,8 @@ pub(super) struct Engine<R, W, E> {
     pub(super) vars: Vars,
     pub(super) runtime: Runtime,
     pub(super) log: EventLog,
+    /// Set by `ignore_eof`: stdin closing leaves the run waiting to be killed.
+    pub(super) ignore_eof: bool,
 }
 
 /// Runs `script` with `claude_args` over the given streams and returns the exit code.
@@ -80,19 +82,31 @@ where
         vars,
         runtime,
         log,
+        ignore_eof: false,
     };
     let code = match engine.run_steps(&script).await {
+        Ok(()) | Err(Stop::Eof) if engine.ignore_eof => {
+            engine.log.record("eof_ignored", fields(vec![]));
+            std::future::pending::<i32>().await
+        }
         Ok(()) | Err(Stop::Eof) => 0,
-        Err(Stop::Exit(code)) => code,
+        Err(Stop::Exit(code)) => {
+            // A scripted crash, not a verdict: tests tell the two apart by this flag.
+            engine
+                .log
+                .record("scripted_exit", fields(vec![("code", json!(code))]));
+            code
+        }
         Err(Stop::Fail(code, message)) => {
             let _ = engine
                 .stderr
                 .write_all(format!("standin: {message}\n").as_bytes())
                 .await;
             let _ = engine.stderr.flush().await;
-            engine
-                .log
-                .record("error", fields(vec![("message", json!(message))]));
+            engine.log.record(
+                "error",
+                fields(vec![("message", json!(message)), ("code", json!(code))]),
+            );
             code
         }
     };
@@ -161,6 +175,7 @@ where
                     return Err(Stop::Eof);
                 }
                 Step::On(handler) => self.handlers.push(handler.clone()),
+                Step::IgnoreEof => self.ignore_eof = true,
                 Step::Hang => {
                     // Keep reading so the adapter never blocks on a full pipe, then wait to be killed.
                     while self.next_line().await.is_some() {}

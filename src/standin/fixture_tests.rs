@@ -77,7 +77,7 @@ async fn write_allow_writes_what_the_adapter_allowed_and_deny_echoes_the_message
     let (dir, turns) = play(
         "write_allow.jsonl",
         &[],
-        &[("create hello.txt", Answer::Allow)],
+        &[("Please create hello.txt", Answer::Allow)],
     )
     .await;
     assert_eq!(
@@ -89,7 +89,7 @@ async fn write_allow_writes_what_the_adapter_allowed_and_deny_echoes_the_message
     let (dir, turns) = play(
         "write_deny.jsonl",
         &[],
-        &[("create hello.txt", Answer::Deny("nope, not today"))],
+        &[("Please create hello.txt", Answer::Deny("nope, not today"))],
     )
     .await;
     assert!(!dir.path().join("hello.txt").exists());
@@ -289,7 +289,7 @@ async fn an_interrupt_with_a_pending_permission_cancels_the_request() {
     );
     driver.initialize().await;
     let first = driver
-        .turn("create hello.txt", Answer::Interrupt, None)
+        .turn("write hello.txt", Answer::Interrupt, None)
         .await;
     let asked = first
         .iter()
@@ -299,7 +299,7 @@ async fn an_interrupt_with_a_pending_permission_cancels_the_request() {
         first.contains(&json!({"type":"control_cancel_request","request_id":asked["request_id"]}))
     );
     assert_eq!(results(&first)[0]["terminal_reason"], "aborted_tools");
-    driver.turn("next prompt", Answer::Allow, None).await;
+    driver.turn("next", Answer::Allow, None).await;
     assert_eq!(driver.finish().await.0, 0);
     assert!(!dir.path().join("hello.txt").exists());
 }
@@ -378,11 +378,10 @@ async fn set_model_is_acked_and_the_next_turn_reports_the_model() {
 #[tokio::test]
 async fn control_requests_a_fixture_does_not_list_get_the_idle_cli_answers() {
     let dir = tempfile::tempdir().unwrap();
-    let mut driver = Driver::start(
-        Script::load(fixture("text.jsonl")).unwrap(),
-        &[],
-        dir.path(),
-    );
+    // Only where a script opts in: elsewhere such a request is a mismatch.
+    let text = std::fs::read_to_string(fixture("text.jsonl")).unwrap();
+    let script = format!("{{\"include\": \"control_defaults.jsonl\"}}\n{text}");
+    let mut driver = Driver::start(Script::parse(&script).unwrap(), &[], dir.path());
     driver.initialize().await;
     driver
         .control(json!({"subtype":"set_permission_mode","mode":"acceptEdits"}))

@@ -29,21 +29,25 @@
 //! - `{"sleep_ms": N}`, `{"stderr": "text"}` (substituted), `{"exit": code}` (a crash).
 //! - `{"wait_eof": true}` ignores further lines (still logged) until stdin closes, then exits 0.
 //! - `{"hang": true}` ignores everything until killed.
+//! - `{"ignore_eof": true}`: from then on, stdin closing does not end the run; it waits to be
+//!   killed instead (a claude busy in a long tool call), so only a real kill takes it down.
 //! - `{"write_file": {"path": "hello.txt", "content": "..."}}` really writes the file, relative to
 //!   the stand-in's cwd (both substituted), as the Write tool would.
 //! - `{"set": {"var": J}}` sets variables (values substituted).
 //! - `{"on": P, "bind": {...}, "reply": [J, ...]}` registers a handler: from then on, a received
 //!   line that the current step does not want (and that is not read by an `optional` step) but
-//!   that matches `P` is bound, answered with the replies, and skipped. `initialize.jsonl`
-//!   includes `control_defaults.jsonl`, which answers `set_permission_mode` (ack + `system/status`,
-//!   rebinding `permission_mode`), `set_model` (ack, rebinding `model`) and `interrupt`
-//!   (`{"still_queued":[]}`) the way the idle CLI does, so every fixture tolerates them.
+//!   that matches `P` is bound, answered with the replies, and skipped. `control_defaults.jsonl`
+//!   answers `set_permission_mode` (ack + `system/status`, rebinding `permission_mode`),
+//!   `set_model` (ack, rebinding `model`), `interrupt` (`{"still_queued":[]}`) and
+//!   `apply_flag_settings` the way the idle CLI does; only scripts where such requests may come at
+//!   any point (the demo) include it. Elsewhere they are expected exactly where they
+//!   are the behaviour, and anything else is a mismatch.
 //! - `{"label": "name"}` marks a place; `{"goto": "name"}` jumps there (a demo that loops).
 //! - `{"branch": [{"expect": P, "bind": {...}, "goto": "label"}, ...]}` reads one line and jumps
 //!   to the label of the first alternative that matches (e.g. allow vs deny); none is a mismatch.
 //! - `{"include": "name.jsonl"}` splices another script in: built-in snippets first
-//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like 2.1.332, then
-//!   installs the `control_defaults.jsonl` handlers;
+//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like 2.1.332;
+//!   `control_defaults.jsonl`: the handlers above;
 //!   `system_init.jsonl`: the `system/init` line of a turn), then files next to the script.
 //!
 //! Any step may carry `"when": "--flag"` or `"unless": "--flag"` to run only if claude was (was
@@ -65,7 +69,10 @@
 //!
 //! If env `CLAUDE_STANDIN_LOG` names a file, one JSON line per event is appended to it:
 //! `{"event":"start","argv":[..],"cwd":..}`, `{"event":"recv","line":<JSON or string>}`,
-//! `{"event":"error","message":..}`, `{"event":"exit","code":N}`, each with `pid`.
+//! `{"event":"error","message":..,"code":N}` (a mismatch or a broken script),
+//! `{"event":"scripted_exit","code":N}` (an `exit` step), `{"event":"eof_ignored"}`,
+//! `{"event":"exit","code":N}`, each with `pid`. Tests read the verdict from it: a clean run
+//! has no `error` and exits 0 unless its script said otherwise.
 //!
 //! Fixtures live in `fixtures/standin/*.jsonl`, derived from the transcripts of the real CLI in
 //! `fixtures/transcripts/` by `fixtures/standin/tools/derive.py` (paths `/run/work` became
@@ -77,21 +84,23 @@
 //! | `text` | 2 prompts | plain answers; the 2nd thinks first |
 //! | `partial_messages` | 1 prompt | thinking, text, a Read (no ask), deltas |
 //! | `write_allow` | prompt, allow | Write ask; writes `updatedInput.content` to `hello.txt` |
-//! | `write_deny` | prompt, deny | Write ask; the error tool_result echoes the message |
+//! | `write_deny` | prompt, deny (an `apply_flag_settings` rule may come first) | Write ask; the error tool_result echoes the message; an allow really writes `hello.txt` |
 //! | `bash_edit` | prompt, allow x3 | Read, Edit, 3 Bash (asks: Edit, 2 Bash); writes `src/main.rs`, `build.log` |
 //! | `ask_user_question` | prompt, allow | AskUserQuestion as can_use_tool |
 //! | `todowrite`, `task_tools` | 1 prompt | TodoWrite plan / Task tools, no asks |
 //! | `permission_mode` | set_permission_mode, prompt, allow, set_permission_mode, prompt, allow | acks + system/status |
 //! | `exit_plan_mode` | (set_permission_mode), prompt, allow or deny | ExitPlanMode ask; approval -> status default |
 //! | `set_model` | set_model, prompt | ack; the turn reports the new model |
+//! | `set_permission_mode` | set_permission_mode | ack + system/status; nothing else |
 //! | `resume` | 1 prompt (spawn with `--resume <id>`) | answers in session `<id>` |
 //! | `interrupt` | prompt, interrupt after deltas, prompt | aborted partial, error_during_execution |
-//! | `interrupt_permission` | prompt, interrupt (ask left pending), prompt | control_cancel_request, aborted_tools |
+//! | `interrupt_permission` | prompt, deny + interrupt (any order), prompt | control_cancel_request, aborted_tools |
 //! | `crash` | 1 prompt | some text, stderr, exit 1 |
 //! | `garbage` | prompt, error reply to `no_such_subtype` | non-JSON line, unknown types, then an answer |
 //! | `big_tool_result` | 1 prompt | a 20 MiB tool_result line |
 //! | `error_result`, `max_tokens` | 1 prompt | `is_error` result / `stop_reason: max_tokens` |
 //! | `hang` | 1 prompt | nothing, ever |
+//! | `text_ignoring_eof` | as `text` | as `text`, but stdin closing does not end it: only a kill does |
 //! | `compact` | prompt, `/compact` | an answer; then compaction status lines, `compact_boundary`, a zero-usage result |
 //! | `demo` | prompts, each: allow, deny or interrupt | loops: a line, a Write of `hello.txt`, an answer |
 

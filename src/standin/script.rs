@@ -73,6 +73,9 @@ pub enum Step {
     Exit(i32),
     WaitEof,
     Hang,
+    /// From here on, stdin closing does not end the run: it waits to be killed, like a claude
+    /// busy in a long tool call that does not notice.
+    IgnoreEof,
     WriteFile {
         path: String,
         content: String,

@@ -14,6 +14,7 @@ const STEP_KEYS: &[&str] = &[
     "exit",
     "wait_eof",
     "hang",
+    "ignore_eof",
     "write_file",
     "set",
     "label",
@@ -123,6 +124,7 @@ pub(super) fn parse_step(map: &Map<String, Value>) -> Result<Step, String> {
         ),
         "wait_eof" => Step::WaitEof,
         "hang" => Step::Hang,
+        "ignore_eof" => Step::IgnoreEof,
         "write_file" => {
             let field = |f: &str| {
                 arg.get(f)

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 pub(super) enum Answer {
     Allow,
     Deny(&'static str),
-    /// Send an interrupt instead of answering.
+    /// Cancel the turn as the adapter does: deny with `interrupt: true`, then send an interrupt.
     Interrupt,
 }
 
@@ -136,6 +136,9 @@ impl Driver {
                         }
                         Answer::Deny(message) => json!({"behavior":"deny","message":message}),
                         Answer::Interrupt => {
+                            let deny = json!({"behavior":"deny","message":"The user cancelled the turn.","interrupt":true});
+                            self.send(json!({"type":"control_response","response":{"subtype":"success","request_id":id,"response":deny}}))
+                                .await;
                             self.control(json!({"subtype":"interrupt"})).await;
                             continue;
                         }

@@ -358,6 +358,25 @@ async fn hang_never_finishes_even_after_eof() {
     );
 }
 
+#[tokio::test]
+async fn ignore_eof_waits_to_be_killed_where_a_plain_script_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = format!("{PROMPT}\n");
+    let script = "{\"expect\": {\"type\":\"user\"}}\n{\"emit\": {\"a\": 1}}";
+    let plain = run_text(script, &[], &input, dir.path()).await;
+    assert_eq!(plain.code, 0);
+    let deaf_script = format!("{{\"ignore_eof\": true}}\n{script}");
+    let deaf = run_text(&deaf_script, &[], &input, dir.path());
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), deaf)
+            .await
+            .is_err(),
+        "stdin closed, yet it must wait to be killed"
+    );
+    let log = std::fs::read_to_string(dir.path().join("standin.log")).unwrap();
+    assert!(log.contains("\"eof_ignored\""), "{log}");
+}
+
 #[test]
 fn every_fixture_script_and_the_demo_parse() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/standin");

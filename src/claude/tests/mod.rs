@@ -5,8 +5,8 @@ mod requests;
 
 use std::time::Duration;
 
+use super::EventReceiver;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::wire::{ClaudeMessage, ContentBlock, OutboundControl};
 use super::*;
@@ -34,9 +34,7 @@ pub(super) fn python(script: &str) -> SpawnOptions {
 }
 
 /// Every message, then the one exit; checks nothing follows the exit.
-pub(super) async fn until_exit(
-    events: &mut UnboundedReceiver<ClaudeEvent>,
-) -> (Vec<ClaudeMessage>, ExitInfo) {
+pub(super) async fn until_exit(events: &mut EventReceiver) -> (Vec<ClaudeMessage>, ExitInfo) {
     let mut messages = Vec::new();
     loop {
         match tokio::time::timeout(EVENT_WAIT, events.recv())
@@ -56,7 +54,7 @@ pub(super) async fn until_exit(
     }
 }
 
-pub(super) async fn next_message(events: &mut UnboundedReceiver<ClaudeEvent>) -> ClaudeMessage {
+pub(super) async fn next_message(events: &mut EventReceiver) -> ClaudeMessage {
     match tokio::time::timeout(EVENT_WAIT, events.recv())
         .await
         .expect("an event in time")

@@ -24,19 +24,24 @@ impl SessionActor {
             .path
             .claude_args(&self.asker, &self.editor_servers)
             .map_err(AgentError::Internal)?;
+        let (flags, flag_files) = self
+            .flags
+            .with_secret_files()
+            .map_err(AgentError::Internal)?;
         let opts = spawn::options(
             &command,
             &self.cwd,
             &self.id,
             &start,
-            &self.flags,
+            &flags,
             &permission_args,
         );
         let (process, handle, events) = ClaudeProcess::spawn(opts)
             .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
         tracing::info!(session = %self.id, pid = ?process.pid(), ?start, "claude started");
-        self.claude
-            .started(process, handle.clone(), events, mcp_file);
+        let mut files = flag_files;
+        files.extend(mcp_file);
+        self.claude.started(process, handle.clone(), events, files);
         let internal = self.internal_tx.clone();
         // Queued now, so it is claude's first line whatever the turn sends next.
         let request = OutboundControl::Initialize {

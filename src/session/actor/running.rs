@@ -4,19 +4,19 @@
 
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::mpsc;
-
-use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess};
+use crate::claude::{ClaudeEvent, ClaudeHandle, ClaudeProcess, EventReceiver};
 use crate::mcp::McpConfigFile;
+use crate::session::EditorClient;
 
 /// The handle of the claude running now, or none; shared with the permission asker.
 pub(crate) type SharedHandle = Arc<Mutex<Option<ClaudeHandle>>>;
 
 struct Live {
     process: ClaudeProcess,
-    events: mpsc::UnboundedReceiver<ClaudeEvent>,
-    /// May hold the editor's MCP secrets: removed when this claude ends.
-    _mcp_file: Option<McpConfigFile>,
+    events: EventReceiver,
+    /// Its `--mcp-config` and `_meta` option files, which may hold secrets: removed when this
+    /// claude ends.
+    _files: Vec<McpConfigFile>,
 }
 
 #[derive(Default)]
@@ -38,13 +38,13 @@ impl RunningClaude {
         &mut self,
         process: ClaudeProcess,
         handle: ClaudeHandle,
-        events: mpsc::UnboundedReceiver<ClaudeEvent>,
-        mcp_file: Option<McpConfigFile>,
+        events: EventReceiver,
+        files: Vec<McpConfigFile>,
     ) {
         self.live = Some(Live {
             process,
             events,
-            _mcp_file: mcp_file,
+            _files: files,
         });
         *self.handle.lock().expect("claude handle lock") = Some(handle);
     }
@@ -61,10 +61,14 @@ impl RunningClaude {
         self.live.take().map(|live| live.process)
     }
 
-    /// claude's next event; never resolves while none runs.
-    pub(super) async fn next_event(&mut self) -> Option<ClaudeEvent> {
+    /// claude's next event, taken only when the editor has room for what it becomes; never
+    /// resolves while none runs.
+    pub(super) async fn next_event(&mut self, editor: &dyn EditorClient) -> Option<ClaudeEvent> {
         match &mut self.live {
-            Some(live) => live.events.recv().await,
+            Some(live) => {
+                editor.room_for_updates().await;
+                live.events.recv().await
+            }
             None => std::future::pending().await,
         }
     }

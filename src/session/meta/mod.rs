@@ -231,9 +231,16 @@ fn meta_flags(
                 }
                 push(args, flag, text);
             }
+            // JSON (settings hold API key helpers and env, agents their prompts) goes through a
+            // file; a path is passed as it is.
             Rule::TextOrJson(flag) => match value {
+                Value::String(text) if text.trim_start().starts_with('{') => {
+                    flags.secret_files.push((flag.to_owned(), text.clone()))
+                }
                 Value::String(text) => push(args, flag, text.clone()),
-                Value::Object(_) => push(args, flag, value.to_string()),
+                Value::Object(_) => flags
+                    .secret_files
+                    .push((flag.to_owned(), value.to_string())),
                 _ => return Err(wrong(&path, "expected a string or an object", value)),
             },
             Rule::Special => special(key, value, &path, &mut flags, directories)?,
@@ -279,7 +286,9 @@ fn special(
             let servers = object(value, path)?;
             if !servers.is_empty() {
                 let config = serde_json::json!({ "mcpServers": servers });
-                push(args, "--mcp-config", config.to_string());
+                flags
+                    .secret_files
+                    .push(("--mcp-config".to_owned(), config.to_string()));
             }
         }
         "plugins" => {

@@ -85,10 +85,6 @@ fn each_option_becomes_its_claude_flag() {
             &["--settings", "/etc/claude.json"],
         ),
         (
-            options(json!({"settings": {"model": "opus"}})),
-            &["--settings", r#"{"model":"opus"}"#],
-        ),
-        (
             options(json!({"plugins": [{"type": "local", "path": "/plugins/x"}]})),
             &["--plugin-dir", "/plugins/x"],
         ),
@@ -158,14 +154,41 @@ fn built_in_tools_can_be_switched_off_unless_tools_are_listed() {
 }
 
 #[test]
+fn settings_and_agents_as_json_go_to_files_and_paths_stay_arguments() {
+    let meta = options(json!({
+        "settings": {"apiKeyHelper": "echo sk-ant-x"},
+        "agents": "{\"reviewer\": {\"prompt\": \"p\"}}",
+    }));
+    let flags = flags_from_meta(Some(&meta)).unwrap();
+    assert!(flags.extra_args.is_empty(), "{:?}", flags.extra_args);
+    let flags_given: Vec<&str> = flags.secret_files.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(flags_given, ["--settings", "--agents"]);
+    let (with_paths, files) = flags.with_secret_files().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(with_paths.extra_args[0], "--settings");
+    let path = std::path::PathBuf::from(&with_paths.extra_args[1]);
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("apiKeyHelper")
+    );
+    drop(files);
+    assert!(!path.exists(), "removed with its guard");
+}
+
+#[test]
 fn mcp_servers_and_env_from_options_reach_claude() {
     let meta = options(json!({
         "mcpServers": {"notes": {"type": "stdio", "command": "notes-mcp", "args": ["--ro"]}},
         "env": {"NOTES_DIR": "/notes"}
     }));
     let flags = flags_from_meta(Some(&meta)).unwrap();
-    assert_eq!(flags.extra_args[0], "--mcp-config");
-    let config: Value = serde_json::from_str(&flags.extra_args[1]).unwrap();
+    assert!(flags.extra_args.is_empty(), "{:?}", flags.extra_args);
+    assert_eq!(flags.secret_files[0].0, "--mcp-config");
+    let config: Value = serde_json::from_str(&flags.secret_files[0].1).unwrap();
     assert_eq!(config["mcpServers"]["notes"]["command"], "notes-mcp");
     assert_eq!(
         flags.extra_env,

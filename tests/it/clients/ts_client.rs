@@ -5,15 +5,15 @@
 //!
 //! Needs Node.js and npm; when either is missing the test fails and says so (it is not skipped).
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
 use tokio::process::Command;
 
+use crate::support::standin::Standin;
+
 const ADAPTER: &str = env!("CARGO_BIN_EXE_claude-acp");
-const FIXTURE: &str = "fixtures/standin/write_allow.jsonl";
 
 fn repo_path(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
@@ -80,39 +80,20 @@ async fn ensure_client_library(client_dir: &Path) {
     );
 }
 
-/// A `claude` executable that runs the stand-in with `script`, passing claude's arguments on.
-fn write_claude_standin(dir: &Path, script: &Path) -> PathBuf {
-    let quote = |path: &Path| format!("'{}'", path.display().to_string().replace('\'', r"'\''"));
-    let wrapper = dir.join("claude");
-    let body = format!(
-        "#!/bin/sh\nexec {} standin --script {} \"$@\"\n",
-        quote(Path::new(ADAPTER)),
-        quote(script)
-    );
-    std::fs::write(&wrapper, body).unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    wrapper
-}
-
 #[tokio::test]
 async fn official_typescript_client_gets_text_a_tool_call_and_end_turn() {
     let client_dir = repo_path("tests/ts-client");
-    let fixture = repo_path(FIXTURE);
-    assert!(
-        fixture.is_file(),
-        "missing stand-in script {} (written with the stand-in)",
-        fixture.display()
-    );
     ensure_client_library(&client_dir).await;
 
     let scratch = tempfile::tempdir().unwrap();
-    let bin_dir = scratch.path().join("bin");
     let home = scratch.path().join("home");
     let workspace = scratch.path().join("workspace");
-    for dir in [&bin_dir, &home, &workspace] {
+    for dir in [&home, &workspace] {
         std::fs::create_dir(dir).unwrap();
     }
-    let claude = write_claude_standin(&bin_dir, &fixture);
+    // The stand-in through the shared support, so its verdict is read at the end like everywhere.
+    let standin = Standin::new("write_allow");
+    let claude = standin.wrapper.clone();
 
     let mut node = Command::new("node");
     node.arg("client.mjs")

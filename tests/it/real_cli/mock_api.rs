@@ -279,10 +279,16 @@ async fn a_stalled_stream_stops_after_the_given_events_and_waits() {
 async fn processes_reach_the_mock_but_not_the_host_network() {
     let mock = MockApi::start(Vec::new());
     let env = ClaudeEnv::new(&mock);
-    if !env.network_isolated() {
-        eprintln!("SKIPPED: no private network namespace on this machine (see the mock API log)");
-        return;
+    if let Some(why) = mock.no_net_reason() {
+        panic!(
+            "no private network namespace for the real-CLI tests ({why}); they need CAP_SYS_ADMIN \
+             (run as root, or in a container allowed to create network namespaces)"
+        );
     }
+    assert!(
+        env.network_isolated(),
+        "the mock has a namespace, claude must run in it"
+    );
     let host_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let host_port = host_listener.local_addr().unwrap().port();
     let mock_port = mock.base_url().rsplit(':').next().unwrap().to_string();

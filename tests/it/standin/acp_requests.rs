@@ -78,19 +78,8 @@ async fn bad_input_gets_clear_errors_and_the_adapter_goes_on() {
 
     c.send_raw("this is not json").await.unwrap();
     let parse_error = c
-        .transcript()
-        .into_iter()
-        .find(|m| m["error"]["code"] == -32700);
-    let parse_error = match parse_error {
-        Some(e) => e,
-        None => {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            c.transcript()
-                .into_iter()
-                .find(|m| m["error"]["code"] == -32700)
-                .expect("a -32700 parse error")
-        }
-    };
+        .wait_for_message(|m| m["error"]["code"] == -32700, Duration::from_secs(5))
+        .await;
     assert_eq!(parse_error["id"], Value::Null);
 
     let err = c.request("no/such_method", json!({})).await.unwrap_err();

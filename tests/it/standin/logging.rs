@@ -38,6 +38,13 @@ async fn secrets_never_reach_the_log_even_at_trace_level() {
         logged.contains("claude started"),
         "the log file has the adapter's log: {logged:.300}"
     );
+    // Masked, not dropped: the lines that held them are logged with the masks in place.
+    for masked in ["sk-ant-[REDACTED]", "[EMAIL]"] {
+        assert!(
+            logged.contains(masked),
+            "`{masked}` is not in the log: {logged:.2000}"
+        );
+    }
     for secret in [
         "ada.lovelace@example.com",
         "Analytical Engines",

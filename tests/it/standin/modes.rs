@@ -182,7 +182,7 @@ async fn bypass_permissions_is_offered_only_where_claude_accepts_it() {
     // claude refuses bypassPermissions as root unless IS_SANDBOX is set.
     let is_root = unsafe { libc::geteuid() } == 0;
     for sandbox in [false, true] {
-        let s = Standin::new("text");
+        let s = Standin::new("set_permission_mode");
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
         cmd.arg("--claude-path")
             .arg(&s.wrapper)
@@ -215,5 +215,17 @@ async fn bypass_permissions_is_offered_only_where_claude_accepts_it() {
             )
             .await;
         assert_eq!(result.is_ok(), offered, "{result:?}");
+        let sent: Vec<Value> = s
+            .received()
+            .into_iter()
+            .filter(|l| l["request"]["subtype"] == "set_permission_mode")
+            .map(|l| l["request"]["mode"].clone())
+            .collect();
+        let expected = if offered {
+            vec![json!("bypassPermissions")]
+        } else {
+            vec![]
+        };
+        assert_eq!(sent, expected, "claude is asked exactly when it accepts");
     }
 }

@@ -40,8 +40,8 @@ async fn closing_stdin_mid_turn_leaves_nothing_running() {
     let prompt = json!({"jsonrpc": "2.0", "id": 77, "method": "session/prompt",
         "params": {"sessionId": id, "prompt": [{"type": "text", "text": "hang"}]}});
     c.send_raw(&prompt.to_string()).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(s.received().iter().any(|l| l["type"] == "user"));
+    s.wait_received(|l| l["type"] == "user", Duration::from_secs(10))
+        .await;
     c.close_stdin().await;
     assert!(
         c.wait_exit(Duration::from_secs(2)).await.is_some(),
@@ -50,21 +50,44 @@ async fn closing_stdin_mid_turn_leaves_nothing_running() {
     assert!(procs::wait_until_gone(&[claude], Duration::from_secs(1)).await);
 }
 
+/// The adapter gets `signal` while its claude (which ignores its stdin closing) runs: it must
+/// kill that claude and exit with 128 + the signal number, the status of death by that signal.
+async fn a_signal_stops_the_adapter_and_kills_claude(signal: i32) {
+    let (_s, c, _id, claude) = running("text_ignoring_eof").await;
+    c.signal(signal);
+    let status = c
+        .wait_exit(Duration::from_secs(2))
+        .await
+        .expect("the adapter exited within 2 s");
+    assert_eq!(status.code(), Some(128 + signal), "{status:?}");
+    assert!(
+        procs::wait_until_gone(&[claude], Duration::from_secs(1)).await,
+        "claude left running"
+    );
+}
+
 #[tokio::test]
-async fn sigterm_stops_the_adapter_and_kills_claude() {
-    let (_s, c, _id, claude) = running("hang").await;
-    c.signal(libc::SIGTERM);
-    assert!(c.wait_exit(Duration::from_secs(2)).await.is_some());
-    assert!(procs::wait_until_gone(&[claude], Duration::from_secs(1)).await);
+async fn sigterm_stops_the_adapter_with_status_143_and_kills_claude() {
+    a_signal_stops_the_adapter_and_kills_claude(libc::SIGTERM).await;
+}
+
+#[tokio::test]
+async fn sigint_stops_the_adapter_with_status_130_and_kills_claude() {
+    a_signal_stops_the_adapter_and_kills_claude(libc::SIGINT).await;
 }
 
 #[tokio::test]
 async fn an_editor_killing_the_whole_tree_right_after_closing_stdin_is_survived() {
-    let (_s, c, _id, claude) = running("text").await;
+    // claude outlives its stdin closing, so it is still there when the editor's kill arrives.
+    let (_s, c, _id, claude) = running("text_ignoring_eof").await;
     c.close_stdin().await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    let tree = procs::children_of(c.pid());
+    assert!(
+        tree.contains(&claude),
+        "claude {claude} is not among the adapter's children {tree:?}: nothing to kill"
+    );
     // The editor SIGTERMs the adapter and its children at once: claude dies under the adapter.
-    for pid in procs::children_of(c.pid()) {
+    for pid in tree {
         unsafe { libc::kill(pid as i32, libc::SIGTERM) };
     }
     c.signal(libc::SIGTERM);
@@ -74,7 +97,8 @@ async fn an_editor_killing_the_whole_tree_right_after_closing_stdin_is_survived(
 
 #[tokio::test]
 async fn session_close_ends_that_claude_and_the_adapter_serves_on() {
-    let (s, c, id, claude) = running("text").await;
+    // A claude that ignores its stdin closing: only the adapter's kill can end it.
+    let (s, c, id, claude) = running("text_ignoring_eof").await;
     c.request("session/close", json!({"sessionId": id}))
         .await
         .unwrap();

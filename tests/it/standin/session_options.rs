@@ -144,6 +144,7 @@ async fn a_mistyped_meta_option_fails_session_new_naming_the_key() {
             err.message
         );
     }
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Once the adapter has exited, no claude can still be on its way.
+    c.quit(Duration::from_secs(5)).await;
     assert!(s.pids().is_empty(), "no claude for a refused session");
 }

@@ -157,7 +157,8 @@ async fn load_replays_the_whole_thread_before_answering_then_resumes_claude() {
 
 #[tokio::test]
 async fn loading_a_session_twice_leaves_one_claude() {
-    let s = Standin::new("text");
+    // Its claude does not exit when its stdin closes: only a kill ends the first one.
+    let s = Standin::new("text_ignoring_eof");
     install_fixture(&config_dir(&s), &s.work, FIXTURE_SESSION_ID);
     let c = adapter(&s);
     c.initialize().await;
@@ -184,7 +185,8 @@ async fn loading_a_session_twice_leaves_one_claude() {
 
 #[tokio::test]
 async fn close_ends_claude_and_the_session_loads_again_with_one_claude() {
-    let s = Standin::new("text");
+    // Its claude does not exit when its stdin closes: only a kill ends it.
+    let s = Standin::new("text_ignoring_eof");
     install_fixture(&config_dir(&s), &s.work, FIXTURE_SESSION_ID);
     let c = adapter(&s);
     c.initialize().await;

@@ -10,7 +10,7 @@ mod state;
 
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,6 +28,9 @@ use state::{Shared, Writer};
 /// How long a request or a wait may take before the test fails, unless the test says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long a graceful drop waits for the adapter to exit (it gives its claudes 1.5 s at most).
+pub const GRACEFUL_DROP_WAIT: Duration = Duration::from_secs(5);
+
 /// A running adapter process plus everything it has said so far.
 ///
 /// All methods take `&self`, so a test can await a prompt while, concurrently, it answers a
@@ -42,6 +45,8 @@ pub struct AcpClient {
     next_id: AtomicI64,
     timeout_ms: AtomicU64,
     tasks: Vec<JoinHandle<()>>,
+    /// Drop closes stdin and waits for the adapter to end instead of killing it outright.
+    graceful_drop: AtomicBool,
 }
 
 impl AcpClient {
@@ -104,7 +109,15 @@ impl AcpClient {
             next_id: AtomicI64::new(1),
             timeout_ms: AtomicU64::new(DEFAULT_TIMEOUT.as_millis() as u64),
             tasks: vec![reader, stderr_task],
+            graceful_drop: AtomicBool::new(false),
         }
+    }
+
+    /// When dropped (end of a test that did not fail), close stdin as an editor quitting does and
+    /// wait up to [`GRACEFUL_DROP_WAIT`] for the adapter to end its claudes and exit, so that
+    /// every line already sent to claude gets read by it. Killed outright after that.
+    pub fn end_gracefully_on_drop(&self) {
+        self.graceful_drop.store(true, Ordering::Relaxed);
     }
 
     /// The adapter's process id, for process-table checks.
@@ -287,6 +300,51 @@ impl AcpClient {
         }
     }
 
+    /// Waits for a line on the adapter's stdout (any message) that satisfies `pred`, looking at
+    /// everything received since the start; panics with diagnostics on timeout or end of output.
+    pub async fn wait_for_message(
+        &self,
+        pred: impl Fn(&Value) -> bool,
+        timeout: Duration,
+    ) -> Value {
+        let found = self
+            .shared
+            .wait_for(timeout, |record| {
+                record.transcript.iter().find(|m| pred(m)).cloned()
+            })
+            .await;
+        found.unwrap_or_else(|why| {
+            panic!(
+                "waiting for a matching message: {why}\n{}",
+                self.diagnostics()
+            )
+        })
+    }
+
+    /// Ends the session as an editor quits: closes stdin, waits for the adapter to exit and for
+    /// its stdout to end, so that every line it ever printed is recorded. For checks that
+    /// something did NOT happen: after this, nothing more can. Panics after `timeout`.
+    pub async fn quit(&self, timeout: Duration) -> ExitStatus {
+        self.close_stdin().await;
+        let status = self.wait_exit(timeout).await.unwrap_or_else(|| {
+            panic!(
+                "the adapter did not exit within {timeout:?} of stdin closing\n{}",
+                self.diagnostics()
+            )
+        });
+        let ended = self
+            .shared
+            .wait_for(timeout, |record| record.closed.then_some(()))
+            .await;
+        if let Err(why) = ended {
+            panic!(
+                "the adapter's stdout did not end: {why}\n{}",
+                self.diagnostics()
+            );
+        }
+        status
+    }
+
     /// Waits for the adapter to exit; `None` if it is still running after `timeout`.
     pub async fn wait_exit(&self, timeout: Duration) -> Option<ExitStatus> {
         let mut child = self.child.lock().await;
@@ -331,6 +389,22 @@ impl Drop for AcpClient {
     fn drop(&mut self) {
         for task in &self.tasks {
             task.abort();
+        }
+        if !self.graceful_drop.load(Ordering::Relaxed) || std::thread::panicking() {
+            return; // kill_on_drop ends the adapter now
+        }
+        // Blocking is fine here: the adapter is another process, and its output pipes hold
+        // far more than it prints while shutting down.
+        if let Ok(mut stdin) = self.writer.try_lock() {
+            stdin.take();
+        }
+        let child = self.child.get_mut();
+        let deadline = std::time::Instant::now() + GRACEFUL_DROP_WAIT;
+        while std::time::Instant::now() < deadline {
+            match child.try_wait() {
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                _ => break,
+            }
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod netns;
 #[path = "netns_unavailable.rs"]
 pub mod netns;
 pub mod procs;
+pub mod raw_editor;
 pub mod real_cli;
 pub mod real_editor;
 pub mod real_session;

@@ -1,5 +1,8 @@
 //! The stand-in for claude as tests use it: a wrapper executable that runs
-//! `claude-acp standin --script fixtures/standin/<name>.jsonl`, and the log of what it received.
+//! `claude-acp standin --script fixtures/standin/<name>.jsonl`, the log of what it received, and
+//! its verdict: when a [`Standin`] is dropped at the end of a test, every stand-in process it
+//! started must have finished clean (no line its script did not expect, no broken script, exit 0
+//! unless the script itself exits otherwise), or the test fails there. No test can forget it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -7,6 +10,10 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::acp_client::AcpClient;
+use super::procs;
+
+/// How long the teardown waits for the stand-ins to finish before reading their verdict.
+const VERDICT_WAIT: Duration = Duration::from_secs(5);
 
 pub struct Standin {
     dir: tempfile::TempDir,
@@ -24,16 +31,25 @@ pub fn fixture(name: &str) -> PathBuf {
 impl Standin {
     /// A stand-in playing `fixtures/standin/<name>.jsonl`, with a fresh work directory.
     pub fn new(name: &str) -> Self {
-        let script = fixture(name);
+        Self::with_script(|_| fixture(name))
+    }
+
+    /// A stand-in playing the script `write` puts in the stand-in's directory (a test's own script).
+    pub fn with_script(write: impl FnOnce(&Path) -> PathBuf) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let script = write(dir.path());
         assert!(
             script.exists(),
             "missing stand-in script {}",
             script.display()
         );
-        let dir = tempfile::tempdir().expect("temp dir");
         let wrapper = dir.path().join("claude");
+        let log = dir.path().join("standin.log");
+        // The log is set here, not by the adapter's environment, so every stand-in started
+        // through this wrapper logs and gets its verdict read, whatever env a test gives the adapter.
         let body = format!(
-            "#!/bin/sh\nexec '{}' standin --script '{}' \"$@\"\n",
+            "#!/bin/sh\nCLAUDE_STANDIN_LOG='{}' exec '{}' standin --script '{}' \"$@\"\n",
+            log.display(),
             env!("CARGO_BIN_EXE_claude-acp"),
             script.display()
         );
@@ -42,7 +58,6 @@ impl Standin {
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let work = dir.path().join("work");
         std::fs::create_dir(&work).expect("work dir");
-        let log = dir.path().join("standin.log");
         Self {
             dir,
             wrapper,
@@ -97,7 +112,57 @@ impl Standin {
             ),
         ];
         vars.extend_from_slice(env);
-        AcpClient::spawn(&args, &vars, self.dir.path())
+        let client = AcpClient::spawn(&args, &vars, self.dir.path());
+        // Ended like an editor quits, so claude reads every line sent to it before it goes.
+        client.end_gracefully_on_drop();
+        client
+    }
+
+    /// What went wrong in the stand-ins so far, one line each: mismatches and script errors
+    /// (`error` events) and exits with a status their script did not ask for. Empty when clean.
+    pub fn problems(&self) -> Vec<String> {
+        let events = self.events();
+        // An `error` already explains its exit; a scripted crash is no problem.
+        let explained = |pid: &Value, code: &Value| {
+            events.iter().any(|e| {
+                e["pid"] == *pid
+                    && (e["event"] == "error"
+                        || (e["event"] == "scripted_exit" && e["code"] == *code))
+            })
+        };
+        events
+            .iter()
+            .filter_map(|e| match e["event"].as_str() {
+                Some("error") => Some(format!(
+                    "stand-in {} failed (exit {}): {}",
+                    e["pid"], e["code"], e["message"]
+                )),
+                Some("exit") if e["code"] != 0 && !explained(&e["pid"], &e["code"]) => Some(
+                    format!("stand-in {} exited with {} unasked", e["pid"], e["code"]),
+                ),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether stand-in `pid` has logged its exit.
+    fn exited(&self, pid: u32) -> bool {
+        self.events()
+            .iter()
+            .any(|e| e["event"] == "exit" && e["pid"] == pid)
+    }
+
+    /// Waits (blocking: it runs in `Drop`) until every stand-in started has exited or is gone.
+    fn wait_all_done(&self) {
+        let deadline = std::time::Instant::now() + VERDICT_WAIT;
+        while std::time::Instant::now() < deadline
+            && self
+                .pids()
+                .into_iter()
+                .any(|pid| procs::is_alive(pid) && !self.exited(pid))
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Every event the stand-in processes logged, in order.
@@ -143,6 +208,22 @@ impl Standin {
             .collect()
     }
 
+    /// Waits until the stand-ins received a line satisfying `pred` and returns it.
+    pub async fn wait_received(&self, pred: impl Fn(&Value) -> bool, timeout: Duration) -> Value {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(line) = self.received().into_iter().find(|l| pred(l)) {
+                return line;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the stand-in did not receive the line waited for: {:?}",
+                self.events()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Waits until `n` stand-in processes have started.
     pub async fn wait_started(&self, n: usize, timeout: Duration) -> Vec<u32> {
         let deadline = tokio::time::Instant::now() + timeout;
@@ -158,5 +239,26 @@ impl Standin {
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+}
+
+impl Drop for Standin {
+    /// The stand-in's verdict, read by every test that uses one.
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            // The test failed already; what the stand-in saw often says why.
+            for problem in self.problems() {
+                eprintln!("{problem}");
+            }
+            return;
+        }
+        self.wait_all_done();
+        let problems = self.problems();
+        assert!(
+            problems.is_empty(),
+            "the stand-in did not finish clean:\n{}\n--- its log ---\n{}",
+            problems.join("\n"),
+            std::fs::read_to_string(&self.log).unwrap_or_default()
+        );
     }
 }

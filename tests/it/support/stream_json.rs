@@ -15,6 +15,8 @@ pub struct StreamJsonProcess {
     stdin: Option<ChildStdin>,
     stdout: Lines<BufReader<ChildStdout>>,
     stderr: Arc<Mutex<String>>,
+    /// The task reading stderr; it ends when claude's stderr closes (claude exited).
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
     transcript: Vec<Value>,
 }
 
@@ -27,7 +29,7 @@ impl StreamJsonProcess {
         let mut stderr_pipe = child.stderr.take().expect("claude stderr is piped");
         let stderr = Arc::new(Mutex::new(String::new()));
         let stderr_sink = Arc::clone(&stderr);
-        tokio::spawn(async move {
+        let stderr_reader = tokio::spawn(async move {
             let mut buffer = [0u8; 4096];
             while let Ok(read) = stderr_pipe.read(&mut buffer).await {
                 if read == 0 {
@@ -42,6 +44,7 @@ impl StreamJsonProcess {
             stdin: Some(stdin),
             stdout: BufReader::new(stdout).lines(),
             stderr,
+            stderr_reader: Some(stderr_reader),
             transcript: Vec::new(),
         }
     }
@@ -115,6 +118,16 @@ impl StreamJsonProcess {
     /// Every message read so far.
     pub fn transcript(&self) -> &[Value] {
         &self.transcript
+    }
+
+    /// Everything claude wrote on stderr, once its stderr has closed; panics after `timeout`.
+    pub async fn stderr_to_end(&mut self, timeout: Duration) -> String {
+        if let Some(reader) = self.stderr_reader.take()
+            && tokio::time::timeout(timeout, reader).await.is_err()
+        {
+            self.fail(&format!("claude's stderr still open after {timeout:?}"));
+        }
+        self.stderr()
     }
 
     /// What claude wrote on stderr so far.

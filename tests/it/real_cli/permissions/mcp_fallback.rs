@@ -32,9 +32,9 @@ fn symptoms_of(transcript: &[Value], stderr: &str) -> Vec<BreakSymptom> {
 /// Reads claude's output until it ends (claude exits) and returns the detector's verdicts.
 async fn read_to_exit(claude: &mut StreamJsonProcess) -> Vec<BreakSymptom> {
     while claude.next_message(STEP).await.is_some() {}
-    // stderr is read by a background task: give it a moment to catch the last bytes.
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    symptoms_of(claude.transcript(), &claude.stderr())
+    // Every byte of stderr, not what a background reader happened to catch so far.
+    let stderr = claude.stderr_to_end(STEP).await;
+    symptoms_of(claude.transcript(), &stderr)
 }
 
 #[tokio::test]

@@ -57,6 +57,8 @@ impl Shared {
 pub struct MockApi {
     base_url: String,
     net: Option<IsolatedNet>,
+    /// Why there is no private network namespace, when there is none.
+    no_net_reason: Option<String>,
     shared: Arc<Shared>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
@@ -79,7 +81,10 @@ impl MockApi {
         let thread = std::thread::Builder::new()
             .name("mock-api".to_string())
             .spawn(move || {
-                let net = enter_private_network();
+                let (net, no_net_reason) = match enter_private_network() {
+                    Ok(net) => (Some(net), None),
+                    Err(why) => (None, Some(why)),
+                };
                 let listener = StdTcpListener::bind("127.0.0.1:0")
                     .and_then(|l| l.set_nonblocking(true).map(|()| l))
                     .expect("mock API: cannot bind 127.0.0.1");
@@ -91,7 +96,9 @@ impl MockApi {
                     .enable_all()
                     .build()
                     .expect("mock API: tokio runtime");
-                ready_tx.send((port, net)).expect("mock API: starter gone");
+                ready_tx
+                    .send((port, net, no_net_reason))
+                    .expect("mock API: starter gone");
                 runtime.block_on(async move {
                     let listener = TcpListener::from_std(listener).expect("mock API: listener");
                     tokio::select! {
@@ -101,12 +108,13 @@ impl MockApi {
                 });
             })
             .expect("mock API: spawn thread");
-        let (port, net) = ready_rx
+        let (port, net, no_net_reason) = ready_rx
             .recv()
             .expect("mock API: server thread failed to start");
         MockApi {
             base_url: format!("http://127.0.0.1:{port}"),
             net,
+            no_net_reason,
             shared,
             stop: Some(stop_tx),
             thread: Some(thread),
@@ -122,6 +130,11 @@ impl MockApi {
     /// Processes that must reach the mock have to be spawned into it (`ClaudeEnv` does this).
     pub fn net(&self) -> Option<&IsolatedNet> {
         self.net.as_ref()
+    }
+
+    /// Why the mock runs on the host loopback instead of a private namespace; `None` when it has one.
+    pub fn no_net_reason(&self) -> Option<&str> {
+        self.no_net_reason.as_deref()
     }
 
     /// A TCP connection to the mock, opened inside its namespace (for tests of the mock itself).
@@ -197,18 +210,20 @@ impl Drop for MockApi {
 }
 
 /// Moves the server thread into a private loopback-only namespace, unless that is off or impossible.
-fn enter_private_network() -> Option<IsolatedNet> {
+fn enter_private_network() -> Result<IsolatedNet, String> {
     if std::env::var(NETNS_SWITCH).is_ok_and(|v| v == "off") {
-        return None;
+        return Err(format!("switched off by {NETNS_SWITCH}=off"));
     }
     match IsolatedNet::enter_on_this_thread() {
-        Ok(net) => Some(net),
+        Ok(net) => Ok(net),
         Err(error) => {
             eprintln!(
                 "mock API: no private network namespace ({error}); claude will use the host \
                  loopback with ANTHROPIC_BASE_URL and the DISABLE_* variables only"
             );
-            None
+            Err(format!(
+                "unshare(CLONE_NEWNET) or bringing lo up failed: {error}"
+            ))
         }
     }
 }

@@ -1,0 +1,111 @@
+//! The channel from claude's stdout reader to its session, bounded in bytes: when the session
+//! stops taking messages (its editor is slow), the reader stops reading, claude's stdout pipe
+//! fills and claude itself waits. Nothing is dropped; order is kept.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::{Semaphore, mpsc};
+
+use super::process::ClaudeEvent;
+
+/// Bytes of claude's lines that may wait for the session. A longer line takes the whole budget.
+pub(crate) const EVENT_BUDGET: usize = 1024 * 1024;
+
+/// The reader's end.
+#[derive(Clone)]
+pub(crate) struct EventSender {
+    tx: mpsc::UnboundedSender<(ClaudeEvent, u32)>,
+    budget: Arc<Semaphore>,
+    /// Whether the reader is waiting for the session to take messages (not for claude).
+    waiting: Arc<AtomicBool>,
+}
+
+/// The session's end.
+pub struct EventReceiver {
+    rx: mpsc::UnboundedReceiver<(ClaudeEvent, u32)>,
+    budget: Arc<Semaphore>,
+}
+
+pub(crate) fn channel() -> (EventSender, EventReceiver) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let budget = Arc::new(Semaphore::new(EVENT_BUDGET));
+    (
+        EventSender {
+            tx,
+            budget: budget.clone(),
+            waiting: Arc::new(AtomicBool::new(false)),
+        },
+        EventReceiver { rx, budget },
+    )
+}
+
+impl EventSender {
+    /// Sends a message read from a line of `bytes` bytes, once the session has room for it.
+    pub(crate) async fn send(&self, event: ClaudeEvent, bytes: usize) {
+        let cost = bytes.clamp(1, EVENT_BUDGET) as u32;
+        self.waiting.store(true, Ordering::Relaxed);
+        let permit = self.budget.acquire_many(cost).await;
+        self.waiting.store(false, Ordering::Relaxed);
+        let Ok(permit) = permit else { return };
+        // Given back by the receiver when the session takes the message.
+        permit.forget();
+        if self.tx.send((event, cost)).is_err() {
+            // Nobody listens any more: keep the budget whole so the reader never stalls.
+            self.budget.add_permits(cost as usize);
+        }
+    }
+
+    /// Sends without waiting: for the one `Exited`, which must never be held back.
+    pub(crate) fn send_now(&self, event: ClaudeEvent) {
+        let _ = self.tx.send((event, 0));
+    }
+
+    /// Whether the reader is held back by the session rather than waiting on claude.
+    pub(crate) fn is_held_back(&self) -> bool {
+        self.waiting.load(Ordering::Relaxed)
+    }
+}
+
+impl EventReceiver {
+    pub async fn recv(&mut self) -> Option<ClaudeEvent> {
+        let (event, cost) = self.rx.recv().await?;
+        self.budget.add_permits(cost as usize);
+        Some(event)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::claude::process::ExitInfo;
+
+    fn exited(status: &str) -> ClaudeEvent {
+        ClaudeEvent::Exited(ExitInfo {
+            status: status.into(),
+            code: None,
+            stderr_tail: String::new(),
+        })
+    }
+
+    #[tokio::test]
+    async fn the_sender_waits_once_the_budget_is_taken_and_order_is_kept() {
+        let (tx, mut rx) = channel();
+        tx.send(exited("a"), EVENT_BUDGET / 2).await;
+        tx.send(exited("b"), EVENT_BUDGET / 2).await;
+        let third = tokio::spawn({
+            let tx = tx.clone();
+            async move { tx.send(exited("c"), 10).await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!third.is_finished(), "the budget is spent");
+        assert!(tx.is_held_back());
+        assert_eq!(rx.recv().await, Some(exited("a")));
+        third.await.unwrap();
+        assert_eq!(rx.recv().await, Some(exited("b")));
+        assert_eq!(rx.recv().await, Some(exited("c")));
+        // A line over the budget still passes, alone.
+        tx.send(exited("huge"), 10 * EVENT_BUDGET).await;
+        assert_eq!(rx.recv().await, Some(exited("huge")));
+    }
+}

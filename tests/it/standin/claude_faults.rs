@@ -1,0 +1,75 @@
+//! claude misbehaving while it stays alive: results of unexpected shapes, a result line cut short,
+//! stdout closed without exiting. Each prompt is answered (never left hanging), and the session
+//! goes on.
+
+use std::time::Duration;
+
+use crate::support::acp_client::AcpClient;
+use crate::support::procs;
+use crate::support::standin::Standin;
+
+#[tokio::test]
+async fn results_of_unexpected_shapes_end_the_turn_and_a_cut_result_fails_it() {
+    let s = Standin::new("odd_results");
+    let c = s.adapter(&[]);
+    c.set_timeout(Duration::from_secs(15));
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    let first = c.prompt(&id, "first").await.expect("answered");
+    assert_eq!(first["stopReason"], "end_turn");
+    assert_eq!(c.agent_text(&id), "First answer.");
+
+    let second = c
+        .prompt(&id, "second")
+        .await
+        .expect_err("a cut result is an error");
+    assert!(
+        second.message.contains("result line could not be read"),
+        "{second:?}"
+    );
+}
+
+/// A claude that reads the prompt, closes its stdout and lives on; the next run is the stand-in.
+fn closes_stdout_then_standin(s: &Standin) -> std::path::PathBuf {
+    let marker = s.dir().join("closed-once");
+    let wrapper = s.dir().join("claude-closing");
+    let body = format!(
+        "#!/bin/sh\nif [ ! -e '{marker}' ]; then\n  touch '{marker}'\n  while IFS= read -r line; do\n    case \"$line\" in *'\"type\":\"user\"'*) break;; esac\n  done\n  exec 1>&-\n  exec sleep 1000\nfi\nexec '{standin}' \"$@\"\n",
+        marker = marker.display(),
+        standin = s.wrapper.display(),
+    );
+    std::fs::write(&wrapper, body).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    wrapper
+}
+
+#[tokio::test]
+async fn a_claude_that_closes_its_stdout_but_lives_is_stopped_and_the_next_prompt_restarts_it() {
+    let s = Standin::new("text");
+    let wrapper = closes_stdout_then_standin(&s);
+    let c = AcpClient::spawn(
+        &["--claude-path", wrapper.to_str().unwrap()],
+        &[
+            ("CLAUDE_STANDIN_LOG", s.log.to_str().unwrap()),
+            ("CLAUDE_CONFIG_DIR", s.config_dir().to_str().unwrap()),
+        ],
+        s.dir(),
+    );
+    c.set_timeout(Duration::from_secs(15));
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    let err = c.prompt(&id, "hello").await.expect_err("the turn fails");
+    assert!(err.message.contains("closed its stdout"), "{err:?}");
+    // The silent claude is gone, not left sleeping.
+    let sleepers: Vec<u32> = procs::children_of(c.pid())
+        .into_iter()
+        .filter(|p| procs::cmdline(*p).is_some_and(|c| c.contains("sleep")))
+        .collect();
+    assert!(sleepers.is_empty(), "left behind: {sleepers:?}");
+    let answer = c
+        .prompt(&id, "again")
+        .await
+        .expect("a fresh claude answers");
+    assert_eq!(answer["stopReason"], "end_turn");
+}

@@ -1,0 +1,154 @@
+//! The editor-side transport under hostile input and a slow editor: a line that is not UTF-8, a
+//! line over the 64 MiB cap, a line that never ends, and an editor that stops reading while
+//! claude streams. In each case the adapter answers what it can, never holds more than it must,
+//! and goes on.
+
+use std::time::Duration;
+
+use crate::support::raw_editor::{RawEditor, blocked_writing_a_pipe, status_kib};
+use crate::support::standin::Standin;
+use serde_json::json;
+
+#[tokio::test]
+async fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
+    let s = Standin::new("text");
+    let mut editor = RawEditor::spawn(&s);
+    editor.initialize().await;
+    let session = editor.new_session(1, &s.work).await;
+
+    let mut bad = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/prompt\",\"params\":{{\"sessionId\":\"{session}\",\"prompt\":[{{\"type\":\"text\",\"text\":\""
+    )
+    .into_bytes();
+    bad.extend_from_slice(b"caf\xe9\"}]}}\n");
+    editor.send(&bad).await;
+    let answer = editor.answer(&json!(2)).await;
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+
+    // The adapter is still there, and so is the session.
+    editor.send_prompt(3, &session, "say hello").await;
+    let answer = editor.answer(&json!(3)).await;
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+}
+
+#[tokio::test]
+async fn lines_over_the_cap_are_refused_without_being_held_or_echoed() {
+    let s = Standin::new("text");
+    let mut editor = RawEditor::spawn(&s);
+    editor.initialize().await;
+    let pid = editor.pid();
+
+    // 65 MiB in one request: answered -32600, id unknown, and the answer does not quote it.
+    let filler = "A".repeat(65 << 20);
+    let line = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"session/new\",\"params\":{{\"cwd\":\"{filler}\"}}}}\n"
+    );
+    drop(filler);
+    editor.send(line.as_bytes()).await;
+    drop(line);
+    let answer = editor.next().await.expect("an answer");
+    assert_eq!(
+        answer["error"]["code"],
+        -32600,
+        "{:.300}",
+        answer.to_string()
+    );
+    assert!(
+        answer.to_string().len() < 1024,
+        "no echo: {:.200}",
+        answer.to_string()
+    );
+
+    // A line that never ends: 256 MiB and counting, answered once, never held.
+    let chunk = vec![b'x'; 1 << 20];
+    for _ in 0..256 {
+        editor.send(&chunk).await;
+    }
+    let answer = editor.next().await.expect("an answer");
+    assert_eq!(
+        answer["error"]["code"],
+        -32600,
+        "{:.300}",
+        answer.to_string()
+    );
+    let peak_mib = status_kib(pid, "VmHWM") / 1024;
+    assert!(
+        peak_mib < 110,
+        "the adapter held at most the 64 MiB cap plus a little, not {peak_mib} MiB"
+    );
+
+    // The line ends; the next request is served.
+    editor.send(b"\n").await;
+    let session = editor.new_session(10, &s.work).await;
+    assert!(!session.is_empty());
+}
+
+/// A stand-in script streaming `chunks` text deltas of `size` bytes each, numbered in order.
+fn flood_script(dir: &std::path::Path, chunks: usize, size: usize) -> std::path::PathBuf {
+    let template =
+        std::fs::read_to_string(crate::support::standin::fixture("bench_stream")).unwrap();
+    let lines: Vec<&str> = template.lines().collect();
+    let is_delta = |l: &str| l.contains("\"text_delta\"") || l.contains("sleep_ms");
+    let first = lines.iter().position(|l| is_delta(l)).unwrap();
+    let last = lines.iter().rposition(|l| is_delta(l)).unwrap();
+    let mut script: Vec<String> = lines[..first].iter().map(|l| l.to_string()).collect();
+    let pad = "p".repeat(size);
+    for i in 0..chunks {
+        let delta = json!({"emit": {"type": "stream_event", "event": {"type": "content_block_delta",
+            "index": 0, "delta": {"type": "text_delta", "text": format!("<c{i:06}>{pad}")}},
+            "session_id": "${session_id}", "parent_tool_use_id": null, "uuid": format!("d{i}")}});
+        script.push(delta.to_string());
+    }
+    script.extend(
+        lines[last + 1..]
+            .iter()
+            .filter(|l| !l.contains("\"goto\""))
+            .map(|l| l.to_string()),
+    );
+    let path = dir.join("flood.jsonl");
+    std::fs::write(&path, script.join("\n")).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn an_editor_that_stops_reading_stops_claude_and_then_gets_every_chunk_in_order() {
+    const CHUNKS: usize = 3000;
+    let s = Standin::with_script(|dir| flood_script(dir, CHUNKS, 16 * 1024));
+    let mut editor = RawEditor::spawn(&s);
+    editor.initialize().await;
+    let session = editor.new_session(1, &s.work).await;
+    let standin = s.wait_started(1, Duration::from_secs(10)).await[0];
+    editor.send_prompt(2, &session, "stream a lot").await;
+
+    // The editor reads nothing: claude (48 MiB to send) must end up blocked on its full pipe.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !blocked_writing_a_pipe(standin) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "claude never had to wait: the adapter took everything (RSS {} MiB)",
+            status_kib(editor.pid(), "VmRSS") / 1024
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let rss_mib = status_kib(editor.pid(), "VmRSS") / 1024;
+    assert!(
+        rss_mib < 40,
+        "the adapter holds {rss_mib} MiB for a stalled editor"
+    );
+
+    // The editor reads again: every chunk, once, in order, then the end of the turn.
+    let answer = editor.answer(&json!(2)).await;
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    let numbers: Vec<usize> = editor
+        .seen
+        .iter()
+        .filter(|m| m["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|m| {
+            m["params"]["update"]["content"]["text"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .filter_map(|t| t.strip_prefix("<c")?.get(..6)?.parse().ok())
+        .collect();
+    assert_eq!(numbers, (0..CHUNKS).collect::<Vec<_>>());
+}
