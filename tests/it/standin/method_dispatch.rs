@@ -46,6 +46,14 @@ fn params(method: &str, s: &Standin, open: &str, stored: &str) -> Value {
     }
 }
 
+/// The stand-in script that expects what `method` makes the adapter send to claude.
+fn script(method: &str) -> &'static str {
+    match method {
+        "session/set_mode" | "session/set_config_option" => "set_permission_mode",
+        _ => "text",
+    }
+}
+
 /// The listed methods that are notifications (no response to look at): ACP's client-to-agent ones.
 const NOTIFICATIONS: &[&str] = &["session/cancel"];
 
@@ -62,7 +70,7 @@ async fn every_listed_method_reaches_a_handler_of_the_built_binary() {
             continue;
         }
         // A fresh adapter per method: logout, close and delete must not spoil the next one.
-        let s = Standin::new("text");
+        let s = Standin::new(script(method));
         let c = s.adapter(&[]);
         c.initialize().await;
         let open = c.new_session(&s.work).await;
