@@ -1,6 +1,7 @@
 //! The pinned real claude CLI, offline against the mock Anthropic API: claude on its own in
 //! stream-json mode (`smoke`, `mock_api`, `history_fixture`), and behind the built adapter.
 
+mod acp_v1;
 mod adapter;
 mod adapter_lifecycle;
 mod history_fixture;

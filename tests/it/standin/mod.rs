@@ -13,6 +13,7 @@ mod hard_kill;
 mod idle;
 mod logging;
 mod logout;
+mod method_dispatch;
 mod modes;
 mod permissions;
 mod process_hygiene;
