@@ -2,7 +2,8 @@
 //!
 //! Everything about a session happens here, in order: prompts, cancels, mode changes, claude's
 //! output and its control requests. Work that waits on the editor (permission asks) or on claude
-//! (control replies) runs in tasks of its own and reports back, so the loop never stalls.
+//! (control replies, mode and model changes) runs in tasks of its own and reports back, so the
+//! loop never stalls.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use tokio::time::Instant;
 
 use self::asks::PendingAsks;
 use self::running::RunningClaude;
+use self::settings::{Setting, SettingReply};
 use super::config::AdapterConfig;
 use super::fallback::PermissionPath;
 use super::permissions::{self, asker::PermissionAsker};
@@ -73,6 +75,12 @@ enum Internal {
     Initialized(Value),
     /// A permission ask has been answered (or withdrawn).
     PermissionDone { request_id: String },
+    /// claude answered a mode or model change, or did not in time.
+    SettingDone {
+        setting: Setting,
+        answer: Result<(), crate::claude::ClaudeError>,
+        reply: SettingReply,
+    },
 }
 
 /// What a session is opened with.
@@ -240,20 +248,16 @@ impl SessionActor {
         match cmd {
             Command::Prompt { blocks, reply } => self.start_turn(blocks, reply),
             Command::Cancel => self.cancel(),
-            Command::SetMode { mode, reply } => {
-                let result = self.set_mode(&mode).await;
-                let _ = reply.send(result);
-            }
-            Command::SetConfigOption { id, value, reply } => {
-                let result = match id.as_str() {
-                    "mode" => self.set_mode(&value).await.map(|()| self.config_options()),
-                    "model" => self.set_model(&value).await.map(|()| self.config_options()),
-                    other => Err(AgentError::InvalidParams(format!(
+            Command::SetMode { mode, reply } => self.set_mode(mode, SettingReply::Mode(reply)),
+            Command::SetConfigOption { id, value, reply } => match id.as_str() {
+                "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
+                "model" => self.set_model(value, SettingReply::ConfigOption(reply)),
+                other => {
+                    let _ = reply.send(Err(AgentError::InvalidParams(format!(
                         "unknown config option `{other}`"
-                    ))),
-                };
-                let _ = reply.send(result);
-            }
+                    ))));
+                }
+            },
             Command::LoggedOut { reply } => {
                 self.end_claude_for_logout().await;
                 let _ = reply.send(());
@@ -329,6 +333,11 @@ impl SessionActor {
             Internal::PermissionDone { request_id } => {
                 self.asks.answered(&request_id);
             }
+            Internal::SettingDone {
+                setting,
+                answer,
+                reply,
+            } => self.setting_done(setting, answer, reply),
         }
     }
 

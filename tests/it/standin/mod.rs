@@ -25,4 +25,5 @@ mod session_model;
 mod session_options;
 mod session_title;
 mod sessions;
+mod setting_changes;
 mod transport;
