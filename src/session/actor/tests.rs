@@ -219,3 +219,41 @@ async fn a_broken_stdio_permission_channel_switches_to_mcp_and_keeps_the_turn() 
         "the conversation is kept"
     );
 }
+
+#[tokio::test]
+async fn a_panic_in_a_session_fails_its_prompt_stops_its_claude_and_other_sessions_go_on() {
+    let broken = open("hang");
+    let mut other = open("text");
+    let turn = broken.prompt("hello");
+    let other_turn = other.prompt("hi");
+    assert_eq!(broken.launcher.running(), 1);
+
+    broken.commands.send(Command::PanicForTest).unwrap();
+    let err = ended(turn)
+        .await
+        .expect_err("the prompt is answered with an error");
+    assert!(
+        err.to_string().contains("internal error") && err.to_string().contains("stopped"),
+        "{err}"
+    );
+    let deadline = tokio::time::Instant::now() + TURN_LIMIT;
+    while broken.launcher.running() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the panicking session's claude still runs"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    assert_eq!(ended(other_turn).await.unwrap(), StopReason::EndTurn);
+    assert_eq!(other.agent_text(), "Hello from the mock model!");
+    assert_eq!(
+        ended(other.prompt("again")).await.unwrap(),
+        StopReason::EndTurn
+    );
+    // The session whose task panicked still answers: a prompt starts a new claude.
+    let again = broken.prompt("are you there?");
+    broken.commands.send(Command::Cancel).unwrap();
+    assert_eq!(ended(again).await.unwrap(), StopReason::Cancelled);
+    assert_eq!(broken.launcher.starts().len(), 2);
+}
