@@ -9,6 +9,7 @@ mod claude_faults;
 mod compaction;
 mod doctor;
 mod end_turn_usage;
+mod fault_matrix;
 mod hard_kill;
 mod idle;
 mod logging;
