@@ -257,3 +257,34 @@ async fn a_panic_in_a_session_fails_its_prompt_stops_its_claude_and_other_sessio
     assert_eq!(ended(again).await.unwrap(), StopReason::Cancelled);
     assert_eq!(broken.launcher.starts().len(), 2);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_model_change_claude_never_answers_fails_naming_it_and_does_not_delay_cancel() {
+    let s = open("hang");
+    let turn = s.prompt("hello");
+    let (reply, changed) = oneshot::channel();
+    s.commands
+        .send(Command::SetConfigOption {
+            id: "model".into(),
+            value: "sonnet".into(),
+            reply,
+        })
+        .unwrap();
+    let cancelled_at = tokio::time::Instant::now();
+    s.commands.send(Command::Cancel).unwrap();
+    assert_eq!(ended(turn).await.unwrap(), StopReason::Cancelled);
+    // On the paused clock: the cancel's deadline, not the change's time limit behind it.
+    assert!(
+        cancelled_at.elapsed() < super::CONTROL_TIMEOUT,
+        "the cancel waited for the model change: {:?}",
+        cancelled_at.elapsed()
+    );
+    let err = changed
+        .await
+        .unwrap()
+        .expect_err("claude never made the change");
+    assert!(
+        err.to_string().contains("model change to `sonnet`"),
+        "{err}"
+    );
+}
