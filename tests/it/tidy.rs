@@ -1,6 +1,7 @@
 //! The layout rules, checked on the source so they hold as the code grows: only `src/acp/` imports
-//! the ACP SDK, only `src/claude/` builds claude's stream-json, `session` does not reach into
-//! `doctor`, and no source file is over 600 lines.
+//! the ACP SDK, only `src/claude/` builds claude's stream-json, only `src/platform/` holds code
+//! that differs per operating system, `session` does not reach into `doctor`, and no source file is
+//! over 600 lines.
 
 use std::path::{Path, PathBuf};
 
@@ -75,6 +76,40 @@ fn only_src_acp_imports_the_acp_sdk() {
     assert!(
         offenders.is_empty(),
         "import the ACP SDK only in src/acp/: {offenders:?}"
+    );
+}
+
+#[test]
+fn only_src_platform_differs_per_operating_system() {
+    // Gating a unit-test module (`cfg(all(test, unix))`) is allowed; logic that branches on the
+    // system is not.
+    const PLATFORM_MARKS: &[&str] = &[
+        "cfg(unix)",
+        "cfg(windows)",
+        "cfg!(unix)",
+        "cfg!(windows)",
+        "target_os",
+        "target_family",
+        "libc::",
+        "std::os::",
+        "windows_sys",
+    ];
+    let offenders: Vec<String> = rust_files("src")
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("src/platform/") && !is_test_file(name))
+        .filter_map(|(name, text)| {
+            let code = production_code(&text);
+            let marks: Vec<&str> = PLATFORM_MARKS
+                .iter()
+                .copied()
+                .filter(|mark| code.contains(mark))
+                .collect();
+            (!marks.is_empty()).then(|| format!("{name} {marks:?}"))
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "put what differs per system behind src/platform/ (one module per concern): {offenders:?}"
     );
 }
 
