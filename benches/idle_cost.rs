@@ -73,8 +73,7 @@ impl Claude {
             script.display()
         );
         std::fs::write(&path, body).expect("wrapper");
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        claude_acp::platform::files::make_executable(&path).expect("chmod");
         Claude {
             _dir: dir,
             path,

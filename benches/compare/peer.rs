@@ -3,7 +3,6 @@
 //! own process group, killed whole when the peer is dropped, so no claude outlives a run.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
@@ -38,8 +37,8 @@ impl Peer {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0);
+            .stderr(Stdio::null());
+        lead_own_group(&mut command);
         let mut child = command
             .spawn()
             .unwrap_or_else(|e| panic!("cannot spawn {command:?}: {e}"));
@@ -192,10 +191,33 @@ impl Drop for Peer {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        // SAFETY: kill(2) on the process group this peer's child leads (process_group(0)).
-        unsafe { libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL) };
+        kill_group(&mut self.child);
         if !exited {
             let _ = self.child.wait();
         }
     }
+}
+
+/// Makes the child lead a process group of its own (Unix), so [`kill_group`] reaches all it starts.
+#[cfg(unix)]
+fn lead_own_group(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+}
+
+/// Windows has no process groups to lead; the child alone is killed there.
+#[cfg(not(unix))]
+fn lead_own_group(_command: &mut Command) {}
+
+/// Kills what is left of the group the child leads.
+#[cfg(unix)]
+fn kill_group(child: &mut Child) {
+    // SAFETY: kill(2) on the process group this peer's child leads (lead_own_group).
+    unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+}
+
+/// Kills the child (what it started is not tracked on Windows; the bench runs on Unix).
+#[cfg(not(unix))]
+fn kill_group(child: &mut Child) {
+    let _ = child.kill();
 }

@@ -2,7 +2,6 @@
 //! stand-in alone (the floor for the adapter's own cost), and the looping fixtures of N deltas
 //! the bench writes for itself (too big to keep in the repository).
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -38,7 +37,7 @@ impl Claude {
             script.display()
         );
         std::fs::write(&wrapper, body).expect("write wrapper");
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        claude_acp::platform::files::make_executable(&wrapper).expect("chmod");
         Claude {
             dir,
             wrapper,

@@ -91,7 +91,7 @@ impl ClaudeHandle {
         timeout: Duration,
     ) -> impl Future<Output = Result<Value, ClaudeError>> + Send + 'static {
         let request_id = uuid::Uuid::new_v4().to_string();
-        let name = subtype_of(&request);
+        let name = subtype_of(&request).to_owned();
         // Registered before the line is written: claude may answer before `send` returns.
         let answer = self.pending.register(&request_id);
         let sent = answer.is_ok().then(|| {
@@ -176,11 +176,15 @@ fn closed_stdin() -> io::Error {
     io::Error::new(io::ErrorKind::BrokenPipe, "claude's stdin is closed")
 }
 
-fn subtype_of(request: &OutboundControl) -> String {
-    serde_json::to_value(request)
-        .ok()
-        .and_then(|v| v.get("subtype").and_then(Value::as_str).map(str::to_owned))
-        .unwrap_or_else(|| "control request".to_owned())
+/// The request's `subtype` on the wire, to name it in errors.
+fn subtype_of(request: &OutboundControl) -> &'static str {
+    match request {
+        OutboundControl::Initialize { .. } => "initialize",
+        OutboundControl::Interrupt => "interrupt",
+        OutboundControl::SetPermissionMode { .. } => "set_permission_mode",
+        OutboundControl::SetModel { .. } => "set_model",
+        OutboundControl::ApplyFlagSettings { .. } => "apply_flag_settings",
+    }
 }
 
 async fn write_lines<W: AsyncWrite + Unpin>(
@@ -223,6 +227,27 @@ mod tests {
     use crate::claude::wire::ControlResponse;
     use serde_json::json;
     use tokio::io::{AsyncBufReadExt, BufReader};
+
+    #[test]
+    fn a_request_is_named_by_its_subtype_on_the_wire() {
+        for request in [
+            OutboundControl::Initialize {
+                hooks: None,
+                sdk_mcp_servers: vec![],
+            },
+            OutboundControl::Interrupt,
+            OutboundControl::SetPermissionMode {
+                mode: "plan".into(),
+            },
+            OutboundControl::SetModel { model: None },
+            OutboundControl::ApplyFlagSettings {
+                settings: json!({}),
+            },
+        ] {
+            let wire = serde_json::to_value(&request).unwrap();
+            assert_eq!(wire["subtype"], subtype_of(&request), "{request:?}");
+        }
+    }
 
     fn handle_on_duplex() -> (
         ClaudeHandle,

@@ -2,6 +2,7 @@
 //! tested with, and whether claude has credentials to use. The session and `doctor` both ask here.
 
 use crate::history::default_config_dir;
+use crate::platform::os::Os;
 
 /// The claude versions CI runs the real-CLI scenarios against, oldest first. The last is the one
 /// the whole test suite pins: bumping it is this one line.
@@ -85,7 +86,7 @@ pub fn has_credentials() -> bool {
     has_key()
         || default_config_dir().is_some_and(|d| d.join(".credentials.json").exists())
         // macOS keeps claude's login in the Keychain, out of our sight: trust it there.
-        || cfg!(target_os = "macos")
+        || Os::CURRENT == Os::MacOs
 }
 
 #[cfg(test)]

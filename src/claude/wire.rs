@@ -3,11 +3,26 @@
 //! Inbound lines are parsed leniently: unknown `type`s and fields are kept as raw JSON rather than
 //! rejected, because claude adds fields in every release. Outbound lines are built only from the
 //! typed shapes here, so nothing half-formed can ever reach claude (a bad line kills the CLI).
+//! Beside the lines: permission updates, prompt content, the `--mcp-config` file and the
+//! permission-prompt tool's arguments, in `wire/`. Nothing outside `src/claude/` builds claude's
+//! JSON by hand (`tests/it/tidy.rs`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::lenient;
+
+mod mcp_config;
+mod permission_prompt;
+mod permission_update;
+mod prompt;
+
+pub use mcp_config::{McpConfig, McpServerConfig};
+pub use permission_prompt::{PermissionPromptArgs, permission_prompt_schema};
+pub use permission_update::{
+    PermissionDecision, PermissionRule, PermissionSettings, PermissionUpdate, UpdateKind,
+};
+pub use prompt::{ImageSource, InputBlock};
 
 /// One line claude printed on stdout.
 #[derive(Debug, Clone, PartialEq)]
@@ -357,7 +372,7 @@ pub struct CanUseTool {
     #[serde(default)]
     pub description: Option<String>,
     #[serde(default)]
-    pub permission_suggestions: Vec<Value>,
+    pub permission_suggestions: Vec<PermissionUpdate>,
     #[serde(default)]
     pub tool_use_id: Option<String>,
     #[serde(default)]
@@ -396,32 +411,6 @@ impl ControlResponse {
             ControlResponse::Success { request_id, .. }
             | ControlResponse::Error { request_id, .. } => request_id,
         }
-    }
-}
-
-/// The answer to `can_use_tool`. claude rejects a deny without a message and, in some versions,
-/// an allow without `updatedInput`, so both are required here.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "behavior", rename_all = "snake_case")]
-pub enum PermissionDecision {
-    Allow {
-        #[serde(rename = "updatedInput")]
-        updated_input: Value,
-        #[serde(rename = "updatedPermissions", skip_serializing_if = "Vec::is_empty")]
-        updated_permissions: Vec<Value>,
-    },
-    Deny {
-        message: String,
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
-        interrupt: bool,
-    },
-}
-
-impl PermissionDecision {
-    /// The decision as the payload of claude's control response.
-    pub fn to_value(&self) -> Value {
-        // Strings, bools and JSON values only: serializing cannot fail.
-        serde_json::to_value(self).expect("a permission decision serializes")
     }
 }
 
@@ -468,7 +457,7 @@ pub enum ClaudeInput {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UserInputMessage {
     pub role: &'static str,
-    pub content: Vec<Value>,
+    pub content: Vec<InputBlock>,
 }
 
 impl ClaudeInput {

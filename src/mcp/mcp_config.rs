@@ -8,9 +8,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
-
 use super::McpError;
+use crate::claude::wire::{McpConfig, McpServerConfig};
 use crate::domain::McpServer;
 use crate::platform;
 
@@ -20,8 +19,11 @@ pub const PERMISSION_SERVER_NAME: &str = "claude-acp";
 /// `{"mcpServers": {name: entry}}` for claude: every editor server in claude's format, then
 /// `ours` (the permission server's `(name, entry)`, if any). On a name clash the later entry wins:
 /// ours over any editor server, and a later editor server over an earlier one; both are logged.
-pub fn build_mcp_config(editor_servers: &[McpServer], ours: Option<(String, Value)>) -> Value {
-    let mut servers = Map::new();
+pub fn build_mcp_config(
+    editor_servers: &[McpServer],
+    ours: Option<(String, McpServerConfig)>,
+) -> McpConfig {
+    let mut servers = std::collections::BTreeMap::new();
     for server in editor_servers {
         let (name, entry) = claude_entry(server);
         if ours.as_ref().is_some_and(|(our_name, _)| *our_name == name) {
@@ -39,16 +41,13 @@ pub fn build_mcp_config(editor_servers: &[McpServer], ours: Option<(String, Valu
     if let Some((name, entry)) = ours {
         servers.insert(name, entry);
     }
-    json!({ "mcpServers": servers })
+    McpConfig { servers }
 }
 
 /// One editor server as claude's `--mcp-config` expects it.
-fn claude_entry(server: &McpServer) -> (String, Value) {
-    fn pairs(pairs: &[(String, String)]) -> Map<String, Value> {
-        pairs
-            .iter()
-            .map(|(key, value)| (key.clone(), Value::String(value.clone())))
-            .collect()
+fn claude_entry(server: &McpServer) -> (String, McpServerConfig) {
+    fn pairs(pairs: &[(String, String)]) -> std::collections::BTreeMap<String, String> {
+        pairs.iter().cloned().collect()
     }
     match server {
         McpServer::Stdio {
@@ -58,15 +57,26 @@ fn claude_entry(server: &McpServer) -> (String, Value) {
             env,
         } => (
             name.clone(),
-            json!({"type": "stdio", "command": command, "args": args, "env": pairs(env)}),
+            McpServerConfig::Stdio {
+                command: command.clone(),
+                args: args.clone(),
+                env: pairs(env),
+            },
         ),
         McpServer::Http { name, url, headers } => (
             name.clone(),
-            json!({"type": "http", "url": url, "headers": pairs(headers)}),
+            McpServerConfig::Http {
+                url: url.clone(),
+                headers: pairs(headers),
+                timeout: None,
+            },
         ),
         McpServer::Sse { name, url, headers } => (
             name.clone(),
-            json!({"type": "sse", "url": url, "headers": pairs(headers)}),
+            McpServerConfig::Sse {
+                url: url.clone(),
+                headers: pairs(headers),
+            },
         ),
     }
 }
@@ -106,7 +116,7 @@ pub struct McpConfigFile {
 
 impl McpConfigFile {
     /// Writes `config` to a new file in the user's private temp directory (`platform::files`).
-    pub fn write(config: &Value) -> Result<McpConfigFile, McpError> {
+    pub fn write(config: &McpConfig) -> Result<McpConfigFile, McpError> {
         Self::write_in(&platform::files::private_dir(), config)
     }
 
@@ -117,8 +127,8 @@ impl McpConfigFile {
     }
 
     /// Writes `config` to a new, randomly named file in `dir` that only its owner can read.
-    pub fn write_in(dir: &Path, config: &Value) -> Result<McpConfigFile, McpError> {
-        Self::write_text_in(dir, &config.to_string())
+    pub fn write_in(dir: &Path, config: &McpConfig) -> Result<McpConfigFile, McpError> {
+        Self::write_text_in(dir, &config.to_json())
     }
 
     fn write_text_in(dir: &Path, text: &str) -> Result<McpConfigFile, McpError> {
@@ -165,13 +175,27 @@ impl Drop for McpConfigFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
-    fn ours() -> (String, Value) {
+    fn ours() -> (String, McpServerConfig) {
         (
             PERMISSION_SERVER_NAME.to_owned(),
-            json!({"type": "http", "url": "http://127.0.0.1:1/mcp",
-                   "headers": {"Authorization": "Bearer t"}}),
+            McpServerConfig::Http {
+                url: "http://127.0.0.1:1/mcp".into(),
+                headers: [("Authorization".to_owned(), "Bearer t".to_owned())].into(),
+                timeout: None,
+            },
         )
+    }
+
+    fn our_json() -> Value {
+        json!({"type": "http", "url": "http://127.0.0.1:1/mcp",
+               "headers": {"Authorization": "Bearer t"}})
+    }
+
+    /// The config as claude reads it.
+    fn build(editor: &[McpServer], ours: Option<(String, McpServerConfig)>) -> Value {
+        serde_json::to_value(build_mcp_config(editor, ours)).unwrap()
     }
 
     fn editor_servers() -> Vec<McpServer> {
@@ -197,7 +221,7 @@ mod tests {
 
     #[test]
     fn editor_servers_take_claudes_shape_for_each_transport() {
-        let config = build_mcp_config(&editor_servers(), None);
+        let config = build(&editor_servers(), None);
         assert_eq!(
             config,
             json!({"mcpServers": {
@@ -212,10 +236,10 @@ mod tests {
 
     #[test]
     fn our_permission_server_is_added_next_to_the_editors() {
-        let config = build_mcp_config(&editor_servers(), Some(ours()));
+        let config = build(&editor_servers(), Some(ours()));
         let servers = config["mcpServers"].as_object().unwrap();
         assert_eq!(servers.len(), 4);
-        assert_eq!(servers["claude-acp"], ours().1);
+        assert_eq!(servers["claude-acp"], our_json());
         assert_eq!(servers["files"]["type"], "stdio");
     }
 
@@ -227,8 +251,8 @@ mod tests {
             url: "https://impostor.example/mcp".into(),
             headers: vec![],
         });
-        let config = build_mcp_config(&editor, Some(ours()));
-        assert_eq!(config["mcpServers"]["claude-acp"], ours().1);
+        let config = build(&editor, Some(ours()));
+        assert_eq!(config["mcpServers"]["claude-acp"], our_json());
         assert_eq!(config["mcpServers"].as_object().unwrap().len(), 4);
     }
 
@@ -239,7 +263,7 @@ mod tests {
             url: "https://x.example/mcp".into(),
             headers: vec![],
         }];
-        let config = build_mcp_config(&editor, None);
+        let config = build(&editor, None);
         assert_eq!(
             config["mcpServers"]["claude-acp"]["url"],
             "https://x.example/mcp"
@@ -248,7 +272,7 @@ mod tests {
 
     #[test]
     fn no_servers_give_an_empty_map() {
-        assert_eq!(build_mcp_config(&[], None), json!({"mcpServers": {}}));
+        assert_eq!(build(&[], None), json!({"mcpServers": {}}));
     }
 
     #[test]
@@ -261,7 +285,7 @@ mod tests {
             &std::fs::metadata(&path).unwrap()
         ));
         let read: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(read, config);
+        assert_eq!(read, serde_json::to_value(&config).unwrap());
         assert_eq!(
             file.claude_args(),
             vec!["--mcp-config".to_owned(), path.display().to_string()]

@@ -21,7 +21,7 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -29,7 +29,7 @@ use super::McpError;
 use super::mcp_config::PERMISSION_SERVER_NAME;
 use super::permission_tool::PermissionTool;
 use super::suggestions::always_allow_suggestions;
-use crate::claude::wire::{CanUseTool, PermissionDecision};
+use crate::claude::wire::{CanUseTool, McpServerConfig, PermissionDecision};
 
 /// The tool's name on our server; claude knows it as `mcp__claude-acp__permission`.
 pub const PERMISSION_TOOL: &str = "permission";
@@ -155,15 +155,14 @@ impl PermissionServer {
 
     /// Our entry for `--mcp-config`:
     /// `("claude-acp", {"type":"http","url":..,"headers":{"Authorization":..},"timeout":..})`.
-    pub fn mcp_config_entry(&self) -> (String, Value) {
+    pub fn mcp_config_entry(&self) -> (String, McpServerConfig) {
         (
             PERMISSION_SERVER_NAME.to_owned(),
-            json!({
-                "type": "http",
-                "url": self.url,
-                "headers": {"Authorization": format!("Bearer {}", self.token)},
-                "timeout": PERMISSION_WAIT_MS,
-            }),
+            McpServerConfig::Http {
+                url: self.url.clone(),
+                headers: [("Authorization".to_owned(), format!("Bearer {}", self.token))].into(),
+                timeout: Some(PERMISSION_WAIT_MS),
+            },
         )
     }
 
@@ -268,6 +267,7 @@ async fn accept_loop(listener: TcpListener, gate: Arc<TokenGate>, shutdown: Canc
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn tokens_are_long_random_and_distinct() {
@@ -317,6 +317,7 @@ mod tests {
         });
         let server = PermissionServer::start(callback).unwrap();
         let (name, entry) = server.mcp_config_entry();
+        let entry = serde_json::to_value(entry).unwrap();
         assert_eq!(name, "claude-acp");
         assert_eq!(entry["type"], "http");
         assert_eq!(entry["url"], server.url());

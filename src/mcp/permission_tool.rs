@@ -14,10 +14,11 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
-use serde_json::{Map, Value, json};
+use serde::Deserialize as _;
+use serde_json::{Map, Value};
 
 use super::permission_server::{PERMISSION_TOOL, PermissionCall, PermissionCallback};
-use crate::claude::wire::PermissionDecision;
+use crate::claude::wire::{PermissionDecision, PermissionPromptArgs, permission_prompt_schema};
 
 /// The rmcp handler; one is made per MCP session, all sharing the session's callback.
 #[derive(Clone)]
@@ -27,22 +28,10 @@ pub(crate) struct PermissionTool {
 
 impl PermissionTool {
     fn tool() -> Tool {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "tool_name": {"type": "string", "description": "The tool claude wants to run."},
-                "input": {"type": "object", "description": "The input claude wants to run it with."},
-                "tool_use_id": {"type": "string", "description": "The id of that tool use."}
-            },
-            "required": ["tool_name", "input"]
-        });
-        let Value::Object(schema) = schema else {
-            unreachable!("the schema literal is an object")
-        };
         Tool::new(
             PERMISSION_TOOL,
             "Asks the user of the editor whether Claude Code may run a tool.",
-            Arc::new(schema),
+            Arc::new(permission_prompt_schema()),
         )
     }
 }
@@ -53,21 +42,14 @@ pub(crate) fn parse_call(
     meta_tool_use_id: Option<&str>,
 ) -> Result<PermissionCall, String> {
     let arguments = arguments.ok_or("the permission request carried no arguments")?;
-    let tool_name = arguments
-        .get("tool_name")
-        .and_then(Value::as_str)
-        .ok_or("the permission request has no tool_name")?
-        .to_owned();
-    let input = arguments.get("input").cloned().unwrap_or(json!({}));
-    let tool_use_id = arguments
-        .get("tool_use_id")
-        .and_then(Value::as_str)
-        .or(meta_tool_use_id)
-        .map(str::to_owned);
+    let args = PermissionPromptArgs::deserialize(arguments)
+        .map_err(|e| format!("the permission request is malformed: {e}"))?;
     Ok(PermissionCall {
-        tool_name,
-        input,
-        tool_use_id,
+        tool_name: args.tool_name,
+        input: args.input,
+        tool_use_id: args
+            .tool_use_id
+            .or_else(|| meta_tool_use_id.map(str::to_owned)),
     })
 }
 
@@ -146,6 +128,7 @@ impl ServerHandler for PermissionTool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn args(value: Value) -> Map<String, Value> {
         let Value::Object(map) = value else { panic!() };

@@ -6,22 +6,29 @@
 //! `.claude/settings.local.json`. claude applies `updatedPermissions` of an MCP allow reply the same
 //! way as on stdio. Other tools get none, so they offer allow once / reject as before.
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::claude::wire::{PermissionRule, PermissionUpdate, UpdateKind};
 
 /// What claude would suggest for "always allow" of `tool_name` with `input`.
-pub(crate) fn always_allow_suggestions(tool_name: &str, input: &Value) -> Vec<Value> {
+pub(crate) fn always_allow_suggestions(tool_name: &str, input: &Value) -> Vec<PermissionUpdate> {
     match tool_name {
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
-            vec![json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"})]
+            vec![PermissionUpdate::set_mode_for_session("acceptEdits")]
         }
         "Bash" => input
             .get("command")
             .and_then(Value::as_str)
             .filter(|command| !command.trim().is_empty())
             .map(|command| {
-                vec![json!({"type": "addRules",
-                            "rules": [{"toolName": "Bash", "ruleContent": command}],
-                            "behavior": "allow", "destination": "localSettings"})]
+                vec![PermissionUpdate::new(UpdateKind::AddRules {
+                    rules: vec![PermissionRule {
+                        tool_name: "Bash".to_owned(),
+                        rule_content: Some(command.to_owned()),
+                    }],
+                    behavior: "allow".to_owned(),
+                    destination: "localSettings".to_owned(),
+                })]
             })
             .unwrap_or_default(),
         _ => Vec::new(),
@@ -31,10 +38,19 @@ pub(crate) fn always_allow_suggestions(tool_name: &str, input: &Value) -> Vec<Va
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// The suggestions as claude reads them.
+    fn suggested(tool_name: &str, input: Value) -> Vec<Value> {
+        always_allow_suggestions(tool_name, &input)
+            .iter()
+            .map(|update| serde_json::to_value(update).unwrap())
+            .collect()
+    }
 
     #[test]
     fn an_edit_suggests_accepting_edits_for_the_session() {
-        let suggestions = always_allow_suggestions("Edit", &json!({"file_path": "/w/a.rs"}));
+        let suggestions = suggested("Edit", json!({"file_path": "/w/a.rs"}));
         assert_eq!(
             suggestions,
             [json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"})]
@@ -43,9 +59,14 @@ mod tests {
 
     #[test]
     fn a_command_suggests_a_rule_for_exactly_that_command() {
-        let suggestions = always_allow_suggestions("Bash", &json!({"command": "npm test"}));
-        assert_eq!(suggestions[0]["rules"][0]["ruleContent"], "npm test");
-        assert_eq!(suggestions[0]["destination"], "localSettings");
+        let suggestions = suggested("Bash", json!({"command": "npm test"}));
+        assert_eq!(
+            suggestions,
+            [
+                json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test"}],
+                    "behavior": "allow", "destination": "localSettings"})
+            ]
+        );
         assert!(always_allow_suggestions("Bash", &json!({"command": " "})).is_empty());
     }
 

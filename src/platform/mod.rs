@@ -8,7 +8,8 @@
 //! - [`files`]: files only their owner can read, and what counts as an executable.
 //! - [`os`]: which system this is, as a value (for logic unit-tested for every system).
 //! - [`run`]: running a short helper command with a time limit.
-//! - [`stdio`]: closing this process's own stdout (the stand-in playing a claude that does).
+//! - [`stdio`]: this process's stdin and stdout as async streams (the editor's side of ACP), and
+//!   closing its stdout (the stand-in playing a claude that does).
 
 pub mod clock;
 pub mod files;

@@ -3,21 +3,21 @@
 
 mod compaction;
 mod plan;
-mod result;
 mod session_info;
 mod to_claude;
 mod to_editor;
 mod tool_result;
 mod tools;
+mod turn_end;
 
 #[cfg(test)]
 mod tests;
 
 pub use compaction::{CompactionNews, Compactions, compaction_text};
 pub use plan::{TaskList, todo_write_plan};
-pub use result::{ContextTokens, TurnEnd};
 pub use session_info::{InitInfo, available_commands, models};
 pub use to_claude::{EMPTY_PROMPT_TEXT, user_message};
 pub use to_editor::{Translation, TurnSignal, TurnTranslator};
 pub use tool_result::{ToolResult, tool_result_update};
 pub use tools::{content_for, display_path, kind_for, locations_for, title_for, tool_call_for};
+pub use turn_end::{ContextTokens, TurnEnd};

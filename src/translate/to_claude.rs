@@ -1,9 +1,7 @@
 //! An editor prompt -> the `user` line claude reads. Never produces a message the API would
 //! reject: no empty or blank text blocks, only image types the API takes, never empty content.
 
-use serde_json::{Value, json};
-
-use crate::claude::wire::{ClaudeInput, UserInputMessage};
+use crate::claude::wire::{ClaudeInput, InputBlock, UserInputMessage};
 use crate::domain::PromptBlock;
 
 /// Image types the Messages API accepts in an image block.
@@ -14,7 +12,7 @@ pub const EMPTY_PROMPT_TEXT: &str = "(The user sent an empty message.)";
 
 /// The `user` line for one prompt.
 pub fn user_message(session_id: &str, blocks: &[PromptBlock]) -> ClaudeInput {
-    let mut content: Vec<Value> = blocks.iter().filter_map(block).collect();
+    let mut content: Vec<InputBlock> = blocks.iter().filter_map(block).collect();
     if content.is_empty() {
         content.push(text(EMPTY_PROMPT_TEXT.to_owned()));
     }
@@ -28,7 +26,7 @@ pub fn user_message(session_id: &str, blocks: &[PromptBlock]) -> ClaudeInput {
     }
 }
 
-fn block(block: &PromptBlock) -> Option<Value> {
+fn block(block: &PromptBlock) -> Option<InputBlock> {
     match block {
         PromptBlock::Text(t) if t.trim().is_empty() => None,
         PromptBlock::Text(t) => Some(text(t.clone())),
@@ -70,12 +68,12 @@ fn block(block: &PromptBlock) -> Option<Value> {
     }
 }
 
-fn text(text: String) -> Value {
-    json!({"type": "text", "text": text})
+fn text(text: String) -> InputBlock {
+    InputBlock::text(text)
 }
 
-fn image(media_type: &str, data: &str) -> Value {
-    json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
+fn image(media_type: &str, data: &str) -> InputBlock {
+    InputBlock::base64_image(media_type, data)
 }
 
 /// A file the user pointed at: `@/abs/path`, the way claude's own prompt box refers to files.
@@ -126,7 +124,9 @@ fn attr(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
+    /// The blocks as claude reads them.
     fn content(blocks: &[PromptBlock]) -> Vec<Value> {
         let ClaudeInput::User {
             message,
@@ -139,7 +139,11 @@ mod tests {
         assert_eq!(message.role, "user");
         assert_eq!(parent_tool_use_id, None);
         assert_eq!(session_id, "s1");
-        message.content
+        message
+            .content
+            .iter()
+            .map(|block| serde_json::to_value(block).unwrap())
+            .collect()
     }
 
     #[test]

@@ -19,10 +19,10 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::plan::{self, TaskList};
-use super::result::{self, ContextTokens, TurnEnd};
 use super::session_info::InitInfo;
 use super::tool_result::{ToolResult, tool_result_update};
 use super::tools::tool_call_for;
+use super::turn_end::{self, ContextTokens, TurnEnd};
 use crate::claude::wire::{
     AssistantMessage, ClaudeMessage, ContentBlock, ResultMessage, StreamEvent, SystemMessage,
     UserContent, UserEcho,
@@ -115,9 +115,9 @@ impl TurnTranslator {
     pub fn on_result(&mut self, r: &ResultMessage) -> TurnEnd {
         let last = self.last_context.take().map(|(_, tokens)| tokens);
         let end = TurnEnd {
-            updates: result::usage_update(r, last).into_iter().collect(),
-            outcome: result::outcome(r),
-            usage: result::turn_usage(r),
+            updates: turn_end::usage_update(r, last).into_iter().collect(),
+            outcome: turn_end::outcome(r),
+            usage: turn_end::turn_usage(r),
         };
         self.start_turn();
         end

@@ -8,7 +8,6 @@
 
 mod lines;
 mod outbound;
-mod pipe;
 
 use std::sync::Arc;
 
@@ -17,17 +16,19 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 pub(crate) use outbound::Outbound;
 
+use crate::platform::stdio;
+
 /// The line stream and line sink the SDK connects to, plus the queue both write into.
 pub(crate) struct Transport {
     pub(crate) outbound: Arc<Outbound>,
-    input: pipe::Input,
-    output: pipe::Output,
+    input: stdio::Input,
+    output: stdio::Output,
 }
 
 impl Transport {
     /// This process's stdin and stdout.
     pub(crate) fn stdio() -> Self {
-        Self::new(pipe::stdin(), pipe::stdout())
+        Self::new(stdio::stdin(), stdio::stdout())
     }
 
     pub(crate) fn new(

@@ -22,6 +22,7 @@ mod tests;
 use serde_json::{Map, Value};
 
 use super::spawn::SessionFlags;
+use crate::claude::wire::{McpConfig, McpServerConfig};
 
 /// Why `_meta` could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -285,10 +286,17 @@ fn special(
         "mcpServers" => {
             let servers = object(value, path)?;
             if !servers.is_empty() {
-                let config = serde_json::json!({ "mcpServers": servers });
+                let config = McpConfig {
+                    servers: servers
+                        .iter()
+                        .map(|(name, server)| {
+                            (name.clone(), McpServerConfig::AsGiven(server.clone()))
+                        })
+                        .collect(),
+                };
                 flags
                     .secret_files
-                    .push(("--mcp-config".to_owned(), config.to_string()));
+                    .push(("--mcp-config".to_owned(), config.to_json()));
             }
         }
         "plugins" => {

@@ -167,9 +167,8 @@ fn settings_and_agents_as_json_go_to_files_and_paths_stay_arguments() {
     assert_eq!(files.len(), 2);
     assert_eq!(with_paths.extra_args[0], "--settings");
     let path = std::path::PathBuf::from(&with_paths.extra_args[1]);
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
-    assert_eq!(mode & 0o777, 0o600);
+    let metadata = std::fs::metadata(&path).unwrap();
+    assert!(crate::platform::files::is_owner_only(&metadata));
     assert!(
         std::fs::read_to_string(&path)
             .unwrap()

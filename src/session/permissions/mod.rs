@@ -18,9 +18,11 @@ mod tests;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::claude::wire::{CanUseTool, PermissionDecision, ToolUseMeta};
+use crate::claude::wire::{
+    CanUseTool, PermissionDecision, PermissionSettings, PermissionUpdate, ToolUseMeta, UpdateKind,
+};
 use crate::domain::{EditorClient, ToolCall, ToolCallUpdate};
 use crate::translate;
 
@@ -71,17 +73,12 @@ struct RuleLists {
 impl RuleLists {
     /// Every list that has entries: claude replaces a list it is sent, so each goes whole.
     fn settings(&self) -> Value {
-        let mut permissions = serde_json::Map::new();
-        for (key, list) in [
-            ("deny", &self.deny),
-            ("allow", &self.allow),
-            ("additionalDirectories", &self.directories),
-        ] {
-            if !list.is_empty() {
-                permissions.insert(key.into(), json!(list));
-            }
+        PermissionSettings {
+            deny: self.deny.clone(),
+            allow: self.allow.clone(),
+            additional_directories: self.directories.clone(),
         }
-        json!({ "permissions": permissions })
+        .to_flag_settings()
     }
 }
 
@@ -112,28 +109,24 @@ impl SessionRules {
     /// Remembers what an "always allow" answer gave claude for this session only (claude's
     /// `updatedPermissions` with destination `session`), to give it again to a restarted claude.
     /// Rules saved to settings files need nothing: claude reads them again.
-    fn remember_allowed(&self, updates: &[Value]) {
+    fn remember_allowed(&self, updates: &[PermissionUpdate]) {
         let mut lists = self.lists();
-        let for_session =
-            |u: &&Value| matches!(u["destination"].as_str(), Some("session" | "cliArg"));
-        for update in updates.iter().filter(for_session) {
-            match update["type"].as_str() {
-                Some("addRules") if update["behavior"].as_str().unwrap_or("allow") == "allow" => {
-                    for rule in update["rules"].as_array().into_iter().flatten() {
-                        if let Some(tool) = rule["toolName"].as_str() {
-                            let rule = options::ToolRule {
-                                tool: tool.to_owned(),
-                                content: rule["ruleContent"].as_str().map(str::to_owned),
-                            };
-                            add_once(&mut lists.allow, &rule.setting());
-                        }
+        for update in updates.iter().filter(|u| u.is_for_session()) {
+            match update.kind() {
+                Some(UpdateKind::AddRules {
+                    rules, behavior, ..
+                }) if behavior == "allow" => {
+                    for rule in rules {
+                        let rule = options::ToolRule {
+                            tool: rule.tool_name.clone(),
+                            content: rule.rule_content.clone(),
+                        };
+                        add_once(&mut lists.allow, &rule.setting());
                     }
                 }
-                Some("addDirectories") => {
-                    for dir in update["directories"].as_array().into_iter().flatten() {
-                        if let Some(dir) = dir.as_str() {
-                            add_once(&mut lists.directories, dir);
-                        }
+                Some(UpdateKind::AddDirectories { directories, .. }) => {
+                    for dir in directories {
+                        add_once(&mut lists.directories, dir);
                     }
                 }
                 // setMode: the session's mode, which a restarted claude is given anyway.
@@ -215,7 +208,7 @@ fn allowed_input(req: &CanUseTool) -> Value {
     if req.input.is_object() {
         req.input.clone()
     } else {
-        json!({})
+        Value::Object(serde_json::Map::new())
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::claude::wire::CanUseTool;
+use crate::claude::wire::{CanUseTool, PermissionRule, PermissionUpdate, UpdateKind};
 use crate::domain::{PermissionOption, PermissionOptionKind};
 
 pub const ALLOW_ONCE: &str = "allow_once";
@@ -21,7 +21,7 @@ pub const REJECT_ALWAYS: &str = "reject_always";
 pub struct Choices {
     pub options: Vec<PermissionOption>,
     /// `updatedPermissions` of an "always allow" answer: the suggestions we could name.
-    pub allow_always: Vec<Value>,
+    pub allow_always: Vec<PermissionUpdate>,
     /// The mode "always allow" switches claude to (a `setMode` suggestion), if any.
     pub allow_always_mode: Option<String>,
     /// Deny rules of an "always reject" answer.
@@ -36,9 +36,10 @@ pub fn build(req: &CanUseTool, cwd: &Path) -> Choices {
     let mut allow_always_mode = None;
     for suggestion in &req.permission_suggestions {
         if let Some(phrase) = describe(suggestion, req) {
-            saves_rules |= suggestion["type"] == "addRules";
-            if suggestion["type"] == "setMode" {
-                allow_always_mode = suggestion["mode"].as_str().map(str::to_owned);
+            match suggestion.kind() {
+                Some(UpdateKind::AddRules { .. }) => saves_rules = true,
+                Some(UpdateKind::SetMode { mode, .. }) => allow_always_mode = Some(mode.clone()),
+                _ => {}
             }
             phrases.push(phrase);
             allow_always.push(suggestion.clone());
@@ -83,31 +84,24 @@ fn option(id: &str, name: &str, kind: PermissionOptionKind) -> PermissionOption 
 
 /// What one suggestion allows, as the end of "Always allow ...". `None` for a suggestion we
 /// cannot state plainly: it is then left out of the answer too.
-fn describe(suggestion: &Value, req: &CanUseTool) -> Option<String> {
-    let place = kept_in(suggestion["destination"].as_str()?)?;
-    match suggestion["type"].as_str()? {
-        "addRules" if suggestion["behavior"].as_str().unwrap_or("allow") == "allow" => {
-            let rules: Vec<String> = suggestion["rules"]
-                .as_array()?
-                .iter()
-                .filter_map(|rule| rule_label(rule, req))
-                .collect();
+fn describe(suggestion: &PermissionUpdate, req: &CanUseTool) -> Option<String> {
+    let kind = suggestion.kind()?;
+    let place = kept_in(kind.destination())?;
+    match kind {
+        UpdateKind::AddRules {
+            rules, behavior, ..
+        } if behavior == "allow" => {
+            let rules: Vec<String> = rules.iter().map(|rule| rule_label(rule, req)).collect();
             (!rules.is_empty()).then(|| format!("{}{place}", rules.join(", ")))
         }
-        "setMode" => match suggestion["mode"].as_str()? {
+        UpdateKind::SetMode { mode, .. } => match mode.as_str() {
             "acceptEdits" => Some(format!("all edits{place}")),
             "bypassPermissions" => Some(format!("every tool{place}")),
             _ => None,
         },
-        "addDirectories" => {
-            let dirs: Vec<&str> = suggestion["directories"]
-                .as_array()?
-                .iter()
-                .filter_map(Value::as_str)
-                .collect();
-            (!dirs.is_empty()).then(|| format!("access to {}{place}", dirs.join(", ")))
-        }
-        _ => None,
+        UpdateKind::AddDirectories { directories, .. } => (!directories.is_empty())
+            .then(|| format!("access to {}{place}", directories.join(", "))),
+        UpdateKind::AddRules { .. } => None,
     }
 }
 
@@ -123,20 +117,20 @@ fn kept_in(destination: &str) -> Option<&'static str> {
 }
 
 /// `Bash(npm test:*)`; an MCP tool by its display names ("acp: Write Note").
-fn rule_label(rule: &Value, req: &CanUseTool) -> Option<String> {
-    let tool = rule["toolName"].as_str()?;
-    match rule["ruleContent"].as_str() {
-        Some(content) => Some(format!("{tool}({content})")),
-        None if tool == req.tool_name && tool.starts_with("mcp__") => {
+fn rule_label(rule: &PermissionRule, req: &CanUseTool) -> String {
+    let tool = &rule.tool_name;
+    match &rule.rule_content {
+        Some(content) => format!("{tool}({content})"),
+        None if *tool == req.tool_name && tool.starts_with("mcp__") => {
             let server = req
                 .mcp_server
                 .as_ref()
                 .and_then(|s| s["name"].as_str())
                 .unwrap_or("MCP");
             let name = req.display_name.as_deref().unwrap_or(tool);
-            Some(format!("{server}: {name}"))
+            format!("{server}: {name}")
         }
-        None => Some(tool.to_owned()),
+        None => tool.clone(),
     }
 }
 
@@ -184,12 +178,14 @@ fn deny_rules(req: &CanUseTool, cwd: &Path) -> Vec<ToolRule> {
     let suggested: Vec<ToolRule> = req
         .permission_suggestions
         .iter()
-        .filter(|s| s["type"] == "addRules" && s["behavior"].as_str().unwrap_or("allow") == "allow")
-        .flat_map(|s| s["rules"].as_array().cloned().unwrap_or_default())
-        .filter_map(|rule| {
-            let tool = rule["toolName"].as_str()?;
-            Some(ToolRule::new(tool, rule["ruleContent"].as_str()))
+        .filter_map(|s| match s.kind() {
+            Some(UpdateKind::AddRules {
+                rules, behavior, ..
+            }) if behavior == "allow" => Some(rules),
+            _ => None,
         })
+        .flatten()
+        .map(|rule| ToolRule::new(&rule.tool_name, rule.rule_content.as_deref()))
         .collect();
     if !suggested.is_empty() {
         return suggested;

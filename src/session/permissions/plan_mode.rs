@@ -5,11 +5,11 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::reply::failed;
 use super::{Decision, allowed_input, call_update, deny, tool_call};
-use crate::claude::wire::{CanUseTool, PermissionDecision};
+use crate::claude::wire::{CanUseTool, PermissionDecision, PermissionUpdate};
 use crate::domain::{
     EditorClient, PermissionAsk, PermissionOption, PermissionOptionKind, PermissionOutcome,
     ToolContent,
@@ -83,9 +83,7 @@ fn approve(req: &CanUseTool, mode: &str) -> Decision {
     Decision {
         reply: PermissionDecision::Allow {
             updated_input: allowed_input(req),
-            updated_permissions: vec![
-                json!({"type": "setMode", "mode": mode, "destination": "session"}),
-            ],
+            updated_permissions: vec![PermissionUpdate::set_mode_for_session(mode)],
         },
         mode_change: Some(mode.to_owned()),
         flag_settings: None,

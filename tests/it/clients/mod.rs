@@ -4,4 +4,5 @@
 mod acp_client_selftest;
 mod demo;
 mod editor_configs;
+mod registry;
 mod ts_client;

@@ -7,6 +7,7 @@
 
 pub mod acp_client;
 pub mod history;
+pub mod json_schema;
 pub mod mcp;
 pub mod mock_api;
 // Network namespaces are Linux's; elsewhere the tests use the host's loopback.

@@ -6,8 +6,6 @@
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs::{self, File};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -110,13 +108,8 @@ fn install_claude(version: &str) -> PathBuf {
     let lock_path = dir.join(".install.lock");
     let lock = File::create(&lock_path)
         .unwrap_or_else(|e| panic!("cannot create {}: {e}", lock_path.display()));
-    // SAFETY: flock on a file we own; released when `lock` is closed at the end of this function.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        panic!(
-            "cannot lock {}: {}",
-            lock_path.display(),
-            std::io::Error::last_os_error()
-        );
+    if let Err(e) = lock_exclusive(&lock) {
+        panic!("cannot lock {}: {e}", lock_path.display());
     }
     if installed_version(&binary).as_deref() == Ok(version) {
         return binary;
@@ -216,9 +209,7 @@ impl ClaudeEnv {
         for sub in ["home", "tmp", "xdg", "work"] {
             fs::create_dir(root.path().join(sub)).expect("ClaudeEnv sub directory");
         }
-        // XDG_RUNTIME_DIR must be private to its user.
-        fs::set_permissions(root.path().join("xdg"), fs::Permissions::from_mode(0o700))
-            .expect("chmod xdg dir");
+        make_private_dir(&root.path().join("xdg")).expect("chmod xdg dir");
         ClaudeEnv {
             root,
             claude,
@@ -342,4 +333,38 @@ impl ClaudeEnv {
         command.args(extra_args);
         command
     }
+}
+
+// What differs per system here (the benchmark compiles this file for every target; the tests that
+// use it run on Unix).
+
+/// Locks `file` exclusively until it is closed.
+#[cfg(unix)]
+fn lock_exclusive(file: &File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a file we own; released when it is closed.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Locks `file` exclusively until it is closed.
+#[cfg(not(unix))]
+#[allow(clippy::incompatible_msrv)] // only compiled for other systems by the 1.96 cross-check
+fn lock_exclusive(file: &File) -> std::io::Result<()> {
+    file.lock()
+}
+
+/// Makes `dir` private to its user (XDG_RUNTIME_DIR must be), where that is a mode (Unix); a
+/// temp directory on Windows already is.
+fn make_private_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
 }

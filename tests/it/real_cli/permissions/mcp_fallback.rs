@@ -135,8 +135,11 @@ async fn a_session_rule_given_with_an_allow_spares_the_next_ask() {
     mock.push_rule(Rule::on_tool_result(Reply::text("Both written.")));
     let (callback, calls) = recording(|call| PermissionDecision::Allow {
         updated_input: call.input.clone(),
-        updated_permissions: vec![json!({"type": "addRules", "rules": [{"toolName": "Write"}],
-                                         "behavior": "allow", "destination": "session"})],
+        updated_permissions: vec![
+            serde_json::from_value(json!({"type": "addRules",
+            "rules": [{"toolName": "Write"}], "behavior": "allow", "destination": "session"}))
+            .unwrap(),
+        ],
     });
     let server = start_server(&mock, callback);
     let mut session = spawn_claude_on_mcp(&env, &server);
@@ -187,8 +190,11 @@ async fn a_persistent_rule_given_with_an_allow_is_saved_to_the_project_settings(
     script_write(&mock, &env, "Hello\n");
     let (callback, _calls) = recording(|call| PermissionDecision::Allow {
         updated_input: call.input.clone(),
-        updated_permissions: vec![json!({"type": "addRules", "rules": [{"toolName": "Write"}],
-                                         "behavior": "allow", "destination": "localSettings"})],
+        updated_permissions: vec![
+            serde_json::from_value(json!({"type": "addRules",
+            "rules": [{"toolName": "Write"}], "behavior": "allow", "destination": "localSettings"}))
+            .unwrap(),
+        ],
     });
     let server = start_server(&mock, callback);
     let mut session = spawn_claude_on_mcp(&env, &server);

@@ -1,6 +1,5 @@
-//! Stdin and stdout as non-blocking pipes on tokio's reactor, so reading the editor and writing to
-//! it costs no hand-off to a blocking thread. A terminal or a regular file (which epoll cannot
-//! watch) keeps tokio's own blocking stdio.
+//! Unix: stdin and stdout as non-blocking pipes on tokio's reactor where they are pipes or
+//! sockets; tokio's blocking stdio otherwise.
 
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -10,22 +9,28 @@ use std::task::{Context, Poll, ready};
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 
-pub(crate) type Input = Pin<Box<dyn AsyncRead + Send>>;
-pub(crate) type Output = Pin<Box<dyn AsyncWrite + Send>>;
+use super::{Input, Output};
 
-/// This process's stdin, non-blocking where it is a pipe or a socket.
-pub(crate) fn stdin() -> Input {
+pub(super) fn stdin() -> Input {
     match Pipe::open(libc::STDIN_FILENO, Interest::READABLE) {
         Ok(pipe) => Box::pin(pipe),
         Err(_) => Box::pin(tokio::io::stdin()),
     }
 }
 
-/// This process's stdout, non-blocking where it is a pipe or a socket.
-pub(crate) fn stdout() -> Output {
+pub(super) fn stdout() -> Output {
     match Pipe::open(libc::STDOUT_FILENO, Interest::WRITABLE) {
         Ok(pipe) => Box::pin(pipe),
         Err(_) => Box::pin(tokio::io::stdout()),
+    }
+}
+
+pub(super) fn close_stdout() -> io::Result<()> {
+    // SAFETY: closing a descriptor this process owns; later writes to it fail with EBADF.
+    if unsafe { libc::close(libc::STDOUT_FILENO) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
     }
 }
 
