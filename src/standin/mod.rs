@@ -132,7 +132,8 @@ pub async fn run(script: Script, claude_args: Vec<String>) -> i32 {
         script,
         claude_args,
         tokio::io::stdin(),
-        tokio::io::stdout(),
+        // Buffered: back-to-back lines leave in one write (see `Engine::run_steps`).
+        tokio::io::BufWriter::with_capacity(64 * 1024, tokio::io::stdout()),
         tokio::io::stderr(),
     )
     .await
