@@ -258,7 +258,7 @@ where
             .map_err(|e| Stop::Fail(1, format!("stdout closed: {e}")))
     }
 
-    async fn flush_stdout(&mut self) -> Result<(), Stop> {
+    pub(super) async fn flush_stdout(&mut self) -> Result<(), Stop> {
         self.stdout
             .flush()
             .await
