@@ -61,10 +61,16 @@ impl EditorClient for AcpEditor {
             }
             other => other,
         };
+        // Only tool calls carry payloads of MiBs (inputs, outputs, diffs): those are measured
+        // first, and the big ones serialised while written; chunks go straight into their line.
+        let may_be_large = matches!(
+            update,
+            SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
+        );
         let note =
             acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
         if let Some(outbound) = self.outbound.get() {
-            outbound.push(notification_line("session/update", &note));
+            outbound.push_json(Notification::new("session/update", note), may_be_large);
             return;
         }
         let Ok(cx) = self.connection() else { return };
@@ -174,21 +180,22 @@ impl EditorClient for AcpEditor {
     }
 }
 
-/// One JSON-RPC notification line, as the SDK would write it.
-fn notification_line(method: &str, params: &impl serde::Serialize) -> Vec<u8> {
-    #[derive(serde::Serialize)]
-    struct Notification<'a, P> {
-        jsonrpc: &'static str,
-        method: &'a str,
-        params: &'a P,
+/// One JSON-RPC notification, serialised as the SDK would write it.
+#[derive(serde::Serialize)]
+struct Notification<P> {
+    jsonrpc: &'static str,
+    method: &'static str,
+    params: P,
+}
+
+impl<P> Notification<P> {
+    fn new(method: &'static str, params: P) -> Self {
+        Notification {
+            jsonrpc: "2.0",
+            method,
+            params,
+        }
     }
-    let note = Notification {
-        jsonrpc: "2.0",
-        method,
-        params,
-    };
-    // Serialising our own protocol types cannot fail (no maps with non-string keys).
-    serde_json::to_vec(&note).unwrap_or_default()
 }
 
 fn form_field(field: &ElicitationField) -> acp::ElicitationPropertySchema {

@@ -129,6 +129,11 @@ where
         while let Some(located) = steps.get(next) {
             let n = next + 1;
             next += 1;
+            // Lines emitted back to back go out in one write, as from a claude streaming at full
+            // speed; anything that waits (or may) sends what is buffered first.
+            if !matches!(located.step, Step::Emit(_) | Step::EmitRaw(_)) {
+                self.flush_stdout().await?;
+            }
             if located
                 .condition
                 .as_ref()
@@ -147,9 +152,9 @@ where
                 Step::ExpectAnyOrder(items) => self.expect_any_order(n, located, items).await?,
                 Step::Emit(template) => {
                     let line = self.vars.substitute(template).map_err(at)?.to_string();
-                    self.write_stdout(&line).await?;
+                    self.emit_stdout(&line).await?;
                 }
-                Step::EmitRaw(text) => self.write_stdout(text).await?,
+                Step::EmitRaw(text) => self.emit_stdout(text).await?,
                 Step::EmitBigLine {
                     bytes,
                     fill,
@@ -245,15 +250,26 @@ where
         }
     }
 
+    /// Writes one line and sends it at once.
     pub(super) async fn write_stdout(&mut self, line: &str) -> Result<(), Stop> {
-        let mut out = Vec::with_capacity(line.len() + 1);
-        out.extend_from_slice(line.as_bytes());
-        out.push(b'\n');
+        self.emit_stdout(line).await?;
+        self.flush_stdout().await
+    }
+
+    /// Writes one line into stdout's buffer; it goes out with the next flush (or when full).
+    async fn emit_stdout(&mut self, line: &str) -> Result<(), Stop> {
         let written = async {
-            self.stdout.write_all(&out).await?;
-            self.stdout.flush().await
+            self.stdout.write_all(line.as_bytes()).await?;
+            self.stdout.write_all(b"\n").await
         };
         written
+            .await
+            .map_err(|e| Stop::Fail(1, format!("stdout closed: {e}")))
+    }
+
+    pub(super) async fn flush_stdout(&mut self) -> Result<(), Stop> {
+        self.stdout
+            .flush()
             .await
             .map_err(|e| Stop::Fail(1, format!("stdout closed: {e}")))
     }

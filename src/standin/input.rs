@@ -149,6 +149,8 @@ where
         located: &LocatedStep,
         patterns: &[&Value],
     ) -> Result<Option<String>, Stop> {
+        // Whatever was emitted goes out before waiting on the adapter.
+        self.flush_stdout().await?;
         loop {
             let Some(line) = self.next_line().await else {
                 return Ok(None);

@@ -134,7 +134,9 @@ pub async fn run(script: Script, claude_args: Vec<String>) -> i32 {
         script,
         claude_args,
         tokio::io::stdin(),
-        ClosableStdout(tokio::io::stdout()),
+        // Buffered: back-to-back lines leave in one write (see `Engine::run_steps`); its shutdown
+        // flushes, then closes the descriptor.
+        tokio::io::BufWriter::with_capacity(64 * 1024, ClosableStdout(tokio::io::stdout())),
         tokio::io::stderr(),
     )
     .await

@@ -13,11 +13,34 @@ use tokio::sync::Notify;
 pub(crate) const OUTBOUND_BUDGET: usize = 4 * 1024 * 1024;
 /// Lines smaller than this are gathered into one write.
 const BATCH_BYTES: usize = 64 * 1024;
+/// Messages whose JSON is longer than this are never held serialised: they are serialised while
+/// being written, a chunk at a time (a 20 MiB tool result would otherwise be in memory twice).
+pub(crate) const STREAM_ABOVE: usize = 1024 * 1024;
+
+/// Serialises one message (without its newline) into the writer it is given.
+pub(crate) type Serialise = Box<dyn FnOnce(&mut dyn std::io::Write) -> std::io::Result<()> + Send>;
+
+/// One message for the editor.
+enum Line {
+    /// Serialised, without its newline.
+    Bytes(Vec<u8>),
+    /// Serialised only when its turn to be written comes, in chunks of [`BATCH_BYTES`].
+    Streamed { bytes: usize, serialise: Serialise },
+}
+
+impl Line {
+    /// Its size with the newline: what it counts against the budget.
+    fn size(&self) -> usize {
+        match self {
+            Line::Bytes(line) => line.len() + 1,
+            Line::Streamed { bytes, .. } => bytes + 1,
+        }
+    }
+}
 
 #[derive(Default)]
 struct Queue {
-    /// Each line without its newline.
-    lines: VecDeque<Vec<u8>>,
+    lines: VecDeque<Line>,
     /// Bytes of the queued lines plus the one being written, newlines included.
     bytes: usize,
     /// stdout is gone: nothing more is queued and nobody waits for room.
@@ -41,12 +64,46 @@ impl Outbound {
 
     /// Queues one line (without its newline). Never waits; after stdout is gone, drops it.
     pub(crate) fn push(&self, line: Vec<u8>) {
+        self.enqueue(Line::Bytes(line));
+    }
+
+    /// Queues one message as JSON, serialised once: straight into its line, or, above
+    /// [`STREAM_ABOVE`], into stdout a chunk at a time when its turn comes. `may_be_large` asks
+    /// for its size to be measured first (a pass without allocating); small messages skip that.
+    pub(crate) fn push_json<T>(&self, message: T, may_be_large: bool)
+    where
+        T: serde::Serialize + Send + 'static,
+    {
+        let bytes = if may_be_large {
+            let mut counter = ByteCounter(0);
+            if serde_json::to_writer(&mut counter, &message).is_err() {
+                return;
+            }
+            counter.0
+        } else {
+            0
+        };
+        if bytes > STREAM_ABOVE {
+            let serialise: Serialise = Box::new(move |out| {
+                serde_json::to_writer(out, &message).map_err(std::io::Error::other)
+            });
+            self.enqueue(Line::Streamed { bytes, serialise });
+            return;
+        }
+        let mut line = Vec::with_capacity(bytes.max(128));
+        // Our protocol types always serialise (no maps with non-string keys).
+        if serde_json::to_writer(&mut line, &message).is_ok() {
+            self.enqueue(Line::Bytes(line));
+        }
+    }
+
+    fn enqueue(&self, line: Line) {
         {
             let mut queue = self.lock();
             if queue.closed {
                 return;
             }
-            queue.bytes += line.len() + 1;
+            queue.bytes += line.size();
             queue.lines.push_back(line);
         }
         self.queued.notify_one();
@@ -87,7 +144,7 @@ impl Outbound {
     }
 
     /// Takes the lines queued so far, waiting for one if there is none.
-    async fn take(&self) -> VecDeque<Vec<u8>> {
+    async fn take(&self) -> VecDeque<Line> {
         loop {
             let queued = self.queued.notified();
             tokio::pin!(queued);
@@ -123,15 +180,23 @@ impl Outbound {
                 if result.is_err() {
                     break;
                 }
-                let size = line.len() + 1;
-                if line.len() >= BATCH_BYTES {
-                    result = self.flush_batch(&mut out, &mut batch).await;
-                    if result.is_ok() {
-                        result = write_big_line(&mut out, &line).await;
-                        self.written(size);
+                let size = line.size();
+                let line = match line {
+                    Line::Bytes(line) if line.len() < BATCH_BYTES => line,
+                    big => {
+                        result = self.flush_batch(&mut out, &mut batch).await;
+                        if result.is_ok() {
+                            result = match big {
+                                Line::Bytes(line) => write_big_line(&mut out, &line).await,
+                                Line::Streamed { serialise, .. } => {
+                                    write_streamed(&mut out, serialise).await
+                                }
+                            };
+                            self.written(size);
+                        }
+                        continue;
                     }
-                    continue;
-                }
+                };
                 if batch.len() + size > BATCH_BYTES {
                     result = self.flush_batch(&mut out, &mut batch).await;
                 }
@@ -174,6 +239,86 @@ async fn write_big_line<W: AsyncWrite + Unpin>(out: &mut W, line: &[u8]) -> std:
     out.flush().await
 }
 
+/// Serialises a message on a blocking thread into chunks of [`BATCH_BYTES`], written here as
+/// they come: at most a few chunks exist at once, whatever the message's size.
+async fn write_streamed<W: AsyncWrite + Unpin>(
+    out: &mut W,
+    serialise: Serialise,
+) -> std::io::Result<()> {
+    let (chunks, mut received) = tokio::sync::mpsc::channel::<Vec<u8>>(2);
+    let serialiser = tokio::task::spawn_blocking(move || {
+        let mut writer = ChunkWriter {
+            chunk: Vec::with_capacity(BATCH_BYTES),
+            chunks,
+        };
+        serialise(&mut writer)?;
+        writer.send_chunk()
+    });
+    while let Some(chunk) = received.recv().await {
+        // On a failed write `received` is dropped, which ends the serialiser too.
+        out.write_all(&chunk).await?;
+    }
+    match serialiser.await {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => {
+            // Half a message is out: nothing after it could be read as JSON.
+            tracing::error!(%error, "serialising a message for the editor failed half-way");
+            return Err(error);
+        }
+        Err(error) => return Err(std::io::Error::other(error)),
+    }
+    out.write_all(b"\n").await?;
+    out.flush().await
+}
+
+/// `std::io::Write` into a channel of chunks, for serialising off the runtime.
+struct ChunkWriter {
+    chunk: Vec<u8>,
+    chunks: tokio::sync::mpsc::Sender<Vec<u8>>,
+}
+
+impl ChunkWriter {
+    fn send_chunk(&mut self) -> std::io::Result<()> {
+        if self.chunk.is_empty() {
+            return Ok(());
+        }
+        let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(BATCH_BYTES));
+        self.chunks
+            .blocking_send(full)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl std::io::Write for ChunkWriter {
+    /// Takes at most what fills the chunk: serde writes a long unescaped string in one call.
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let taken = bytes.len().min(BATCH_BYTES - self.chunk.len());
+        self.chunk.extend_from_slice(&bytes[..taken]);
+        if self.chunk.len() >= BATCH_BYTES {
+            self.send_chunk()?;
+        }
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Counts the bytes written to it.
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,5 +358,50 @@ mod tests {
         outbound.push(b"after the editor left".to_vec());
         writer.await.unwrap();
         outbound.room().await;
+    }
+
+    #[tokio::test]
+    async fn a_big_message_is_serialised_while_written_byte_for_byte_in_its_place() {
+        let outbound = Arc::new(Outbound::default());
+        // Escapes and multi-byte characters falling on every chunk edge somewhere.
+        let text: String = (0..STREAM_ABOVE / 3)
+            .map(|i| ["ab\"c\n", "é€", "x\\", "\u{1}"][i % 4])
+            .collect();
+        let message = serde_json::json!({"jsonrpc": "2.0", "method": "session/update",
+            "params": {"update": {"text": text}}});
+        let expected = serde_json::to_vec(&message).unwrap();
+        assert!(expected.len() > STREAM_ABOVE);
+        outbound.push(b"{\"before\":1}".to_vec());
+        outbound.push_json(message, true);
+        outbound.push_json(serde_json::json!({"after": 2}), false);
+        {
+            let queue = outbound.lock();
+            assert!(
+                matches!(queue.lines[1], Line::Streamed { .. }),
+                "held serialised"
+            );
+            assert!(matches!(queue.lines[2], Line::Bytes(_)));
+        }
+        assert_eq!(outbound.waiting_bytes(), 13 + expected.len() + 1 + 12);
+
+        let (ours, mut editor) = tokio::io::duplex(64 * 1024);
+        let writer = tokio::spawn({
+            let outbound = outbound.clone();
+            async move { outbound.write_to(ours).await }
+        });
+        let mut want = b"{\"before\":1}\n".to_vec();
+        want.extend_from_slice(&expected);
+        want.extend_from_slice(b"\n{\"after\":2}\n");
+        let mut got = vec![0; want.len()];
+        editor.read_exact(&mut got).await.unwrap();
+        assert!(
+            got == want,
+            "the streamed line differs from one serialisation"
+        );
+        while outbound.waiting_bytes() > 0 {
+            tokio::task::yield_now().await;
+        }
+        drop(editor);
+        writer.abort();
     }
 }
