@@ -6,6 +6,8 @@ pub mod cli;
 pub mod demo;
 pub mod doctor;
 pub mod domain;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 pub mod history;
 pub mod logging;
 pub mod mcp;

@@ -3,6 +3,8 @@
 mod client;
 mod errors;
 mod from_proto;
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) mod fuzzing;
 mod server;
 mod to_proto;
 mod transport;

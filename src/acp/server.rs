@@ -147,7 +147,15 @@ macro_rules! spawned {
 
 /// Serves ACP on this process's stdin/stdout until the editor closes stdin.
 pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Result<(), Error> {
-    let transport = Transport::stdio();
+    serve(core, editor, Transport::stdio()).await
+}
+
+/// Serves ACP on `transport` until its input ends.
+pub(super) async fn serve(
+    core: Arc<dyn AgentCore>,
+    editor: Arc<AcpEditor>,
+    transport: Transport,
+) -> Result<(), Error> {
     editor.set_outbound(transport.outbound.clone());
     let (outgoing, incoming) = transport.into_lines();
     let builder = Agent.v1().name("claude-acp").on_receive_request(

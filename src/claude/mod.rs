@@ -4,6 +4,8 @@ pub mod auth;
 pub mod connection;
 pub mod error;
 mod events;
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) mod fuzzing;
 mod group;
 mod in_process;
 pub mod install;

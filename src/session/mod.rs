@@ -14,6 +14,9 @@ pub mod modes;
 pub mod permissions;
 pub mod spawn;
 
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) use incoming::{ControlAction, classify as classify_control_request};
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

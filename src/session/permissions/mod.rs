@@ -26,6 +26,8 @@ use crate::claude::wire::{
 use crate::domain::{EditorClient, ToolCall, ToolCallUpdate};
 use crate::translate;
 
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) use options::build as permission_choices;
 pub use options::{ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ALWAYS, REJECT_ONCE};
 pub use plan_mode::{ACCEPT_EDITS, APPROVE_EACH_EDIT, KEEP_PLANNING};
 

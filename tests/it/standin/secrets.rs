@@ -1,7 +1,8 @@
 //! A fake API key and e-mail seeded everywhere a user could put one (the adapter's environment,
-//! `_meta` options, the editor's MCP headers, claude's initialize reply, its stderr, lines of
-//! claude's it cannot read) reach no argv, no log line and no file others can read; their masked
-//! forms do show up in the log, so the log still says what happened.
+//! `_meta` options: MCP headers, settings, agents and env; the editor's MCP servers: HTTP headers
+//! and a stdio server's env; claude's initialize reply: a user's command and the account; its
+//! stderr; lines of claude's it cannot read) reach no argv, no log line and no file others can
+//! read; their masked forms do show up in the log, so the log still says what happened.
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
@@ -56,13 +57,19 @@ async fn seeded_secrets_reach_no_argv_no_log_line_and_no_file_others_can_read() 
             "session/new",
             json!({
                 "cwd": s.work,
-                "mcpServers": [{"type": "http", "name": "notes", "url": "http://127.0.0.1:9/mcp",
-                    "headers": [{"name": "Authorization", "value": bearer}]}],
+                "mcpServers": [
+                    {"type": "http", "name": "notes", "url": "http://127.0.0.1:9/mcp",
+                        "headers": [{"name": "Authorization", "value": bearer}]},
+                    {"name": "tickets", "command": "/bin/true", "args": [],
+                        "env": [{"name": "TICKETS_TOKEN", "value": KEY},
+                                {"name": "TICKETS_USER", "value": EMAIL}]},
+                ],
                 "_meta": {"claudeCode": {"options": {
                     "mcpServers": {"wiki": {"type": "http", "url": "http://127.0.0.1:9/wiki",
                         "headers": {"X-Key": KEY, "X-User": EMAIL}}},
                     "settings": {"env": {"ANTHROPIC_API_KEY": KEY}},
                     "agents": {"reviewer": {"description": EMAIL, "prompt": KEY}},
+                    "env": {"ANTHROPIC_API_KEY": KEY, "GIT_AUTHOR_EMAIL": EMAIL},
                 }}},
             }),
         )
@@ -82,6 +89,13 @@ async fn seeded_secrets_reach_no_argv_no_log_line_and_no_file_others_can_read() 
     assert!(
         argv.contains("--settings") && argv.contains("--agents"),
         "{argv}"
+    );
+    // `_meta`'s env reaches claude's environment (readable by its owner alone), not its argv.
+    let environ = std::fs::read(format!("/proc/{claude}/environ")).unwrap();
+    let environ = String::from_utf8_lossy(&environ);
+    assert!(
+        environ.contains(&format!("GIT_AUTHOR_EMAIL={EMAIL}")),
+        "the env option reaches claude"
     );
     // The files claude reads them from: its owner's alone, while it runs.
     let held = files_with_secrets(&tmp);

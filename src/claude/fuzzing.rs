@@ -1,0 +1,34 @@
+//! claude's stdout reader and the log masking driven by arbitrary bytes, for `crate::fuzzing`.
+
+use super::events;
+use super::pending::PendingRequests;
+use super::process::ClaudeEvent;
+use super::streams::read_stdout;
+use super::wire::ClaudeMessage;
+
+pub(crate) use super::redact::{log_excerpt, redact_secrets};
+
+/// Every message the stdout reader passes on when `bytes` is claude's whole stdout, in order
+/// (control responses go to the waiting requests, of which there are none here).
+pub(crate) fn stdout_messages(bytes: &[u8]) -> Vec<ClaudeMessage> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a tokio runtime");
+    runtime.block_on(async {
+        let (tx, mut rx) = events::channel();
+        let read = async move {
+            let pending = PendingRequests::default();
+            read_stdout(bytes, &pending, &tx).await;
+        };
+        let take = async {
+            let mut messages = Vec::new();
+            while let Some(event) = rx.recv().await {
+                if let ClaudeEvent::Message(message) = event {
+                    messages.push(message);
+                }
+            }
+            messages
+        };
+        tokio::join!(read, take).1
+    })
+}
