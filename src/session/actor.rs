@@ -13,13 +13,14 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use self::asks::PendingAsks;
+pub use self::options::OpenedOptions;
 use self::running::RunningClaude;
 use super::config::AdapterConfig;
 use super::fallback::PermissionPath;
 use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
 use crate::claude::ExitInfo;
-use crate::claude::wire::{OutboundControl, PermissionDecision};
+use crate::claude::wire::{ModelInfo, OutboundControl, PermissionDecision};
 use crate::domain::McpServer;
 use crate::domain::{
     AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome, TurnUsage,
@@ -28,8 +29,10 @@ use crate::translate::{self, TurnTranslator};
 
 mod asks;
 mod claude_io;
+mod effort;
 mod idle;
 mod logout;
+mod options;
 mod running;
 mod settings;
 mod switch;
@@ -61,6 +64,12 @@ pub enum Command {
     Close {
         reply: oneshot::Sender<()>,
     },
+    /// The mode and config options for the answer that opens the session; `wait`: claude's
+    /// models are not known yet and this session may wait a little for them.
+    Options {
+        wait: bool,
+        reply: Reply<OpenedOptions>,
+    },
     /// The user is logging out: end claude, which holds the old login.
     LoggedOut {
         reply: oneshot::Sender<()>,
@@ -73,6 +82,8 @@ enum Internal {
     Initialized(Value),
     /// A permission ask has been answered (or withdrawn).
     PermissionDone { request_id: String },
+    /// A session that waited for claude's models waited long enough.
+    OptionsDeadline,
 }
 
 /// What a session is opened with.
@@ -84,6 +95,8 @@ pub struct SessionSpec {
     pub editor_servers: Vec<McpServer>,
     pub start: Start,
     pub mode: String,
+    /// claude's models as last seen (the options cache); empty when unknown.
+    pub models: Vec<ModelInfo>,
 }
 
 /// The prompt being answered.
@@ -120,8 +133,12 @@ pub struct SessionActor {
     mode: String,
     /// Whether the mode was set or seen changing since the session opened.
     mode_touched: bool,
-    models: Vec<(String, String, Option<String>)>,
+    models: Vec<ModelInfo>,
     model: Option<String>,
+    /// The effort level chosen (`--effort`, `_meta`, the effort option); `None`: the model's own.
+    effort: Option<String>,
+    /// The config options the editor was told, and the session answer waiting for them.
+    announced: options::Announced,
     asks: PendingAsks,
     /// "Always reject" rules of this session, re-sent to a restarted claude.
     rules: permissions::SessionRules,
@@ -146,6 +163,7 @@ impl SessionActor {
             editor_servers,
             start,
             mode,
+            models,
         } = spec;
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_rx) = mpsc::unbounded_channel();
@@ -162,6 +180,7 @@ impl SessionActor {
         };
         let path = PermissionPath::new(config.permission_transport);
         let model = flags.value_of("--model").map(str::to_owned);
+        let effort = flags.value_of("--effort").map(str::to_owned);
         let idle = idle::Idle::new(config.idle_timeout);
         Self {
             asker,
@@ -180,8 +199,10 @@ impl SessionActor {
             turn: None,
             mode,
             mode_touched: false,
-            models: Vec::new(),
+            models,
             model,
+            effort,
+            announced: options::Announced::default(),
             asks: PendingAsks::default(),
             rules,
             internal_tx,
@@ -194,10 +215,6 @@ impl SessionActor {
     /// Starts claude now, so the first prompt finds it warm. Never waits on a model turn.
     pub fn start(&mut self) -> Result<(), AgentError> {
         self.ensure_claude()
-    }
-
-    pub fn mode(&self) -> &str {
-        &self.mode
     }
 
     /// Runs until the session is closed or every handle to it is gone.
@@ -248,12 +265,17 @@ impl SessionActor {
                 let result = match id.as_str() {
                     "mode" => self.set_mode(&value).await.map(|()| self.config_options()),
                     "model" => self.set_model(&value).await.map(|()| self.config_options()),
+                    "effort" => self
+                        .set_effort(&value)
+                        .await
+                        .map(|()| self.config_options()),
                     other => Err(AgentError::InvalidParams(format!(
                         "unknown config option `{other}`"
                     ))),
                 };
                 let _ = reply.send(result);
             }
+            Command::Options { wait, reply } => self.answer_options(wait, reply),
             Command::LoggedOut { reply } => {
                 self.end_claude_for_logout().await;
                 let _ = reply.send(());
@@ -329,6 +351,7 @@ impl SessionActor {
             Internal::PermissionDone { request_id } => {
                 self.asks.answered(&request_id);
             }
+            Internal::OptionsDeadline => self.options_known(),
         }
     }
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::claude::launch::{Launch, ProcessLauncher};
 use crate::claude::locate::ClaudeCommand;
+use crate::session::options_cache::OptionsCache;
 
 /// How claude asks for permission (see the README's "Permissions" section).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -44,6 +45,8 @@ pub struct AdapterConfig {
     pub launcher: Arc<dyn Launch>,
     /// How long a session's claude may sit idle before it is stopped (`None`: never).
     pub idle_timeout: Option<std::time::Duration>,
+    /// The models claude offered last time, so `session/new` answers with them at once.
+    pub options_cache: Arc<OptionsCache>,
 }
 
 impl AdapterConfig {
@@ -62,6 +65,7 @@ impl AdapterConfig {
             allow_bypass_permissions,
             launcher: Arc::new(ProcessLauncher),
             idle_timeout: None,
+            options_cache: Arc::new(OptionsCache::from_env()),
         }
     }
 }

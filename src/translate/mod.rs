@@ -16,7 +16,7 @@ mod tests;
 pub use compaction::{CompactionNews, Compactions, compaction_text};
 pub use plan::{TaskList, todo_write_plan};
 pub use result::{ContextTokens, TurnEnd};
-pub use session_info::{InitInfo, available_commands, models};
+pub use session_info::{InitInfo, available_commands};
 pub use to_claude::{EMPTY_PROMPT_TEXT, user_message};
 pub use to_editor::{Translation, TurnSignal, TurnTranslator};
 pub use tool_result::{ToolResult, tool_result_update};

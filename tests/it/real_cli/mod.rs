@@ -7,6 +7,7 @@ mod adapter_lifecycle;
 mod history_fixture;
 mod idle;
 mod mock_api;
+mod options;
 mod permissions;
 mod sessions;
 mod slash_commands;

@@ -7,6 +7,7 @@ mod auth;
 mod cancel;
 mod claude_faults;
 mod compaction;
+mod config_options;
 mod doctor;
 mod end_turn_usage;
 mod hard_kill;

@@ -75,6 +75,11 @@ impl Standin {
         self.dir.path().join("claude-config")
     }
 
+    /// The user cache dir (`XDG_CACHE_HOME`) the adapter is given: the options cache is under it.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
     /// Writes the transcript claude would have stored for `session_id` (the stand-in stores none),
     /// as claude does once its first turn reached the model.
     pub fn store_conversation(&self, session_id: &str, prompt: &str) {
@@ -101,7 +106,10 @@ impl Standin {
         let mut args = vec!["--claude-path", self.wrapper.to_str().expect("utf-8 path")];
         args.extend_from_slice(extra_args);
         let config_dir = self.config_dir();
+        let cache_dir = self.cache_dir();
         let mut vars = vec![
+            // Hermetic: the options cache lives here, not in the user's ~/.cache.
+            ("XDG_CACHE_HOME", cache_dir.to_str().expect("utf-8 path")),
             ("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")),
             ("RUST_LOG", "claude_acp=debug,info"),
             // Hermetic: claude's stored conversations live here, not in the user's ~/.claude.
