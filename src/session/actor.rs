@@ -29,6 +29,7 @@ use crate::translate::{self, TurnTranslator};
 
 mod asks;
 mod claude_io;
+mod context;
 mod effort;
 mod idle;
 mod logout;
@@ -84,6 +85,8 @@ enum Internal {
     PermissionDone { request_id: String },
     /// A session that waited for claude's models waited long enough.
     OptionsDeadline,
+    /// claude's answer to `get_context_usage`, for a `/context` prompt.
+    ContextUsage(Result<Value, String>),
 }
 
 /// What a session is opened with.
@@ -293,6 +296,10 @@ impl SessionActor {
             let _ = reply.send(Err(e));
             return;
         }
+        if translate::is_context_command(&blocks) {
+            self.start_context_turn(blocks, reply);
+            return;
+        }
         let message = translate::user_message(&self.id, &blocks);
         self.path.turn_started();
         let handle = self.claude.handle().expect("claude is running");
@@ -352,6 +359,7 @@ impl SessionActor {
                 self.asks.answered(&request_id);
             }
             Internal::OptionsDeadline => self.options_known(),
+            Internal::ContextUsage(answer) => self.on_context_usage(answer),
         }
     }
 

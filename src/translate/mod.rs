@@ -2,6 +2,7 @@
 //! (`crate::claude::wire`): no I/O, no async. The session feeds lines in and forwards what comes out.
 
 mod compaction;
+mod context_usage;
 mod plan;
 mod result;
 mod session_info;
@@ -14,6 +15,7 @@ mod tools;
 mod tests;
 
 pub use compaction::{CompactionNews, Compactions, compaction_text};
+pub use context_usage::{context_usage_text, is_context_command, with_context_command};
 pub use plan::{TaskList, todo_write_plan};
 pub use result::{ContextTokens, TurnEnd};
 pub use session_info::{InitInfo, available_commands};

@@ -41,6 +41,7 @@ impl Outbound {
 
     /// Queues one line (without its newline). Never waits; after stdout is gone, drops it.
     pub(crate) fn push(&self, line: Vec<u8>) {
+        let line = super::old_text::explicit_old_text(line);
         {
             let mut queue = self.lock();
             if queue.closed {

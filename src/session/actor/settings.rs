@@ -109,6 +109,7 @@ impl SessionActor {
             tokio::spawn(async move { handle.request(request, CONTROL_TIMEOUT).await });
         }
         if let Some(commands) = translate::available_commands(&reply) {
+            let commands = translate::with_context_command(commands);
             self.editor
                 .session_update(&self.id, SessionUpdate::AvailableCommands { commands });
         }

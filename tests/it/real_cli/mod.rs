@@ -9,6 +9,7 @@ mod idle;
 mod mock_api;
 mod options;
 mod permissions;
+mod progress;
 mod sessions;
 mod slash_commands;
 mod smoke;
