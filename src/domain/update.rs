@@ -127,6 +127,7 @@ pub struct ToolCall {
     pub content: Vec<ToolContent>,
     pub raw_input: Option<Value>,
     /// The tool call (a Task) whose subagent makes this one; `None` for the main agent's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_tool_call: Option<String>,
 }
 
