@@ -16,6 +16,9 @@ use serde::{Deserialize, Serialize};
 use crate::claude::locate::ClaudeCommand;
 use crate::claude::wire::ModelInfo;
 
+/// How long the first session after installing or upgrading claude may wait for claude's models.
+pub const OPTIONS_WAIT: std::time::Duration = std::time::Duration::from_millis(1800);
+
 /// Bumped when the file's shape changes: older files are then ignored.
 const FORMAT: u32 = 1;
 

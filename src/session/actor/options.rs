@@ -1,15 +1,11 @@
 //! The session's config options as the editor learns them: in the answer to `session/new` (load,
 //! resume, fork), at once when claude's models are known (from this process or the options
-//! cache), else after claude's `initialize` reply, waiting at most [`OPTIONS_WAIT`]; afterwards a
+//! cache), else after claude's `initialize` reply, waiting at most `AdapterConfig::options_wait`
+//! ([`crate::session::options_cache::OPTIONS_WAIT`]); afterwards a
 //! `config_option_update` each time they differ from what the editor was last told.
-
-use std::time::Duration;
 
 use super::{Internal, Reply, SessionActor};
 use crate::domain::{ConfigOption, SessionUpdate};
-
-/// How long the first session after installing or upgrading claude may wait for claude's models.
-pub const OPTIONS_WAIT: Duration = Duration::from_millis(1800);
 
 /// The session's mode and config options, for the answer that opens it.
 pub type OpenedOptions = (String, Vec<ConfigOption>);
@@ -31,8 +27,9 @@ impl SessionActor {
         }
         self.announced.waiting.push(reply);
         let internal = self.internal_tx.clone();
+        let wait_for = self.config.options_wait;
         tokio::spawn(async move {
-            tokio::time::sleep(OPTIONS_WAIT).await;
+            tokio::time::sleep(wait_for).await;
             let _ = internal.send(Internal::OptionsDeadline);
         });
     }

@@ -63,6 +63,7 @@ fn open(fixture: &str) -> Session {
         launcher: Arc::new(launcher.clone()),
         idle_timeout: None,
         options_cache: Arc::new(crate::session::options_cache::OptionsCache::new(None)),
+        options_wait: crate::session::options_cache::OPTIONS_WAIT,
     };
     let (updates_tx, updates) = mpsc::unbounded_channel();
     let spec = SessionSpec {

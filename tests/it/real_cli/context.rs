@@ -22,5 +22,9 @@ async fn slash_context_answers_from_claude_without_a_model_request() {
         s.mock.requests().len()
     );
     s.prompt("hi").await;
-    assert_eq!(s.mock.requests().len(), 1, "the next prompt is a model turn");
+    assert_eq!(
+        s.mock.requests().len(),
+        1,
+        "the next prompt is a model turn"
+    );
 }

@@ -25,6 +25,12 @@ fn values(option: &Value) -> Vec<String> {
         .collect()
 }
 
+/// An adapter whose first session waits for claude's models as long as a loaded machine needs
+/// (the stand-in's adapters all do; the wait is 1.8 s otherwise): its answer holds them.
+fn adapter(s: &Standin) -> AcpClient {
+    s.adapter(&[])
+}
+
 async fn open(c: &AcpClient, s: &Standin) -> Value {
     c.request("session/new", json!({"cwd": s.work, "mcpServers": []}))
         .await
@@ -55,7 +61,7 @@ async fn cache_file(s: &Standin) -> PathBuf {
 #[tokio::test]
 async fn the_first_answer_waits_for_claude_and_carries_every_option() {
     let s = Standin::new("text");
-    let c = s.adapter(&[]);
+    let c = adapter(&s);
     c.initialize().await;
     let opened = open(&c, &s).await;
     let options = &opened["configOptions"];
@@ -96,18 +102,19 @@ async fn the_first_answer_waits_for_claude_and_carries_every_option() {
 #[tokio::test]
 async fn a_later_adapter_answers_from_the_cache_and_updates_what_claude_changed() {
     let s = Standin::new("text");
-    {
-        let first = s.adapter(&[]);
+    let file = {
+        let first = adapter(&s);
         first.initialize().await;
         open(&first, &s).await;
-    }
+        // Written off the session's loop: waited for while that adapter still runs.
+        cache_file(&s).await
+    };
     // What claude offered has changed since (as after a plan change): the cache says otherwise.
-    let file = cache_file(&s).await;
     let mut cached: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     cached["models"][1]["displayName"] = json!("Opus as cached");
     std::fs::write(&file, serde_json::to_vec(&cached).unwrap()).unwrap();
 
-    let c = s.adapter(&[]);
+    let c = adapter(&s);
     c.initialize().await;
     let opened = open(&c, &s).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
@@ -137,14 +144,14 @@ async fn a_corrupt_cache_is_ignored_and_replaced() {
     let s = Standin::new("text");
     let dir = s.cache_dir().join("claude-acp");
     std::fs::create_dir_all(&dir).unwrap();
-    {
-        let first = s.adapter(&[]);
+    let file = {
+        let first = adapter(&s);
         first.initialize().await;
         open(&first, &s).await;
-    }
-    let file = cache_file(&s).await;
+        cache_file(&s).await
+    };
     std::fs::write(&file, "{\"format\": 1, \"models\": [tru").unwrap();
-    let c = s.adapter(&[]);
+    let c = adapter(&s);
     c.initialize().await;
     let opened = open(&c, &s).await;
     let model = option(&opened["configOptions"], "model").expect("models from claude");
@@ -221,7 +228,7 @@ async fn effort_reaches_the_running_claude_and_a_restarted_one() {
 #[tokio::test]
 async fn an_effort_chosen_in_meta_is_the_one_the_option_shows() {
     let s = Standin::new("text");
-    let c = s.adapter(&[]);
+    let c = adapter(&s);
     c.initialize().await;
     let opened = c
         .request(

@@ -110,6 +110,9 @@ impl Standin {
         let mut vars = vec![
             // Hermetic: the options cache lives here, not in the user's ~/.cache.
             ("XDG_CACHE_HOME", cache_dir.to_str().expect("utf-8 path")),
+            // The first session waits for the stand-in's models however loaded the machine is
+            // (1.8 s otherwise), so its answer always holds them.
+            ("CLAUDE_ACP_OPTIONS_WAIT_MS", "30000"),
             ("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")),
             ("RUST_LOG", "claude_acp=debug,info"),
             // Hermetic: claude's stored conversations live here, not in the user's ~/.claude.
