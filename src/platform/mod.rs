@@ -9,6 +9,7 @@
 //! - [`dirs`]: the user's cache directory.
 //! - [`os`]: which system this is, as a value (for logic unit-tested for every system).
 //! - [`run`]: running a short helper command with a time limit.
+//! - [`stdio`]: closing this process's own stdout (the stand-in playing a claude that does).
 
 pub mod clock;
 pub mod dirs;
@@ -17,3 +18,4 @@ pub mod os;
 pub mod process;
 pub mod run;
 pub mod signals;
+pub mod stdio;

@@ -2,7 +2,8 @@
 //! model, changed on the running claude through its flag-settings layer (no restart), and kept
 //! as `--effort` for a claude started again (after a crash, or an idle stop).
 
-use super::{CONTROL_TIMEOUT, SessionActor};
+use super::SessionActor;
+use super::settings::{Setting, SettingReply};
 use crate::claude::wire::OutboundControl;
 use crate::domain::{AgentError, ConfigOption, ConfigValue};
 
@@ -52,30 +53,39 @@ impl SessionActor {
         })
     }
 
-    pub(super) async fn set_effort(&mut self, value: &str) -> Result<(), AgentError> {
+    /// Starts an effort change (the `effort` config option): the running claude is asked through
+    /// its flag-settings layer and answers like a mode change; with no claude running it takes
+    /// effect at once (the next claude starts with `--effort`).
+    pub(super) fn set_effort(&mut self, value: String, reply: SettingReply) {
         let levels = self.effort_levels();
-        if value != DEFAULT && !levels.iter().any(|l| l == value) {
-            return Err(AgentError::InvalidParams(format!(
+        if value != DEFAULT && !levels.contains(&value) {
+            reply.send_error(AgentError::InvalidParams(format!(
                 "unknown effort `{value}` for this model (expected default or one of: {})",
                 levels.join(", ")
             )));
+            return;
         }
         let level = (value != DEFAULT).then_some(value);
-        if let Some(handle) = self.claude.handle() {
-            handle
-                .request(OutboundControl::set_effort(level), CONTROL_TIMEOUT)
-                .await
-                .map_err(|e| {
-                    AgentError::Internal(format!("claude refused the effort change: {e}"))
-                })?;
+        match self.claude.handle() {
+            Some(handle) => {
+                let request = OutboundControl::set_effort(level.as_deref());
+                self.await_setting(handle, request, Setting::Effort(level), reply);
+            }
+            None => {
+                self.effort_set(level);
+                self.reply_setting(reply);
+            }
         }
-        self.effort = level.map(str::to_owned);
-        // Kept for a claude started again, which would otherwise fall back to the default.
-        match level {
+    }
+
+    /// The effort is in force: kept for a claude started again, which would otherwise fall back
+    /// to the model's default.
+    pub(super) fn effort_set(&mut self, level: Option<String>) {
+        match &level {
             Some(level) => self.flags.set("--effort", level),
             None => self.flags.remove("--effort"),
         }
-        Ok(())
+        self.effort = level;
     }
 }
 
