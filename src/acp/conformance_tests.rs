@@ -143,6 +143,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
         locations: vec![],
         content: vec![],
         raw_input: None,
+        parent_tool_call: None,
     };
     let all = vec![
         SessionUpdate::UserMessageChunk { content: text() },

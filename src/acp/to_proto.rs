@@ -110,12 +110,26 @@ fn tool_content(c: ToolContent) -> acp::ToolCallContent {
 }
 
 pub fn tool_call(call: ToolCall) -> acp::ToolCall {
+    let meta = call
+        .parent_tool_call
+        .map(|parent| claude_code_meta("parentToolUseId", parent.into()));
     acp::ToolCall::new(call.id, call.title)
         .kind(tool_kind(call.kind))
         .status(tool_status(call.status))
         .locations(call.locations.into_iter().map(location).collect())
         .content(call.content.into_iter().map(tool_content).collect())
         .raw_input(call.raw_input)
+        .meta(meta)
+}
+
+/// `{"claudeCode": {key: value}}`: what only claude knows about a tool call, in its `_meta`
+/// (the key the TypeScript adapter's clients read).
+fn claude_code_meta(key: &str, value: serde_json::Value) -> acp::Meta {
+    let mut inner = serde_json::Map::new();
+    inner.insert(key.to_owned(), value);
+    let mut meta = acp::Meta::new();
+    meta.insert("claudeCode".into(), serde_json::Value::Object(inner));
+    meta
 }
 
 pub fn tool_call_update(u: ToolCallUpdate) -> acp::ToolCallUpdate {
@@ -129,7 +143,10 @@ pub fn tool_call_update(u: ToolCallUpdate) -> acp::ToolCallUpdate {
         .map(|cs| cs.into_iter().map(tool_content).collect());
     fields.raw_input = u.raw_input;
     fields.raw_output = u.raw_output.map(serde_json::Value::Object);
-    acp::ToolCallUpdate::new(u.id, fields)
+    let meta = u
+        .elapsed_seconds
+        .map(|seconds| claude_code_meta("elapsedSeconds", seconds.into()));
+    acp::ToolCallUpdate::new(u.id, fields).meta(meta)
 }
 
 fn plan_entry(e: PlanEntry) -> acp::PlanEntry {

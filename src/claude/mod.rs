@@ -15,6 +15,7 @@ pub mod locate;
 mod pending;
 pub mod process;
 mod redact;
+mod replies;
 mod streams;
 pub mod wire;
 

@@ -23,6 +23,7 @@ pub use permission_update::{
     PermissionDecision, PermissionRule, PermissionSettings, PermissionUpdate, UpdateKind,
 };
 pub use prompt::{ImageSource, InputBlock};
+pub use super::replies::{ContextCategory, ContextUsage, ModelInfo};
 
 /// One line claude printed on stdout.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +38,8 @@ pub enum ClaudeMessage {
     ControlCancelRequest {
         request_id: String,
     },
+    /// A heartbeat of a tool that is still running.
+    ToolProgress(ToolProgress),
     /// A `type` this adapter does not know; logged and skipped.
     Unknown(Value),
 }
@@ -81,6 +84,7 @@ impl ClaudeMessage {
             "stream_event" => ClaudeMessage::StreamEvent(typed(kind, line)?),
             "control_request" => ClaudeMessage::ControlRequest(typed(kind, line)?),
             "control_response" => ClaudeMessage::ControlResponse(typed(kind, line)?),
+            "tool_progress" => ClaudeMessage::ToolProgress(typed(kind, line)?),
             _ => Self::from_value(serde_json::from_str(line)?)?,
         })
     }
@@ -105,6 +109,7 @@ impl ClaudeMessage {
             "stream_event" => ClaudeMessage::StreamEvent(typed(&kind, value)?),
             "control_request" => ClaudeMessage::ControlRequest(typed(&kind, value)?),
             "control_response" => ClaudeMessage::ControlResponse(typed(&kind, value)?),
+            "tool_progress" => ClaudeMessage::ToolProgress(typed(&kind, value)?),
             "control_cancel_request" => {
                 #[derive(Deserialize)]
                 struct Cancel {
@@ -335,6 +340,20 @@ pub struct ResultMessage {
     pub errors: Vec<Value>,
 }
 
+/// `{"type":"tool_progress"}`: claude's heartbeat for a tool call that is still running (a long
+/// Bash command, a subagent), every few seconds.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ToolProgress {
+    pub tool_use_id: String,
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub tool_name: String,
+    /// The Task call whose subagent runs this tool (`None`: the main conversation's own).
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub parent_tool_use_id: Option<String>,
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub elapsed_time_seconds: f64,
+}
+
 /// A raw Anthropic streaming event, relayed as it arrives.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct StreamEvent {
@@ -434,6 +453,21 @@ pub enum OutboundControl {
     ApplyFlagSettings {
         settings: Value,
     },
+    /// The context window by category; `summary` answers from the last response's usage and local
+    /// estimates, without a token-count request to the API.
+    GetContextUsage {
+        detail: &'static str,
+    },
+}
+
+impl OutboundControl {
+    /// Sets the session's effort level (`None`: back to the model's default) in claude's
+    /// flag-settings layer, which the running claude applies from its next request on.
+    pub fn set_effort(level: Option<&str>) -> Self {
+        OutboundControl::ApplyFlagSettings {
+            settings: serde_json::json!({ "effortLevel": level }),
+        }
+    }
 }
 
 /// One line we write to claude's stdin. Only these shapes exist.
@@ -489,101 +523,5 @@ impl ClaudeInput {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn background_tasks_count_only_work_claude_must_stay_up_for() {
-        let line = json!({"type": "system", "subtype": "background_tasks_changed", "session_id": "s",
-            "uuid": "u", "tasks": [
-                {"task_id": "a", "task_type": "local_bash", "description": "sleep 60"},
-                {"task_id": "b", "task_type": "local_agent", "description": "review", "ambient": false},
-                {"task_id": "c", "task_type": "monitor", "description": "watch", "ambient": true},
-                {"task_id": "d", "task_type": "remote_agent", "description": "far", "off_host": true}]});
-        let ClaudeMessage::System(s) = ClaudeMessage::parse(&line.to_string()).unwrap() else {
-            panic!()
-        };
-        assert_eq!(s.background_tasks_running(), Some(2));
-        let ClaudeMessage::System(s) =
-            ClaudeMessage::parse(r#"{"type":"system","subtype":"status"}"#).unwrap()
-        else {
-            panic!()
-        };
-        assert_eq!(s.background_tasks_running(), None);
-    }
-
-    #[test]
-    fn unknown_types_and_fields_are_kept_not_rejected() {
-        let m = ClaudeMessage::parse(r#"{"type":"rate_limit_event","x":1}"#).unwrap();
-        assert!(matches!(m, ClaudeMessage::Unknown(_)));
-        let m = ClaudeMessage::parse(
-            r#"{"type":"system","subtype":"init","new_field":[1],"session_id":"s"}"#,
-        )
-        .unwrap();
-        let ClaudeMessage::System(s) = m else {
-            panic!()
-        };
-        assert_eq!(s.subtype, "init");
-        assert_eq!(s.rest["new_field"], json!([1]));
-    }
-
-    #[test]
-    fn unknown_content_blocks_parse_as_other() {
-        let m = ClaudeMessage::parse(
-            r#"{"type":"assistant","message":{"content":[{"type":"server_tool_use","id":"x"},{"type":"text","text":"hi"}]}}"#,
-        )
-        .unwrap();
-        let ClaudeMessage::Assistant(a) = m else {
-            panic!()
-        };
-        assert_eq!(a.message.content[0], ContentBlock::Other);
-        assert_eq!(
-            a.message.content[1],
-            ContentBlock::Text { text: "hi".into() }
-        );
-    }
-
-    #[test]
-    fn deny_always_carries_a_message_and_allow_an_input() {
-        let deny = ClaudeInput::success(
-            "r1",
-            serde_json::to_value(PermissionDecision::Deny {
-                message: "no".into(),
-                interrupt: false,
-            })
-            .unwrap(),
-        );
-        assert_eq!(
-            deny.to_line(),
-            "{\"type\":\"control_response\",\"response\":{\"subtype\":\"success\",\"request_id\":\"r1\",\"response\":{\"behavior\":\"deny\",\"message\":\"no\"}}}\n"
-        );
-        let allow = serde_json::to_value(PermissionDecision::Allow {
-            updated_input: json!({"a": 1}),
-            updated_permissions: vec![],
-        })
-        .unwrap();
-        assert_eq!(allow, json!({"behavior":"allow","updatedInput":{"a":1}}));
-    }
-
-    #[test]
-    fn control_requests_serialize_as_claude_expects() {
-        let line = ClaudeInput::ControlRequest {
-            request_id: "a".into(),
-            request: OutboundControl::Interrupt,
-        }
-        .to_line();
-        assert_eq!(
-            line,
-            "{\"type\":\"control_request\",\"request_id\":\"a\",\"request\":{\"subtype\":\"interrupt\"}}\n"
-        );
-        let line = ClaudeInput::ControlRequest {
-            request_id: "b".into(),
-            request: OutboundControl::SetPermissionMode {
-                mode: "plan".into(),
-            },
-        }
-        .to_line();
-        assert!(line.contains("\"subtype\":\"set_permission_mode\",\"mode\":\"plan\""));
-    }
-}
+#[path = "wire_tests.rs"]
+mod tests;

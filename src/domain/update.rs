@@ -126,6 +126,9 @@ pub struct ToolCall {
     pub locations: Vec<ToolLocation>,
     pub content: Vec<ToolContent>,
     pub raw_input: Option<Value>,
+    /// The tool call (a Task) whose subagent makes this one; `None` for the main agent's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_tool_call: Option<String>,
 }
 
 /// A change to a tool call (`tool_call_update`); `None` fields are unchanged.
@@ -147,6 +150,9 @@ pub struct ToolCallUpdate {
     /// Always a JSON object when set: some editors reject anything else and leave the tool spinning.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw_output: Option<serde_json::Map<String, Value>>,
+    /// How long the tool has been running, from claude's progress heartbeats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elapsed_seconds: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -23,6 +23,24 @@ pub fn create_private(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// Replaces `path` with `bytes` at once: written to a new owner-only file beside it, then renamed
+/// over it, so a reader sees the old content or the new, never half of it.
+pub fn replace_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write as _;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
+    let written = create_private(&temp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    let result = written.and_then(|()| std::fs::rename(&temp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
 /// Opens `path` for appending, creating it readable and writable by its owner only (a log file:
 /// what it quotes is the user's alone). An existing file keeps its mode.
 pub fn append_private(path: &Path) -> io::Result<File> {

@@ -6,12 +6,14 @@
 //! - [`signals`]: the termination requests the adapter answers by stopping every claude.
 //! - [`clock`]: a monotonic clock shared by every process on the machine (for the benchmark).
 //! - [`files`]: files only their owner can read, and what counts as an executable.
+//! - [`dirs`]: the user's cache directory.
 //! - [`os`]: which system this is, as a value (for logic unit-tested for every system).
 //! - [`run`]: running a short helper command with a time limit.
 //! - [`stdio`]: this process's stdin and stdout as async streams (the editor's side of ACP), and
 //!   closing its stdout (the stand-in playing a claude that does).
 
 pub mod clock;
+pub mod dirs;
 pub mod files;
 pub mod os;
 pub mod process;

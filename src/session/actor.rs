@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use self::asks::PendingAsks;
+pub use self::options::OpenedOptions;
 use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
 use super::config::AdapterConfig;
@@ -24,7 +25,7 @@ use super::fallback::PermissionPath;
 use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
 use crate::claude::ExitInfo;
-use crate::claude::wire::{OutboundControl, PermissionDecision};
+use crate::claude::wire::{ModelInfo, OutboundControl, PermissionDecision};
 use crate::domain::McpServer;
 use crate::domain::{
     AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome, TurnUsage,
@@ -33,8 +34,11 @@ use crate::translate::{self, TurnTranslator};
 
 mod asks;
 mod claude_io;
+mod context;
+mod effort;
 mod idle;
 mod logout;
+mod options;
 mod running;
 mod settings;
 mod switch;
@@ -66,6 +70,12 @@ pub enum Command {
     Close {
         reply: oneshot::Sender<()>,
     },
+    /// The mode and config options for the answer that opens the session; `wait`: claude's
+    /// models are not known yet and this session may wait a little for them.
+    Options {
+        wait: bool,
+        reply: Reply<OpenedOptions>,
+    },
     /// The user is logging out: end claude, which holds the old login.
     LoggedOut {
         reply: oneshot::Sender<()>,
@@ -87,6 +97,10 @@ enum Internal {
     Initialized(Value),
     /// A permission ask has been answered (or withdrawn).
     PermissionDone { request_id: String },
+    /// A session that waited for claude's models waited long enough.
+    OptionsDeadline,
+    /// claude's answer to `get_context_usage`, for a `/context` prompt.
+    ContextUsage(Result<Value, String>),
     /// claude answered a mode or model change, or did not in time.
     SettingDone {
         setting: Setting,
@@ -104,6 +118,8 @@ pub struct SessionSpec {
     pub editor_servers: Vec<McpServer>,
     pub start: Start,
     pub mode: String,
+    /// claude's models as last seen (the options cache); empty when unknown.
+    pub models: Vec<ModelInfo>,
 }
 
 /// The prompt being answered.
@@ -140,8 +156,12 @@ pub struct SessionActor {
     mode: String,
     /// Whether the mode was set or seen changing since the session opened.
     mode_touched: bool,
-    models: Vec<(String, String, Option<String>)>,
+    models: Vec<ModelInfo>,
     model: Option<String>,
+    /// The effort level chosen (`--effort`, `_meta`, the effort option); `None`: the model's own.
+    effort: Option<String>,
+    /// The config options the editor was told, and the session answer waiting for them.
+    announced: options::Announced,
     asks: PendingAsks,
     /// "Always reject" rules of this session, re-sent to a restarted claude.
     rules: permissions::SessionRules,
@@ -166,6 +186,7 @@ impl SessionActor {
             editor_servers,
             start,
             mode,
+            models,
         } = spec;
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_rx) = mpsc::unbounded_channel();
@@ -182,6 +203,7 @@ impl SessionActor {
         };
         let path = PermissionPath::new(config.permission_transport);
         let model = flags.value_of("--model").map(str::to_owned);
+        let effort = flags.value_of("--effort").map(str::to_owned);
         let idle = idle::Idle::new(config.idle_timeout);
         Self {
             asker,
@@ -200,8 +222,10 @@ impl SessionActor {
             turn: None,
             mode,
             mode_touched: false,
-            models: Vec::new(),
+            models,
             model,
+            effort,
+            announced: options::Announced::default(),
             asks: PendingAsks::default(),
             rules,
             internal_tx,
@@ -214,10 +238,6 @@ impl SessionActor {
     /// Starts claude now, so the first prompt finds it warm. Never waits on a model turn.
     pub fn start(&mut self) -> Result<(), AgentError> {
         self.ensure_claude()
-    }
-
-    pub fn mode(&self) -> &str {
-        &self.mode
     }
 
     /// Runs until the session is closed or every handle to it is gone.
@@ -301,12 +321,14 @@ impl SessionActor {
             Command::SetConfigOption { id, value, reply } => match id.as_str() {
                 "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
                 "model" => self.set_model(value, SettingReply::ConfigOption(reply)),
+                "effort" => self.set_effort(value, SettingReply::ConfigOption(reply)),
                 other => {
                     let _ = reply.send(Err(AgentError::InvalidParams(format!(
                         "unknown config option `{other}`"
                     ))));
                 }
             },
+            Command::Options { wait, reply } => self.answer_options(wait, reply),
             Command::LoggedOut { reply } => {
                 self.end_claude_for_logout().await;
                 let _ = reply.send(());
@@ -324,6 +346,10 @@ impl SessionActor {
         }
         if let Err(e) = self.ensure_claude() {
             let _ = reply.send(Err(e));
+            return;
+        }
+        if translate::is_context_command(&blocks) {
+            self.start_context_turn(blocks, reply);
             return;
         }
         let message = translate::user_message(&self.id, &blocks);
@@ -384,6 +410,8 @@ impl SessionActor {
             Internal::PermissionDone { request_id } => {
                 self.asks.answered(&request_id);
             }
+            Internal::OptionsDeadline => self.options_known(),
+            Internal::ContextUsage(answer) => self.on_context_usage(answer),
             Internal::SettingDone {
                 setting,
                 answer,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::claude::launch::{Launch, ProcessLauncher};
 use crate::claude::locate::ClaudeCommand;
+use crate::session::options_cache::{OPTIONS_WAIT, OptionsCache};
 
 /// How claude asks for permission (see the README's "Permissions" section).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -44,6 +45,10 @@ pub struct AdapterConfig {
     pub launcher: Arc<dyn Launch>,
     /// How long a session's claude may sit idle before it is stopped (`None`: never).
     pub idle_timeout: Option<std::time::Duration>,
+    /// The models claude offered last time, so `session/new` answers with them at once.
+    pub options_cache: Arc<OptionsCache>,
+    /// How long the first session with nothing cached may wait for claude's models.
+    pub options_wait: std::time::Duration,
 }
 
 impl AdapterConfig {
@@ -62,6 +67,17 @@ impl AdapterConfig {
             allow_bypass_permissions,
             launcher: Arc::new(ProcessLauncher),
             idle_timeout: None,
+            options_cache: Arc::new(OptionsCache::from_env()),
+            options_wait: options_wait_from_env(),
         }
     }
+}
+
+/// The wait for claude's models: [`OPTIONS_WAIT`], unless `CLAUDE_ACP_OPTIONS_WAIT_MS` (hidden,
+/// for tests on a loaded machine, where a stand-in may take longer to answer) says otherwise.
+fn options_wait_from_env() -> std::time::Duration {
+    std::env::var("CLAUDE_ACP_OPTIONS_WAIT_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(OPTIONS_WAIT, std::time::Duration::from_millis)
 }

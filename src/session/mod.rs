@@ -11,6 +11,7 @@ mod listing;
 mod logout;
 pub mod meta;
 pub mod modes;
+pub mod options_cache;
 pub mod permissions;
 pub mod spawn;
 
@@ -137,6 +138,15 @@ impl Sessions {
                 let _ = done_rx.await;
             }
         }
+        // claude's models as it offered them last time: the answer carries every option at once.
+        // (A small file read once per process; memory afterwards.)
+        let cached = self
+            .config
+            .claude
+            .as_ref()
+            .ok()
+            .and_then(|command| self.config.options_cache.models(command));
+        let wait = cached.is_none() && self.config.options_cache.may_wait();
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),
@@ -144,24 +154,22 @@ impl Sessions {
             editor_servers: req.mcp_servers.clone(),
             start,
             mode,
+            models: cached.unwrap_or_default(),
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;
-        let opened = SessionOpened {
-            session_id: session_id.clone(),
-            modes: Some(modes::state(
-                actor.mode(),
-                self.config.allow_bypass_permissions,
-            )),
-            config_options: actor.config_options(),
-        };
         let (tx, rx) = mpsc::unbounded_channel();
+        let (options_tx, options_rx) = oneshot::channel();
+        let _ = tx.send(Command::Options {
+            wait,
+            reply: options_tx,
+        });
         let listed = Arc::new(Mutex::new(OpenSession::new(
             session_id.clone(),
             req.cwd.clone(),
         )));
         self.sessions.lock().expect("session registry lock").insert(
-            session_id,
+            session_id.clone(),
             SessionHandle {
                 commands: tx,
                 listed,
@@ -169,7 +177,14 @@ impl Sessions {
             },
         );
         tokio::spawn(actor.run(rx));
-        Ok(opened)
+        let (mode, config_options) = options_rx
+            .await
+            .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))??;
+        Ok(SessionOpened {
+            modes: Some(modes::state(&mode, self.config.allow_bypass_permissions)),
+            session_id,
+            config_options,
+        })
     }
 
     fn config_dir(&self) -> Result<PathBuf, AgentError> {

@@ -37,11 +37,16 @@ impl SessionFlags {
 
     /// Sets `flag` to `value`, replacing an earlier value (flag and value both).
     pub fn set(&mut self, flag: &str, value: &str) {
+        self.remove(flag);
+        self.extra_args.extend([flag.to_owned(), value.to_owned()]);
+    }
+
+    /// Removes `flag` and its value.
+    pub fn remove(&mut self, flag: &str) {
         while let Some(at) = self.extra_args.iter().position(|a| a == flag) {
             let end = (at + 2).min(self.extra_args.len());
             self.extra_args.drain(at..end);
         }
-        self.extra_args.extend([flag.to_owned(), value.to_owned()]);
     }
 }
 

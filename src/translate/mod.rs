@@ -2,6 +2,7 @@
 //! (`crate::claude::wire`): no I/O, no async. The session feeds lines in and forwards what comes out.
 
 mod compaction;
+mod context_usage;
 mod plan;
 mod session_info;
 mod to_claude;
@@ -14,8 +15,9 @@ mod turn_end;
 mod tests;
 
 pub use compaction::{CompactionNews, Compactions, compaction_text};
+pub use context_usage::{context_usage_text, is_context_command, with_context_command};
 pub use plan::{TaskList, todo_write_plan};
-pub use session_info::{InitInfo, available_commands, models};
+pub use session_info::{InitInfo, available_commands};
 pub use to_claude::{EMPTY_PROMPT_TEXT, user_message};
 pub use to_editor::{Translation, TurnSignal, TurnTranslator};
 pub use tool_result::{ToolResult, tool_result_update};

@@ -102,28 +102,6 @@ pub fn available_commands(reply: &Value) -> Option<Vec<SlashCommand>> {
     )
 }
 
-/// The models of claude's `initialize` reply as (id, name, description): `value`, `displayName`.
-pub fn models(reply: &Value) -> Vec<(String, String, Option<String>)> {
-    let Some(models) = reply.get("models").and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    models
-        .iter()
-        .filter_map(|m| {
-            let id = m
-                .get("value")
-                .and_then(Value::as_str)
-                .filter(|v| !v.is_empty())?;
-            let name = m.get("displayName").and_then(Value::as_str).unwrap_or(id);
-            let description = m
-                .get("description")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            Some((id.to_owned(), name.to_owned(), description))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,24 +146,5 @@ mod tests {
             .map(|c| c.name)
             .collect();
         assert_eq!(names, vec!["compact".to_owned()]);
-    }
-
-    #[test]
-    fn models_are_named_by_their_display_name() {
-        let reply = json!({"models": [
-            {"value": "default", "displayName": "Default (recommended)", "description": "Opus"},
-            {"value": "sonnet"},
-        ]});
-        assert_eq!(
-            models(&reply),
-            vec![
-                (
-                    "default".into(),
-                    "Default (recommended)".into(),
-                    Some("Opus".into())
-                ),
-                ("sonnet".into(), "sonnet".into(), None),
-            ]
-        );
     }
 }

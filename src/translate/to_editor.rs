@@ -10,6 +10,9 @@
 //!   and are dropped; its tool calls and their results are shown, so the user sees what runs.
 //! - Every `tool_use` becomes a tool call, including TodoWrite and the Task* tools, which also update
 //!   the plan (main thread only: a subagent's to-do list is not the session's plan).
+//! - `system/task_started` (a command or subagent starts) puts its call `in_progress`; `tool_progress`
+//!   heartbeats of a running tool (every 30 s in 2.1.332): the call is `in_progress`, with the elapsed time
+//!   (`_meta.claudeCode.elapsedSeconds`, and the body of a Bash or Task call, which has none yet).
 //! - `user` lines: tool results end their tool calls; claude's injected text ("[Request interrupted
 //!   by user]") is not shown. A result for a tool use this translator never saw is dropped.
 
@@ -25,9 +28,9 @@ use super::tools::tool_call_for;
 use super::turn_end::{self, ContextTokens, TurnEnd};
 use crate::claude::wire::{
     AssistantMessage, ClaudeMessage, ContentBlock, ResultMessage, StreamEvent, SystemMessage,
-    UserContent, UserEcho,
+    ToolProgress, UserContent, UserEcho,
 };
-use crate::domain::{ContentChunk, SessionUpdate};
+use crate::domain::{ContentChunk, SessionUpdate, ToolCallUpdate, ToolContent, ToolStatus};
 
 /// Something the session must act on, beyond forwarding updates.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +109,7 @@ impl TurnTranslator {
             ClaudeMessage::Assistant(a) => self.on_assistant(&a, &mut out),
             ClaudeMessage::User(u) => self.on_user(u, &mut out),
             ClaudeMessage::System(s) => self.on_system(&s, &mut out),
+            ClaudeMessage::ToolProgress(p) => self.on_tool_progress(&p, &mut out),
             _ => {}
         }
         out
@@ -251,9 +255,10 @@ impl TurnTranslator {
         }
         let main_thread = a.parent_tool_use_id.is_none();
         let meta = a.tool_use_meta.iter().flatten().find(|m| m.id == id);
-        out.updates.push(SessionUpdate::ToolCall(tool_call_for(
-            name, id, input, &self.cwd, meta,
-        )));
+        let mut call = tool_call_for(name, id, input, &self.cwd, meta);
+        // A subagent's call is its own card, linked to the Task call that runs the subagent.
+        call.parent_tool_call = a.parent_tool_use_id.clone();
+        out.updates.push(SessionUpdate::ToolCall(call));
         if main_thread
             && name == "TodoWrite"
             && let Some(entries) = plan::todo_write_plan(input)
@@ -269,6 +274,34 @@ impl TurnTranslator {
                 input,
             },
         );
+    }
+
+    /// claude's heartbeat for a tool still running: the call is in progress, for so long. A Bash
+    /// command or a subagent shows nothing until it ends, so its body says how long it has run.
+    fn on_tool_progress(&mut self, p: &ToolProgress, out: &mut Translation) {
+        // A heartbeat has an id of its own and names the running tool as its parent; a tool's own
+        // progress (a subagent's command) names the tool and its Task as the parent.
+        let Some((id, tool)) = [Some(&p.tool_use_id), p.parent_tool_use_id.as_ref()]
+            .into_iter()
+            .flatten()
+            .find_map(|id| self.tools.get(id).map(|tool| (id.clone(), tool)))
+        else {
+            return;
+        };
+        let seconds = p.elapsed_time_seconds.max(0.0);
+        let content = matches!(tool.name.as_str(), "Bash" | "Task" | "Agent").then(|| {
+            vec![ToolContent::Text {
+                text: format!("Running for {}…", elapsed(seconds)),
+            }]
+        });
+        out.updates
+            .push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+                id,
+                status: Some(ToolStatus::InProgress),
+                content,
+                elapsed_seconds: Some(seconds),
+                ..ToolCallUpdate::default()
+            }));
     }
 
     fn on_user(&mut self, u: UserEcho, out: &mut Translation) {
@@ -348,6 +381,20 @@ impl TurnTranslator {
                     self.observe_mode(mode, out);
                 }
             }
+            // A command or subagent started running (its permission, if any, was given).
+            "task_started" => {
+                if let Some(id) = s
+                    .str_field("tool_use_id")
+                    .filter(|id| self.tools.contains_key(*id))
+                {
+                    out.updates
+                        .push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+                            id: id.to_owned(),
+                            status: Some(ToolStatus::InProgress),
+                            ..ToolCallUpdate::default()
+                        }));
+                }
+            }
             _ => {}
         }
     }
@@ -357,6 +404,15 @@ impl TurnTranslator {
             self.mode = Some(mode.to_owned());
             out.signals.push(TurnSignal::ModeChanged(mode.to_owned()));
         }
+    }
+}
+
+/// `42 s`, `3 min 05 s`.
+fn elapsed(seconds: f64) -> String {
+    let whole = seconds as u64;
+    match whole {
+        0..60 => format!("{whole} s"),
+        _ => format!("{} min {:02} s", whole / 60, whole % 60),
     }
 }
 

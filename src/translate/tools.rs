@@ -27,6 +27,7 @@ pub fn tool_call_for(
         locations: locations_for(name, input, cwd),
         content: content_for(name, input, cwd),
         raw_input: Some(input.clone()),
+        parent_tool_call: None,
     }
 }
 

@@ -7,6 +7,7 @@
 //! bound; it accepts any line stream and line sink, which is what this module gives it.
 
 mod lines;
+mod old_text;
 mod outbound;
 
 use std::sync::Arc;

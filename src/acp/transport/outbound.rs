@@ -64,7 +64,7 @@ impl Outbound {
 
     /// Queues one line (without its newline). Never waits; after stdout is gone, drops it.
     pub(crate) fn push(&self, line: Vec<u8>) {
-        self.enqueue(Line::Bytes(line));
+        self.enqueue(Line::Bytes(super::old_text::explicit_old_text(line)));
     }
 
     /// Queues one message as JSON, serialised once: straight into its line, or, above
@@ -84,6 +84,8 @@ impl Outbound {
             0
         };
         if bytes > STREAM_ABOVE {
+            // Streamed as the SDK writes it: a new file's diff this large keeps no `oldText` key
+            // (ACP allows that; `old_text` adds the explicit null to every smaller line).
             let serialise: Serialise = Box::new(move |out| {
                 serde_json::to_writer(out, &message).map_err(std::io::Error::other)
             });
@@ -93,7 +95,7 @@ impl Outbound {
         let mut line = Vec::with_capacity(bytes.max(128));
         // Our protocol types always serialise (no maps with non-string keys).
         if serde_json::to_writer(&mut line, &message).is_ok() {
-            self.enqueue(Line::Bytes(line));
+            self.enqueue(Line::Bytes(super::old_text::explicit_old_text(line)));
         }
     }
 

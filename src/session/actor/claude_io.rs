@@ -163,6 +163,8 @@ impl SessionActor {
         tracing::info!(session = %self.id, status = %info.status, "claude exited");
         self.claude.ended();
         self.asks.withdraw_all();
+        // A session answer waiting for claude's models waits no more.
+        self.options_known();
         if self.turn.as_ref().is_some_and(|t| !t.cancelled)
             && let Some(symptom) = self.path.take_break_on_exit(&self.id, &info.stderr_tail)
         {

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor};
-use crate::claude::wire::OutboundControl;
+use crate::claude::wire::{ModelInfo, OutboundControl};
 use crate::claude::{ClaudeError, ClaudeHandle};
 use crate::domain::{AgentError, ConfigOption, SessionUpdate};
 use crate::session::modes;
@@ -14,6 +14,8 @@ use crate::translate;
 pub(super) enum Setting {
     Mode(String),
     Model(String),
+    /// `None`: back to the model's own level.
+    Effort(Option<String>),
 }
 
 impl std::fmt::Display for Setting {
@@ -21,6 +23,11 @@ impl std::fmt::Display for Setting {
         match self {
             Self::Mode(mode) => write!(f, "mode change to `{mode}`"),
             Self::Model(model) => write!(f, "model change to `{model}`"),
+            Self::Effort(level) => write!(
+                f,
+                "effort change to `{}`",
+                level.as_deref().unwrap_or("default")
+            ),
         }
     }
 }
@@ -32,7 +39,7 @@ pub(super) enum SettingReply {
 }
 
 impl SettingReply {
-    fn send_error(self, error: AgentError) {
+    pub(super) fn send_error(self, error: AgentError) {
         match self {
             Self::Mode(reply) => drop(reply.send(Err(error))),
             Self::ConfigOption(reply) => drop(reply.send(Err(error))),
@@ -46,32 +53,32 @@ impl SessionActor {
             &self.mode,
             self.config.allow_bypass_permissions,
         )];
-        if let Some(model) = self.model_option() {
-            options.push(model);
-        }
+        options.extend(self.model_option());
+        options.extend(self.effort_option());
         options
     }
 
+    /// The model claude runs: the one chosen, else claude's first (its default).
+    pub(super) fn current_model(&self) -> Option<String> {
+        self.model
+            .clone()
+            .or_else(|| self.models.first().map(|m| m.value.clone()))
+    }
+
     pub(super) fn model_option(&self) -> Option<ConfigOption> {
-        if self.models.is_empty() {
-            return None;
-        }
         Some(ConfigOption {
             id: "model".into(),
             name: "Model".into(),
             description: Some("The model claude uses in this session".into()),
             category: Some("model".into()),
-            current: self
-                .model
-                .clone()
-                .unwrap_or_else(|| self.models[0].0.clone()),
+            current: self.current_model()?,
             values: self
                 .models
                 .iter()
-                .map(|(id, name, description)| crate::domain::ConfigValue {
-                    id: id.clone(),
-                    name: name.clone(),
-                    description: description.clone(),
+                .map(|m| crate::domain::ConfigValue {
+                    id: m.value.clone(),
+                    name: m.display_name.clone().unwrap_or_else(|| m.value.clone()),
+                    description: m.description.clone(),
                 })
                 .collect(),
         })
@@ -104,7 +111,7 @@ impl SessionActor {
 
     /// Starts a model change (the `model` config option); answered like [`Self::set_mode`].
     pub(super) fn set_model(&mut self, model: String, reply: SettingReply) {
-        if !self.models.is_empty() && !self.models.iter().any(|(id, ..)| *id == model) {
+        if !self.models.is_empty() && !self.models.iter().any(|m| m.value == model) {
             reply.send_error(AgentError::InvalidParams(format!(
                 "unknown model `{model}`"
             )));
@@ -123,7 +130,7 @@ impl SessionActor {
 
     /// Sends the change's control request now (so it reaches claude before anything sent after
     /// it) and waits for claude's answer in a task of its own.
-    fn await_setting(
+    pub(super) fn await_setting(
         &self,
         handle: ClaudeHandle,
         request: OutboundControl,
@@ -162,11 +169,12 @@ impl SessionActor {
                 self.flags.set("--model", &model);
                 self.model = Some(model);
             }
+            Setting::Effort(level) => self.effort_set(level),
         }
         self.reply_setting(reply);
     }
 
-    fn reply_setting(&self, reply: SettingReply) {
+    pub(super) fn reply_setting(&self, reply: SettingReply) {
         match reply {
             SettingReply::Mode(reply) => {
                 let _ = reply.send(Ok(()));
@@ -186,12 +194,7 @@ impl SessionActor {
         self.mode = mode.clone();
         self.editor
             .session_update(&self.id, SessionUpdate::CurrentMode { mode_id: mode });
-        self.editor.session_update(
-            &self.id,
-            SessionUpdate::ConfigOptions {
-                options: self.config_options(),
-            },
-        );
+        self.announce_options();
     }
 
     pub(super) fn on_initialized(&mut self, reply: Value) {
@@ -200,11 +203,15 @@ impl SessionActor {
             tokio::spawn(async move { handle.request(request, CONTROL_TIMEOUT).await });
         }
         if let Some(commands) = translate::available_commands(&reply) {
+            let commands = translate::with_context_command(commands);
             self.editor
                 .session_update(&self.id, SessionUpdate::AvailableCommands { commands });
         }
-        self.models = translate::models(&reply);
-        let before = self.config_options();
+        let models = ModelInfo::from_initialize_reply(&reply);
+        if !models.is_empty() {
+            self.remember_models(&reply, &models);
+            self.models = models;
+        }
         // claude's starting mode counts only until anyone (the editor, claude) has changed it: the
         // reply may arrive after an early `session/set_mode`.
         if let Some(mode) = reply.get("current_permission_mode").and_then(Value::as_str)
@@ -212,16 +219,30 @@ impl SessionActor {
             && modes::is_known(mode, true)
             && mode != self.mode
         {
-            self.mode_changed(mode.to_owned());
+            self.mode = mode.to_owned();
+            self.mode_touched = true;
+            if self.options_announced() {
+                self.editor.session_update(
+                    &self.id,
+                    SessionUpdate::CurrentMode {
+                        mode_id: mode.to_owned(),
+                    },
+                );
+            }
+        }
+        self.options_known();
+    }
+
+    /// Keeps claude's models for the next session's answer (the file is written off the loop).
+    fn remember_models(&self, reply: &Value, models: &[ModelInfo]) {
+        let Ok(command) = self.config.claude.clone() else {
             return;
-        }
-        if !self.models.is_empty() || before != self.config_options() {
-            self.editor.session_update(
-                &self.id,
-                SessionUpdate::ConfigOptions {
-                    options: self.config_options(),
-                },
-            );
-        }
+        };
+        let version = reply
+            .get("claude_code_version")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let (cache, models) = (self.config.options_cache.clone(), models.to_vec());
+        tokio::task::spawn_blocking(move || cache.remember(&command, version.as_deref(), &models));
     }
 }

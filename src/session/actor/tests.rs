@@ -62,6 +62,8 @@ fn open(fixture: &str) -> Session {
         allow_bypass_permissions: false,
         launcher: Arc::new(launcher.clone()),
         idle_timeout: None,
+        options_cache: Arc::new(crate::session::options_cache::OptionsCache::new(None)),
+        options_wait: crate::session::options_cache::OPTIONS_WAIT,
     };
     let (updates_tx, updates) = mpsc::unbounded_channel();
     let spec = SessionSpec {
@@ -71,6 +73,7 @@ fn open(fixture: &str) -> Session {
         editor_servers: vec![],
         start: Start::New,
         mode: "default".into(),
+        models: vec![],
     };
     let mut actor = SessionActor::new(spec, Arc::new(config), Arc::new(Editor(updates_tx)));
     actor.start().expect("claude starts");

@@ -68,6 +68,9 @@ pub const PERMISSION_MODES: &[&str] = &[
 
 const SETTING_SOURCES: &[&str] = &["user", "project", "local"];
 
+/// claude's effort levels (`--effort`, CLI 2.1.332).
+const EFFORT_LEVELS: &[&str] = &["low", "medium", "high", "xhigh", "max"];
+
 /// `_meta.claudeCode.options` keys and their flags (checked against `claude --help` of 2.1.332;
 /// `--max-turns` and `--max-thinking-tokens` are hidden flags the SDK itself passes).
 const KEYS: &[(&str, Rule)] = &[
@@ -82,6 +85,7 @@ const KEYS: &[(&str, Rule)] = &[
         Rule::Integer("--max-thinking-tokens", 0),
     ),
     ("maxBudgetUsd", Rule::Number("--max-budget-usd")),
+    ("effort", Rule::OneOf("--effort", EFFORT_LEVELS)),
     ("settingSources", Rule::Special),
     (
         "permissionMode",

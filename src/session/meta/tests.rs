@@ -92,6 +92,7 @@ fn each_option_becomes_its_claude_flag() {
             options(json!({"extraArgs": {"effort": "high"}})),
             &["--effort", "high"],
         ),
+        (options(json!({"effort": "xhigh"})), &["--effort", "xhigh"]),
         (options(json!({"extraArgs": {"bare": null}})), &["--bare"]),
         (
             options(json!({"customSystemPrompt": "Be brief."})),

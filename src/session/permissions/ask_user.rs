@@ -236,6 +236,7 @@ async fn by_prompts(
                     }]),
                     raw_input: Some(req.input.clone()),
                     raw_output: None,
+                    elapsed_seconds: None,
                 },
                 options: options.clone(),
             };

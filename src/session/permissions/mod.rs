@@ -201,6 +201,7 @@ fn call_update(call: ToolCall) -> ToolCallUpdate {
         content: Some(call.content),
         raw_input: call.raw_input,
         raw_output: None,
+        elapsed_seconds: None,
     }
 }
 

@@ -4,10 +4,13 @@
 mod acp_v1;
 mod adapter;
 mod adapter_lifecycle;
+mod context;
 mod history_fixture;
 mod idle;
 mod mock_api;
+mod options;
 mod permissions;
+mod progress;
 mod sessions;
 mod slash_commands;
 mod smoke;

@@ -113,19 +113,13 @@ async fn the_model_picker_lists_claudes_models_and_applies_the_choice() {
     let s = Standin::new("set_model");
     let c = s.adapter(&[]);
     c.initialize().await;
-    let id = c.new_session(&s.work).await;
-    let update = c
-        .wait_for_update(
-            |u| {
-                u["update"]["sessionUpdate"] == "config_option_update"
-                    && u["update"]["configOptions"]
-                        .as_array()
-                        .is_some_and(|o| o.iter().any(|o| o["id"] == "model"))
-            },
-            Duration::from_secs(5),
-        )
-        .await;
-    let model = update["update"]["configOptions"]
+    let opened = c
+        .request("session/new", json!({"cwd": s.work, "mcpServers": []}))
+        .await
+        .unwrap();
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    // The answer carries the model picker: the first session waits for claude's models.
+    let model = opened["configOptions"]
         .as_array()
         .unwrap()
         .iter()

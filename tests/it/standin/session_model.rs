@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use crate::support::acp_client::AcpClient;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
 
@@ -13,35 +12,14 @@ fn argv_value<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
     argv.get(at + 1).map(String::as_str)
 }
 
-/// The model option of the latest `config_option_update` that has one.
-async fn model_option(c: &AcpClient, id: &str) -> Value {
-    let has_model = |u: &Value| {
-        u["configOptions"]
-            .as_array()
-            .is_some_and(|o| o.iter().any(|o| o["id"] == "model"))
-    };
-    let session = id.to_owned();
-    c.wait_for_update(
-        move |u| {
-            u["sessionId"] == session.as_str()
-                && u["update"]["sessionUpdate"] == "config_option_update"
-                && has_model(&u["update"])
-        },
-        Duration::from_secs(5),
-    )
-    .await;
-    let latest = c
-        .updates_of_kind(id, "config_option_update")
-        .into_iter()
-        .rev()
-        .find(|u| has_model(u))
-        .unwrap();
-    latest["configOptions"]
+/// The model option of a `configOptions` list.
+fn model_option(options: &Value) -> Value {
+    options
         .as_array()
         .unwrap()
         .iter()
         .find(|o| o["id"] == "model")
-        .unwrap()
+        .unwrap_or_else(|| panic!("no model option in {options}"))
         .clone()
 }
 
@@ -58,10 +36,9 @@ async fn a_model_chosen_in_meta_is_the_one_the_picker_shows() {
         )
         .await
         .unwrap();
-    let id = opened["sessionId"].as_str().unwrap().to_owned();
     s.wait_started(1, Duration::from_secs(10)).await;
     assert_eq!(argv_value(&s.argvs()[0], "--model"), Some("opus"));
-    let model = model_option(&c, &id).await;
+    let model = model_option(&opened["configOptions"]);
     assert_eq!(
         model["currentValue"], "opus",
         "claude runs opus, the picker must say so: {model}"
@@ -74,7 +51,6 @@ async fn a_model_chosen_in_the_picker_survives_a_claude_restart() {
     let c = s.adapter(&[]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
-    model_option(&c, &id).await;
     let reply = c
         .request(
             "session/set_config_option",
@@ -82,7 +58,10 @@ async fn a_model_chosen_in_the_picker_survives_a_claude_restart() {
         )
         .await
         .unwrap();
-    assert!(reply["configOptions"].to_string().contains("opus"));
+    assert_eq!(
+        model_option(&reply["configOptions"])["currentValue"],
+        "opus"
+    );
 
     c.prompt(&id, "do something").await.unwrap_err();
     // claude had stored the conversation before it died (the stand-in does not write one itself).
@@ -97,5 +76,10 @@ async fn a_model_chosen_in_the_picker_survives_a_claude_restart() {
         "the restarted claude runs the chosen model: {:?}",
         argvs[1]
     );
-    assert_eq!(model_option(&c, &id).await["currentValue"], "opus");
+    assert!(
+        c.updates_of_kind(&id, "config_option_update")
+            .iter()
+            .all(|u| model_option(&u["configOptions"])["currentValue"] == "opus"),
+        "no update says otherwise after the restart"
+    );
 }

@@ -94,6 +94,11 @@ impl Standin {
         self.dir.path().join("claude-config")
     }
 
+    /// The user cache dir (`XDG_CACHE_HOME`) the adapter is given: the options cache is under it.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
     /// Writes the transcript claude would have stored for `session_id` (the stand-in stores none),
     /// as claude does once its first turn reached the model.
     pub fn store_conversation(&self, session_id: &str, prompt: &str) {
@@ -120,7 +125,13 @@ impl Standin {
         let mut args = vec!["--claude-path", self.wrapper.to_str().expect("utf-8 path")];
         args.extend_from_slice(extra_args);
         let config_dir = self.config_dir();
+        let cache_dir = self.cache_dir();
         let mut vars = vec![
+            // Hermetic: the options cache lives here, not in the user's ~/.cache.
+            ("XDG_CACHE_HOME", cache_dir.to_str().expect("utf-8 path")),
+            // The first session waits for the stand-in's models however loaded the machine is
+            // (1.8 s otherwise), so its answer always holds them.
+            ("CLAUDE_ACP_OPTIONS_WAIT_MS", "30000"),
             ("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")),
             ("RUST_LOG", "claude_acp=debug,info"),
             // Hermetic: claude's stored conversations live here, not in the user's ~/.claude.

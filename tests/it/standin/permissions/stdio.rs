@@ -48,6 +48,24 @@ async fn an_allowed_write_lands_on_disk() {
     let reply = permission_reply(&s);
     assert_eq!(reply["behavior"], "allow");
     assert_eq!(reply["updatedInput"]["content"], "Hello, world!\n");
+
+    // A new file: the diff says so with the key present and null (Toad shows its diff review
+    // only then), in the ask and in the tool call card.
+    let diff_has_null_old_text = |content: &Value| {
+        let diff = &content[0];
+        diff["type"] == "diff" && diff.as_object().unwrap().get("oldText") == Some(&Value::Null)
+    };
+    assert!(
+        diff_has_null_old_text(&ask.params["toolCall"]["content"]),
+        "{}",
+        ask.params["toolCall"]
+    );
+    let card = c
+        .tool_calls(&id)
+        .into_iter()
+        .find(|t| t["toolCallId"] == tool_call_id)
+        .unwrap();
+    assert!(diff_has_null_old_text(&card["content"]), "{card}");
 }
 
 #[tokio::test]

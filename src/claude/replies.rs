@@ -1,0 +1,96 @@
+//! The answers claude gives to our control requests that the session reads (as of CLI 2.1.332):
+//! the models of `initialize`, the context window of `get_context_usage`. Lenient like every
+//! inbound shape: a field of an unexpected shape costs that field, never the answer.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::lenient;
+
+/// A model of claude's `initialize` reply (`models[]`), as the session offers it; also what the
+/// options cache stores, so it serializes back under claude's own names.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+pub struct ModelInfo {
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub value: String,
+    #[serde(
+        default,
+        rename = "displayName",
+        deserialize_with = "lenient::any_shape"
+    )]
+    pub display_name: Option<String>,
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub description: Option<String>,
+    #[serde(
+        default,
+        rename = "supportsEffort",
+        deserialize_with = "lenient::any_shape"
+    )]
+    pub supports_effort: bool,
+    #[serde(
+        default,
+        rename = "supportedEffortLevels",
+        deserialize_with = "lenient::any_shape"
+    )]
+    pub supported_effort_levels: Vec<String>,
+}
+
+impl ModelInfo {
+    /// The models of an `initialize` reply; entries without a `value` are skipped.
+    pub fn from_initialize_reply(reply: &Value) -> Vec<ModelInfo> {
+        let Some(models) = reply.get("models").and_then(Value::as_array) else {
+            return Vec::new();
+        };
+        models
+            .iter()
+            .filter_map(|m| serde_json::from_value::<ModelInfo>(m.clone()).ok())
+            .filter(|m| !m.value.is_empty())
+            .collect()
+    }
+
+    /// The effort levels this model takes (none: it has no effort setting).
+    pub fn effort_levels(&self) -> &[String] {
+        if self.supports_effort {
+            &self.supported_effort_levels
+        } else {
+            &[]
+        }
+    }
+}
+
+/// One row of claude's `get_context_usage` answer: a category of what fills the context window.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ContextCategory {
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub name: String,
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub tokens: u64,
+    /// `used`, `free`, `buffer` or `deferred` (out of the window); absent from older CLIs.
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub kind: Option<String>,
+}
+
+/// claude's answer to `get_context_usage`: the context window by category.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ContextUsage {
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub categories: Vec<ContextCategory>,
+    #[serde(
+        default,
+        rename = "totalTokens",
+        deserialize_with = "lenient::any_shape"
+    )]
+    pub total_tokens: u64,
+    #[serde(default, rename = "maxTokens", deserialize_with = "lenient::any_shape")]
+    pub max_tokens: u64,
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub percentage: f64,
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub model: String,
+}
+
+impl ContextUsage {
+    pub fn from_reply(reply: Value) -> Option<ContextUsage> {
+        serde_json::from_value(reply).ok()
+    }
+}

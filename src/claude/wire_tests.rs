@@ -1,0 +1,153 @@
+//! The wire shapes: lenient in, exact out.
+
+use super::*;
+use serde_json::json;
+
+#[test]
+fn background_tasks_count_only_work_claude_must_stay_up_for() {
+    let line = json!({"type": "system", "subtype": "background_tasks_changed", "session_id": "s",
+        "uuid": "u", "tasks": [
+            {"task_id": "a", "task_type": "local_bash", "description": "sleep 60"},
+            {"task_id": "b", "task_type": "local_agent", "description": "review", "ambient": false},
+            {"task_id": "c", "task_type": "monitor", "description": "watch", "ambient": true},
+            {"task_id": "d", "task_type": "remote_agent", "description": "far", "off_host": true}]});
+    let ClaudeMessage::System(s) = ClaudeMessage::parse(&line.to_string()).unwrap() else {
+        panic!()
+    };
+    assert_eq!(s.background_tasks_running(), Some(2));
+    let ClaudeMessage::System(s) =
+        ClaudeMessage::parse(r#"{"type":"system","subtype":"status"}"#).unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(s.background_tasks_running(), None);
+}
+
+#[test]
+fn unknown_types_and_fields_are_kept_not_rejected() {
+    let m = ClaudeMessage::parse(r#"{"type":"rate_limit_event","x":1}"#).unwrap();
+    assert!(matches!(m, ClaudeMessage::Unknown(_)));
+    let m = ClaudeMessage::parse(
+        r#"{"type":"system","subtype":"init","new_field":[1],"session_id":"s"}"#,
+    )
+    .unwrap();
+    let ClaudeMessage::System(s) = m else {
+        panic!()
+    };
+    assert_eq!(s.subtype, "init");
+    assert_eq!(s.rest["new_field"], json!([1]));
+}
+
+#[test]
+fn unknown_content_blocks_parse_as_other() {
+    let m = ClaudeMessage::parse(
+        r#"{"type":"assistant","message":{"content":[{"type":"server_tool_use","id":"x"},{"type":"text","text":"hi"}]}}"#,
+    )
+    .unwrap();
+    let ClaudeMessage::Assistant(a) = m else {
+        panic!()
+    };
+    assert_eq!(a.message.content[0], ContentBlock::Other);
+    assert_eq!(
+        a.message.content[1],
+        ContentBlock::Text { text: "hi".into() }
+    );
+}
+
+#[test]
+fn deny_always_carries_a_message_and_allow_an_input() {
+    let deny = ClaudeInput::success(
+        "r1",
+        serde_json::to_value(PermissionDecision::Deny {
+            message: "no".into(),
+            interrupt: false,
+        })
+        .unwrap(),
+    );
+    assert_eq!(
+        deny.to_line(),
+        "{\"type\":\"control_response\",\"response\":{\"subtype\":\"success\",\"request_id\":\"r1\",\"response\":{\"behavior\":\"deny\",\"message\":\"no\"}}}\n"
+    );
+    let allow = serde_json::to_value(PermissionDecision::Allow {
+        updated_input: json!({"a": 1}),
+        updated_permissions: vec![],
+    })
+    .unwrap();
+    assert_eq!(allow, json!({"behavior":"allow","updatedInput":{"a":1}}));
+}
+
+#[test]
+fn control_requests_serialize_as_claude_expects() {
+    let line = ClaudeInput::ControlRequest {
+        request_id: "a".into(),
+        request: OutboundControl::Interrupt,
+    }
+    .to_line();
+    assert_eq!(
+        line,
+        "{\"type\":\"control_request\",\"request_id\":\"a\",\"request\":{\"subtype\":\"interrupt\"}}\n"
+    );
+    let line = ClaudeInput::ControlRequest {
+        request_id: "b".into(),
+        request: OutboundControl::SetPermissionMode {
+            mode: "plan".into(),
+        },
+    }
+    .to_line();
+    assert!(line.contains("\"subtype\":\"set_permission_mode\",\"mode\":\"plan\""));
+}
+
+#[test]
+fn models_keep_their_effort_levels_only_when_they_support_effort() {
+    let reply = json!({"models": [
+        {"value": "default", "displayName": "Default (recommended)", "description": "Opus",
+         "supportsEffort": true, "supportedEffortLevels": ["low", "high"]},
+        {"value": "haiku", "supportsEffort": false, "supportedEffortLevels": ["low"]},
+        {"value": "odd", "supportedEffortLevels": "low", "displayName": 5},
+        {"displayName": "no value"},
+    ]});
+    let models = ModelInfo::from_initialize_reply(&reply);
+    let values: Vec<&str> = models.iter().map(|m| m.value.as_str()).collect();
+    assert_eq!(values, ["default", "haiku", "odd"]);
+    assert_eq!(
+        models[0].display_name.as_deref(),
+        Some("Default (recommended)")
+    );
+    assert_eq!(models[0].effort_levels(), ["low", "high"]);
+    assert!(models[1].effort_levels().is_empty());
+    assert!(models[2].effort_levels().is_empty());
+    assert!(ModelInfo::from_initialize_reply(&json!({})).is_empty());
+}
+
+#[test]
+fn tool_progress_is_read_leniently() {
+    let line = r#"{"type":"tool_progress","tool_use_id":"t1","tool_name":"Bash","parent_tool_use_id":"task1","elapsed_time_seconds":12.5,"uuid":"u","session_id":"s"}"#;
+    let ClaudeMessage::ToolProgress(p) = ClaudeMessage::parse(line).unwrap() else {
+        panic!()
+    };
+    assert_eq!(p.tool_use_id, "t1");
+    assert_eq!(p.parent_tool_use_id.as_deref(), Some("task1"));
+    assert_eq!(p.elapsed_time_seconds, 12.5);
+    let odd = r#"{"type":"tool_progress","tool_use_id":"t2","elapsed_time_seconds":"x","parent_tool_use_id":null}"#;
+    assert!(matches!(
+        ClaudeMessage::parse(odd),
+        Ok(ClaudeMessage::ToolProgress(_))
+    ));
+}
+
+#[test]
+fn effort_goes_to_the_flag_settings_layer() {
+    let line = ClaudeInput::ControlRequest {
+        request_id: "e".into(),
+        request: OutboundControl::set_effort(Some("high")),
+    }
+    .to_line();
+    assert!(
+        line.contains(
+            r#""request":{"subtype":"apply_flag_settings","settings":{"effortLevel":"high"}}"#
+        ),
+        "{line}"
+    );
+    let reset = serde_json::to_value(OutboundControl::set_effort(None)).unwrap();
+    assert_eq!(reset["settings"], json!({"effortLevel": null}));
+}
