@@ -9,6 +9,11 @@ use serde_json::{Map, Value};
 
 use super::lenient;
 
+mod rewind;
+mod tool_result;
+pub use rewind::{FILE_CHECKPOINTING_ENV, RewindFilesRequest, RewindFilesResult};
+pub use tool_result::ToolResultContent;
+
 /// One line claude printed on stdout.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClaudeMessage {
@@ -222,42 +227,6 @@ pub enum ContentBlock {
     Other,
 }
 
-/// A tool_result's content: a plain string or a list of blocks.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(untagged)]
-pub enum ToolResultContent {
-    Text(String),
-    Blocks(Vec<Value>),
-}
-
-impl Default for ToolResultContent {
-    fn default() -> Self {
-        ToolResultContent::Text(String::new())
-    }
-}
-
-impl ToolResultContent {
-    /// The text of the result, its text blocks joined by newlines; a plain string moves out.
-    pub fn into_text(self) -> String {
-        match self {
-            ToolResultContent::Text(t) => t,
-            blocks => blocks.text(),
-        }
-    }
-
-    /// The text of the result, its text blocks joined by newlines.
-    pub fn text(&self) -> String {
-        match self {
-            ToolResultContent::Text(t) => t.clone(),
-            ToolResultContent::Blocks(blocks) => blocks
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        }
-    }
-}
-
 /// A `user` line claude prints: tool results, or text claude injected ("[Request interrupted...]").
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct UserEcho {
@@ -445,6 +414,7 @@ pub enum OutboundControl {
     ApplyFlagSettings {
         settings: Value,
     },
+    RewindFiles(RewindFilesRequest),
 }
 
 /// One line we write to claude's stdin. Only these shapes exist.

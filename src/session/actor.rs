@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use self::asks::PendingAsks;
+use self::rewind::{RewindCommand, RewindDone};
 use self::running::RunningClaude;
 use super::config::AdapterConfig;
 use super::fallback::PermissionPath;
@@ -24,12 +25,15 @@ use crate::domain::McpServer;
 use crate::domain::{
     AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome, TurnUsage,
 };
+use crate::history::RewindPoint;
 use crate::translate::{self, TurnTranslator};
 
 mod asks;
 mod claude_io;
 mod idle;
 mod logout;
+mod rewind;
+mod rewind_asks;
 mod running;
 mod settings;
 mod switch;
@@ -73,6 +77,8 @@ enum Internal {
     Initialized(Value),
     /// A permission ask has been answered (or withdrawn).
     PermissionDone { request_id: String },
+    /// A `/undo` or `/rewind` has run its course.
+    RewindDone(Result<RewindDone, AgentError>),
 }
 
 /// What a session is opened with.
@@ -84,6 +90,8 @@ pub struct SessionSpec {
     pub editor_servers: Vec<McpServer>,
     pub start: Start,
     pub mode: String,
+    /// Where an earlier `/undo` or `/rewind` left the stored thread, while it is still in force.
+    pub rewind: Option<RewindPoint>,
 }
 
 /// The prompt being answered.
@@ -96,6 +104,8 @@ struct Turn {
     cancelled: bool,
     /// Set when cancelled: past it, the turn ends as cancelled whether or not claude agrees.
     deadline: Option<Instant>,
+    /// A turn claude-acp runs itself (`/undo`, `/rewind`): its task, ended by a cancel.
+    local: Option<tokio::task::AbortHandle>,
 }
 
 pub struct SessionActor {
@@ -131,6 +141,9 @@ pub struct SessionActor {
     title_announced: bool,
     /// When claude last had something to do (it is stopped after the idle timeout).
     idle: idle::Idle,
+    /// Where `/undo` or `/rewind` left the thread, until a turn has run on from there: a claude
+    /// started meanwhile resumes only up to it.
+    rewind: Option<RewindPoint>,
 }
 
 impl SessionActor {
@@ -146,6 +159,7 @@ impl SessionActor {
             editor_servers,
             start,
             mode,
+            rewind,
         } = spec;
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_rx) = mpsc::unbounded_channel();
@@ -188,6 +202,7 @@ impl SessionActor {
             internal_rx,
             title_announced: false,
             idle,
+            rewind,
         }
     }
 
@@ -223,7 +238,7 @@ impl SessionActor {
                     // The reader ends after its one `Exited`; a closed channel without it still means gone.
                     None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
                 },
-                Some(internal) = self.internal_rx.recv() => self.on_internal(internal),
+                Some(internal) = self.internal_rx.recv() => self.on_internal(internal).await,
                 Some(mode) = self.mode_rx.recv() => self.mode_changed(mode),
                 () = sleep_until(deadline) => {
                     tracing::warn!(session = %self.id, "claude did not end the turn after an interrupt; stopping it");
@@ -267,6 +282,10 @@ impl SessionActor {
             let _ = reply.send(Err(AgentError::Busy(self.id.clone())));
             return;
         }
+        if let Some(command) = RewindCommand::of(&blocks) {
+            self.start_rewind(command, blocks, reply);
+            return;
+        }
         if let Err(e) = self.ensure_claude() {
             let _ = reply.send(Err(e));
             return;
@@ -281,6 +300,7 @@ impl SessionActor {
             blocks,
             cancelled: false,
             deadline: None,
+            local: None,
         });
         self.conversation_stored = true;
         let internal_session = self.id.clone();
@@ -297,6 +317,12 @@ impl SessionActor {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
+        if let Some(task) = &turn.local {
+            // Whatever it had not done yet stays undone: it asks before it changes anything.
+            task.abort();
+            self.finish_turn(Ok(StopReason::Cancelled));
+            return;
+        }
         if turn.cancelled {
             return;
         }
@@ -323,12 +349,13 @@ impl SessionActor {
         }
     }
 
-    fn on_internal(&mut self, internal: Internal) {
+    async fn on_internal(&mut self, internal: Internal) {
         match internal {
             Internal::Initialized(reply) => self.on_initialized(reply),
             Internal::PermissionDone { request_id } => {
                 self.asks.answered(&request_id);
             }
+            Internal::RewindDone(done) => self.on_rewind_done(done).await,
         }
     }
 
@@ -343,6 +370,14 @@ impl SessionActor {
             stop_reason,
             usage: turn.usage,
         });
+        if turn.local.is_some() {
+            let _ = turn.reply.send(outcome);
+            return;
+        }
+        if outcome.is_ok() {
+            // claude stored this turn on from the rewind point: its transcript now says it all.
+            self.rewind = None;
+        }
         if outcome.is_ok() && !self.title_announced {
             self.title_announced = true;
             self.announce_title_then_reply(&turn.blocks, turn.reply, outcome);

@@ -130,6 +130,17 @@ impl Sessions {
                 let _ = done_rx.await;
             }
         }
+        // A stored thread may have been rewound (`/undo`) before the last prompt's turn was replaced.
+        let rewind = match (&start, self.config.claude_config_dir.clone()) {
+            (Start::Resume, Some(dir)) => {
+                let id = session_id.clone();
+                tokio::task::spawn_blocking(move || history::pending_rewind(&dir, &id))
+                    .await
+                    .ok()
+                    .flatten()
+            }
+            _ => None,
+        };
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),
@@ -137,6 +148,7 @@ impl Sessions {
             editor_servers: req.mcp_servers.clone(),
             start,
             mode,
+            rewind,
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;

@@ -15,10 +15,14 @@ impl SessionActor {
             return Ok(());
         }
         let command = self.config.claude.clone().map_err(AgentError::Internal)?;
-        let start = if self.conversation_stored && self.stored_by_claude() {
-            Start::Resume
-        } else {
-            self.next_start.clone()
+        let start = match self.rewind.as_ref().map(|point| point.resume_at.clone()) {
+            Some(Some(at)) => Start::ResumeAt { at },
+            Some(None) => {
+                self.set_aside_transcript();
+                Start::New
+            }
+            None if self.conversation_stored && self.stored_by_claude() => Start::Resume,
+            None => self.next_start.clone(),
         };
         let (permission_args, mcp_file) = self
             .path

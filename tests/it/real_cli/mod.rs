@@ -8,6 +8,7 @@ mod history_fixture;
 mod idle;
 mod mock_api;
 mod permissions;
+mod rewind;
 mod sessions;
 mod slash_commands;
 mod smoke;
