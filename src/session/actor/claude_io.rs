@@ -106,7 +106,9 @@ impl SessionActor {
                 for update in end.updates {
                     self.editor.session_update(&self.id, update);
                 }
-                if self.turn.is_some() {
+                // A `/undo` or `/rewind` is no turn of claude's: a result now (a background task's)
+                // does not end it.
+                if self.turn.as_ref().is_some_and(|t| t.local.is_none()) {
                     match self.path.take_break() {
                         Some(symptom) => self.switch_to_mcp_and_retry(symptom),
                         None => self.finish_turn(end.outcome.map_err(turn_error)),

@@ -14,6 +14,7 @@ const FIRST: &str = "first: create a.txt";
 const SECOND: &str = "second: change a.txt";
 const THIRD: &str = "third: create b.txt";
 const FOURTH: &str = "fourth: what is left?";
+const FIFTH: &str = "fifth: a new start";
 
 /// The text of every `session/update` of `kind` the client saw for `id`.
 fn texts(c: &AcpClient, id: &str, kind: &str) -> Vec<String> {
@@ -117,5 +118,29 @@ async fn undo_and_rewind_restore_files_and_history_after_a_confirm_and_across_a_
     assert!(
         fourth.contains(FIRST) && !fourth.contains(SECOND) && !fourth.contains(THIRD),
         "after a restart the model sees only the kept turn: {fourth}"
+    );
+
+    // Back to before the very first prompt: its file goes, and the next prompt starts afresh under
+    // the same id (claude's old transcript set aside).
+    c.on_request(
+        "session/request_permission",
+        pick_by_name(&[
+            "2. fourth: what is left?",
+            "Rewind",
+            "1. first: create a.txt",
+            "Rewind",
+        ]),
+    );
+    let stop = c.prompt(&e.id, "/rewind").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+    let stop = c.prompt(&e.id, "/rewind").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+    assert!(!a.exists(), "the first turn's new file is gone");
+    let stop = c.prompt(&e.id, FIFTH).await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+    let fifth = last_request_text(&e);
+    assert!(
+        fifth.contains(FIFTH) && !fifth.contains(FIRST) && !fifth.contains(FOURTH),
+        "the model starts afresh: {fifth}"
     );
 }

@@ -18,6 +18,7 @@ mod modes;
 mod permissions;
 mod process_hygiene;
 mod prompt_turns;
+mod rewind;
 mod secrets;
 mod session_close;
 mod session_delete;

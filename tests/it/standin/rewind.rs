@@ -1,0 +1,152 @@
+//! `/undo` and `/rewind` with the stand-in as claude, on a stored two-prompt thread: they are offered
+//! in the prompt box; nothing changes until the user confirms (claude gets only the dry run); then
+//! claude restores the files and every later claude (after the idle stop, and in a new claude-acp
+//! process) resumes before the dropped prompt, whose turn `session/load` no longer replays.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::acp_client::{AcpClient, choose_permission};
+use crate::support::history::project_dir;
+use crate::support::procs;
+use crate::support::standin::Standin;
+
+const ID: &str = "7d3e2c1b-0000-4000-8000-00000000aaaa";
+const FIRST: &str = "create a.txt with one";
+const SECOND: &str = "change a.txt to two more";
+/// The transcript entry before the second prompt: where the thread ends once it is undone.
+const FIRST_ANSWER_UUID: &str = "00000000-0000-4000-8000-000000000002";
+
+/// claude's transcript of two turns: prompt, answer, prompt, answer, chained by `parentUuid`.
+fn store_two_turns(s: &Standin) {
+    let entry = |n: u8, parent: Option<u8>, kind: &str, message: Value| {
+        let uuid = |n: u8| format!("00000000-0000-4000-8000-00000000000{n}");
+        json!({"type": kind, "uuid": uuid(n), "parentUuid": parent.map(uuid), "isSidechain": false,
+               "message": message, "cwd": s.work, "sessionId": ID,
+               "timestamp": format!("2026-12-02T12:00:0{n}.000Z")})
+    };
+    let answer = |text: &str| {
+        json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+               "content": [{"type": "text", "text": text}]})
+    };
+    let lines = [
+        entry(1, None, "user", json!({"role": "user", "content": FIRST})),
+        entry(2, Some(1), "assistant", answer("Created.")),
+        entry(
+            3,
+            Some(2),
+            "user",
+            json!({"role": "user", "content": SECOND}),
+        ),
+        entry(4, Some(3), "assistant", answer("Changed.")),
+    ];
+    let dir = project_dir(&s.config_dir(), &s.work);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join(format!("{ID}.jsonl")), text).unwrap();
+}
+
+async fn load(c: &AcpClient, s: &Standin) {
+    c.initialize().await;
+    let params = json!({"sessionId": ID, "cwd": s.work, "mcpServers": []});
+    c.request("session/load", params)
+        .await
+        .unwrap_or_else(|e| panic!("session/load: {e}\n{}", c.diagnostics()));
+}
+
+fn prompts_replayed(c: &AcpClient) -> Vec<String> {
+    c.updates_of_kind(ID, "user_message_chunk")
+        .iter()
+        .filter_map(|u| u["content"]["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
+async fn prompt(c: &AcpClient, text: &str) {
+    let stop = c
+        .prompt(ID, text)
+        .await
+        .unwrap_or_else(|e| panic!("{text}: {e}\n{}", c.diagnostics()));
+    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+}
+
+#[tokio::test]
+async fn undo_asks_first_then_restores_and_every_later_claude_resumes_before_the_dropped_prompt() {
+    let s = Standin::new("rewind");
+    store_two_turns(&s);
+    let a = s.work.join("a.txt");
+    std::fs::write(&a, "two\nmore\n").unwrap();
+    let c = s.adapter(&["--idle-timeout", "1"]);
+    load(&c, &s).await;
+    assert_eq!(prompts_replayed(&c), [FIRST, SECOND]);
+    let commands = c
+        .wait_for_update(
+            |u| u["update"]["sessionUpdate"] == "available_commands_update",
+            Duration::from_secs(10),
+        )
+        .await;
+    let names = commands["update"]["availableCommands"].to_string();
+    assert!(
+        names.contains("\"undo\"") && names.contains("\"rewind\""),
+        "{names}"
+    );
+
+    c.on_request(
+        "session/request_permission",
+        choose_permission("reject_once"),
+    );
+    prompt(&c, "/undo").await;
+    let ask = c.requests().pop().expect("the user is asked first").params;
+    let shown = ask["toolCall"]["content"].to_string();
+    assert!(
+        shown.contains("a.txt")
+            && shown.contains("1 line back in, 2 out")
+            && shown.contains(SECOND),
+        "the confirm shows what changes: {shown}"
+    );
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "two\nmore\n");
+    assert!(
+        c.agent_text(ID).contains("Nothing was changed"),
+        "{}",
+        c.agent_text(ID)
+    );
+
+    c.on_request(
+        "session/request_permission",
+        choose_permission("allow_once"),
+    );
+    prompt(&c, "/undo").await;
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        "one\n",
+        "claude restored it"
+    );
+
+    // The claude started right after the undo is stopped for being idle; the next one still
+    // resumes before the dropped prompt.
+    let started = s.wait_started(2, Duration::from_secs(10)).await;
+    assert!(procs::wait_until_gone(&started[1..2], Duration::from_secs(20)).await);
+    prompt(&c, "where are we?").await;
+    let argvs = s.argvs();
+    assert_eq!(argvs.len(), 3, "{argvs:?}");
+    for argv in &argvs[1..] {
+        let line = argv.join(" ");
+        assert!(
+            line.contains(&format!(
+                "--resume {ID} --resume-session-at {FIRST_ANSWER_UUID}"
+            )),
+            "{line}"
+        );
+        assert!(line.contains("--resume"), "{line}");
+    }
+    drop(c);
+
+    // A new claude-acp process replays the thread as the undo left it (the stand-in stores no new
+    // branch, so the record still applies).
+    let c = s.adapter(&[]);
+    load(&c, &s).await;
+    assert_eq!(prompts_replayed(&c), [FIRST]);
+    drop(c);
+    let problems = s.problems();
+    assert!(problems.is_empty(), "{problems:?}");
+}
