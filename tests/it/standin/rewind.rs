@@ -150,3 +150,64 @@ async fn undo_asks_first_then_restores_and_every_later_claude_resumes_before_the
     let problems = s.problems();
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// Rewinding to before the first prompt, picked in a form: claude only dry-runs (no file to put
+/// back), and the next prompt starts claude afresh under the same id, its transcript set aside.
+const FIRST_PROMPT_SCRIPT: &str = r#"{"include": "initialize.jsonl"}
+{"expect": {"type": "control_request", "request": {"subtype": "rewind_files", "user_message_id": "00000000-0000-4000-8000-000000000001", "dry_run": true}}, "bind": {"dry_request_id": "/request_id"}, "unless": "--session-id"}
+{"emit": {"type": "control_response", "response": {"subtype": "success", "request_id": "${dry_request_id}", "response": {"canRewind": true, "filesChanged": [], "insertions": 0, "deletions": 0}}}, "unless": "--session-id"}
+{"expect": {"type": "user", "message": {"role": "user", "content": "$any"}}, "when": "--session-id"}
+{"emit": {"type": "result", "subtype": "success", "is_error": false, "result": "Fresh.", "stop_reason": "end_turn", "session_id": "${session_id}"}, "when": "--session-id"}
+"#;
+
+#[tokio::test]
+async fn rewind_picked_in_a_form_to_before_the_first_prompt_starts_afresh_under_the_same_id() {
+    let s = Standin::with_script(|dir| {
+        let path = dir.join("rewind_first.jsonl");
+        std::fs::write(&path, FIRST_PROMPT_SCRIPT).unwrap();
+        path
+    });
+    store_two_turns(&s);
+    let c = s.adapter(&[]);
+    c.initialize_with(true).await;
+    let params = json!({"sessionId": ID, "cwd": s.work, "mcpServers": []});
+    c.request("session/load", params).await.unwrap();
+    let forms = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = forms.clone();
+    c.on_request("elicitation/create", move |params| {
+        seen.lock().unwrap().push(params.clone());
+        Ok(json!({"action": "accept", "content": {"prompt": format!("1. {FIRST}")}}))
+    });
+    c.on_request(
+        "session/request_permission",
+        choose_permission("allow_once"),
+    );
+
+    prompt(&c, "/rewind").await;
+    let form = forms.lock().unwrap()[0].clone();
+    let offered = form["requestedSchema"]["properties"]["prompt"].to_string();
+    let at = |label: String| {
+        offered
+            .find(&label)
+            .unwrap_or_else(|| panic!("{label}: {offered}"))
+    };
+    assert!(
+        at(format!("2. {SECOND}")) < at(format!("1. {FIRST}")),
+        "the latest prompts, newest first: {offered}"
+    );
+    assert_eq!(c.requests().len(), 2, "one form, one confirm");
+
+    prompt(&c, "hello again").await;
+    let argvs = s.argvs();
+    let fresh = argvs.last().unwrap().join(" ");
+    assert!(
+        fresh.contains(&format!("--session-id {ID}")) && !fresh.contains("--resume"),
+        "{fresh}"
+    );
+    let transcript = project_dir(&s.config_dir(), &s.work).join(format!("{ID}.jsonl"));
+    assert!(!transcript.exists());
+    assert!(transcript.with_extension("jsonl.rewound").exists());
+    drop(c);
+    let problems = s.problems();
+    assert!(problems.is_empty(), "{problems:?}");
+}
