@@ -370,7 +370,9 @@ impl SessionActor {
             stop_reason,
             usage: turn.usage,
         });
-        if turn.local.is_some() {
+        if let Some(task) = &turn.local {
+            // Ended early (cancelled, claude gone): it changes nothing more.
+            task.abort();
             let _ = turn.reply.send(outcome);
             return;
         }
