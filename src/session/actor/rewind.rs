@@ -264,8 +264,9 @@ impl Job {
         Ok(RewindDone::Rewound {
             point,
             message: format!(
-                "Done. {}",
-                text.lines().take(2).collect::<Vec<_>>().join(" ")
+                "Rewound to before “{}”. {}",
+                rewind_asks::short(&target.text),
+                rewind_asks::files_line(&self.cwd, &dry)
             ),
         })
     }

@@ -117,19 +117,28 @@ pub async fn choose(
     }
 }
 
-/// What going back to before `prompt` changes, for the user to confirm: the files (from claude's
-/// dry run) and the conversation.
+/// What going back to before `prompt` changes, for the user to confirm: the conversation, the
+/// files (from claude's dry run), and what is never restored.
 pub fn summary(
     cwd: &Path,
     prompt: &StoredPrompt,
     files: &Result<RewindFilesResult, String>,
 ) -> String {
-    let files = match files {
+    format!(
+        "The conversation goes back to before “{}”.\n{}\nChanges made by shell commands are not restored.",
+        prompt.text.trim(),
+        files_line(cwd, files)
+    )
+}
+
+/// What happens to the files, from claude's dry run.
+pub fn files_line(cwd: &Path, files: &Result<RewindFilesResult, String>) -> String {
+    match files {
         Ok(dry) if dry.can_rewind && dry.files_changed.is_empty() => {
-            "No file changed since then needs restoring.".to_owned()
+            "No file changed since then needs putting back.".to_owned()
         }
         Ok(dry) if dry.can_rewind => format!(
-            "Files restored: {} ({} line{} back in, {} out).",
+            "Files put back as they were: {} ({} line{} back in, {} out).",
             dry.files_changed
                 .iter()
                 .map(|f| shown(cwd, f))
@@ -146,11 +155,7 @@ pub fn summary(
                 .unwrap_or("claude has no checkpoint for them.")
         ),
         Err(e) => format!("Files stay as they are: {e}"),
-    };
-    format!(
-        "The conversation goes back to before “{}”.\n{files}\nChanges made by shell commands are not restored.",
-        prompt.text.trim()
-    )
+    }
 }
 
 fn shown(cwd: &Path, file: &str) -> String {

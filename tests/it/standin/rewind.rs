@@ -121,6 +121,13 @@ async fn undo_asks_first_then_restores_and_every_later_claude_resumes_before_the
         "one\n",
         "claude restored it"
     );
+    let said = c.agent_text(ID);
+    assert!(
+        said.contains(&format!(
+            "Rewound to before “{SECOND}”. Files put back as they were: a.txt"
+        )),
+        "{said}"
+    );
 
     // The claude started right after the undo is stopped for being idle; the next one still
     // resumes before the dropped prompt.
