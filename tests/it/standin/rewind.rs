@@ -218,3 +218,34 @@ async fn rewind_picked_in_a_form_to_before_the_first_prompt_starts_afresh_under_
     let problems = s.problems();
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+#[tokio::test]
+async fn a_cancelled_undo_changes_nothing_even_when_the_confirm_is_answered_late() {
+    let s = Standin::new("rewind");
+    store_two_turns(&s);
+    let a = s.work.join("a.txt");
+    std::fs::write(&a, "two\nmore\n").unwrap();
+    let c = s.adapter(&[]);
+    load(&c, &s).await;
+    c.hold_requests("session/request_permission");
+    let (stop, ask) = tokio::join!(c.prompt(ID, "/undo"), async {
+        let ask = c.next_request("session/request_permission").await;
+        c.cancel(ID).await;
+        ask
+    });
+    assert_eq!(stop.unwrap()["stopReason"], "cancelled");
+    let go_ahead = json!({"outcome": {"outcome": "selected", "optionId": "rewind"}});
+    c.respond(&ask.id, go_ahead).await;
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "two\nmore\n");
+
+    // The next /undo is claude's next rewind_files: the cancelled one sent no real rewind.
+    c.on_request(
+        "session/request_permission",
+        choose_permission("allow_once"),
+    );
+    prompt(&c, "/undo").await;
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "one\n");
+    drop(c);
+    let problems = s.problems();
+    assert!(problems.is_empty(), "{problems:?}");
+}
