@@ -16,6 +16,8 @@ mod mcp_config;
 mod permission_prompt;
 mod permission_update;
 mod prompt;
+mod rewind;
+mod tool_result;
 
 pub use mcp_config::{McpConfig, McpServerConfig};
 pub use permission_prompt::{PermissionPromptArgs, permission_prompt_schema};
@@ -23,6 +25,8 @@ pub use permission_update::{
     PermissionDecision, PermissionRule, PermissionSettings, PermissionUpdate, UpdateKind,
 };
 pub use prompt::{ImageSource, InputBlock};
+pub use rewind::{FILE_CHECKPOINTING_ENV, RewindFilesRequest, RewindFilesResult};
+pub use tool_result::ToolResultContent;
 pub use super::replies::{ContextCategory, ContextUsage, ModelInfo};
 
 /// One line claude printed on stdout.
@@ -242,42 +246,6 @@ pub enum ContentBlock {
     Other,
 }
 
-/// A tool_result's content: a plain string or a list of blocks.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(untagged)]
-pub enum ToolResultContent {
-    Text(String),
-    Blocks(Vec<Value>),
-}
-
-impl Default for ToolResultContent {
-    fn default() -> Self {
-        ToolResultContent::Text(String::new())
-    }
-}
-
-impl ToolResultContent {
-    /// The text of the result, its text blocks joined by newlines; a plain string moves out.
-    pub fn into_text(self) -> String {
-        match self {
-            ToolResultContent::Text(t) => t,
-            blocks => blocks.text(),
-        }
-    }
-
-    /// The text of the result, its text blocks joined by newlines.
-    pub fn text(&self) -> String {
-        match self {
-            ToolResultContent::Text(t) => t.clone(),
-            ToolResultContent::Blocks(blocks) => blocks
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        }
-    }
-}
-
 /// A `user` line claude prints: tool results, or text claude injected ("[Request interrupted...]").
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct UserEcho {
@@ -458,6 +426,7 @@ pub enum OutboundControl {
     GetContextUsage {
         detail: &'static str,
     },
+    RewindFiles(RewindFilesRequest),
 }
 
 impl OutboundControl {

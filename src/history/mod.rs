@@ -18,6 +18,7 @@ mod lines;
 mod list;
 mod paths;
 mod replay;
+mod rewind;
 mod time;
 
 #[cfg(test)]
@@ -29,6 +30,7 @@ pub use delete::delete;
 pub use list::{DEFAULT_PAGE_SIZE, is_listed, list, prompt_title, stored_title};
 pub use paths::{default_config_dir, find, project_slug};
 pub use replay::{replay, replay_file};
+pub use rewind::{RewindPoint, StoredPrompt, pending_rewind, prompts, record_rewind, set_aside};
 pub use time::now_rfc3339;
 pub(crate) use time::rfc3339;
 

@@ -2,7 +2,8 @@
 //!
 //! - Only the conversation claude would resume is replayed: the chain of lines from the last message
 //!   back through `parentUuid` (across a `/compact` through `logicalParentUuid`), so a branch
-//!   abandoned by a rewind is not shown. Lines without a `uuid` are bookkeeping and never shown.
+//!   abandoned by a rewind is not shown; after `/undo` or `/rewind` and before the next prompt, the
+//!   chain ends where the rewind left it (see [`super::rewind`]). Lines without a `uuid` are bookkeeping and never shown.
 //! - What the person typed becomes `user_message_chunk` (text and images); a slash command shows as
 //!   typed (`/name args`) and its local output as an agent message. claude's injections (`isMeta`,
 //!   the post-`/compact` summary, "[Request interrupted by user]") are not shown.
@@ -46,6 +47,17 @@ pub fn replay_file(file: &Path, cwd: &Path) -> Result<Vec<SessionUpdate>, Histor
         path: file.to_path_buf(),
         source,
     };
+    let (messages, parents) = read_messages(file).map_err(io_error)?;
+    let chain = super::rewind::thread_chain(file, &messages, &parents);
+    let mut thread = Thread::new(cwd);
+    for message in messages.iter().filter(|m| on_chain(m, &chain)) {
+        thread.add(message);
+    }
+    Ok(thread.finish())
+}
+
+/// The messages of a transcript (user, assistant, system lines) in file order, and every line's parent.
+pub(super) fn read_messages(file: &Path) -> std::io::Result<(Vec<Value>, Parents)> {
     let mut messages = Vec::new();
     let mut parents = Parents::default();
     lines::for_each_line(file, |line| {
@@ -56,21 +68,15 @@ pub fn replay_file(file: &Path, cwd: &Path) -> Result<Vec<SessionUpdate>, Histor
             }
         }
         std::ops::ControlFlow::Continue(())
-    })
-    .map_err(io_error)?;
-    let chain = parents.chain_to_last(&messages);
-    let mut thread = Thread::new(cwd);
-    for message in messages.iter().filter(|m| on_chain(m, &chain)) {
-        thread.add(message);
-    }
-    Ok(thread.finish())
+    })?;
+    Ok((messages, parents))
 }
 
-fn uuid_of(line: &Value) -> Option<&str> {
+pub(super) fn uuid_of(line: &Value) -> Option<&str> {
     line.get("uuid").and_then(Value::as_str)
 }
 
-fn on_chain(line: &Value, chain: &Option<HashSet<String>>) -> bool {
+pub(super) fn on_chain(line: &Value, chain: &Option<HashSet<String>>) -> bool {
     match (chain, uuid_of(line)) {
         (Some(chain), Some(uuid)) => chain.contains(uuid),
         // Lines without ids (older or hand-written transcripts): keep them all, in file order.
@@ -81,7 +87,7 @@ fn on_chain(line: &Value, chain: &Option<HashSet<String>>) -> bool {
 
 /// Each line's parent, for every line with a uuid (attachments sit between messages in the chain).
 #[derive(Default)]
-struct Parents(HashMap<String, String>);
+pub(super) struct Parents(HashMap<String, String>);
 
 impl Parents {
     fn note(&mut self, line: &Value) {
@@ -96,12 +102,17 @@ impl Parents {
 
     /// The uuids from the last main-thread message back to the start of its conversation; `None`
     /// when no message has a uuid.
-    fn chain_to_last(&self, messages: &[Value]) -> Option<HashSet<String>> {
+    pub(super) fn chain_to_last(&self, messages: &[Value]) -> Option<HashSet<String>> {
         let leaf = messages
             .iter()
             .rev()
             .filter(|m| m.get("isSidechain").and_then(Value::as_bool) != Some(true))
             .find_map(uuid_of)?;
+        Some(self.chain_from(leaf))
+    }
+
+    /// The uuids from `leaf` back to the start of its conversation.
+    pub(super) fn chain_from(&self, leaf: &str) -> HashSet<String> {
         let mut chain = HashSet::new();
         let mut next = Some(leaf.to_owned());
         while let Some(uuid) = next {
@@ -110,7 +121,7 @@ impl Parents {
                 break; // a cycle: stop rather than loop
             }
         }
-        Some(chain)
+        chain
     }
 }
 

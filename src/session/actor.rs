@@ -18,6 +18,7 @@ use tokio::time::Instant;
 
 use self::asks::PendingAsks;
 pub use self::options::OpenedOptions;
+use self::rewind::{RewindCommand, RewindDone};
 use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
 use super::config::AdapterConfig;
@@ -30,6 +31,7 @@ use crate::domain::McpServer;
 use crate::domain::{
     AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome, TurnUsage,
 };
+use crate::history::RewindPoint;
 use crate::translate::{self, TurnTranslator};
 
 mod asks;
@@ -39,6 +41,8 @@ mod effort;
 mod idle;
 mod logout;
 mod options;
+mod rewind;
+mod rewind_asks;
 mod running;
 mod settings;
 mod switch;
@@ -101,6 +105,8 @@ enum Internal {
     OptionsDeadline,
     /// claude's answer to `get_context_usage`, for a `/context` prompt.
     ContextUsage(Result<Value, String>),
+    /// A `/undo` or `/rewind` has run its course.
+    RewindDone(Result<RewindDone, AgentError>),
     /// claude answered a mode or model change, or did not in time.
     SettingDone {
         setting: Setting,
@@ -120,6 +126,8 @@ pub struct SessionSpec {
     pub mode: String,
     /// claude's models as last seen (the options cache); empty when unknown.
     pub models: Vec<ModelInfo>,
+    /// Where an earlier `/undo` or `/rewind` left the stored thread, while it is still in force.
+    pub rewind: Option<RewindPoint>,
 }
 
 /// The prompt being answered.
@@ -132,6 +140,8 @@ struct Turn {
     cancelled: bool,
     /// Set when cancelled: past it, the turn ends as cancelled whether or not claude agrees.
     deadline: Option<Instant>,
+    /// A turn claude-acp runs itself (`/undo`, `/rewind`): its task, ended by a cancel.
+    local: Option<tokio::task::AbortHandle>,
 }
 
 pub struct SessionActor {
@@ -171,6 +181,9 @@ pub struct SessionActor {
     title_announced: bool,
     /// When claude last had something to do (it is stopped after the idle timeout).
     idle: idle::Idle,
+    /// Where `/undo` or `/rewind` left the thread, until a turn has run on from there: a claude
+    /// started meanwhile resumes only up to it.
+    rewind: Option<RewindPoint>,
 }
 
 impl SessionActor {
@@ -187,6 +200,7 @@ impl SessionActor {
             start,
             mode,
             models,
+            rewind,
         } = spec;
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_rx) = mpsc::unbounded_channel();
@@ -232,6 +246,7 @@ impl SessionActor {
             internal_rx,
             title_announced: false,
             idle,
+            rewind,
         }
     }
 
@@ -280,7 +295,7 @@ impl SessionActor {
                 // The reader ends after its one `Exited`; a closed channel without it still means gone.
                 None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
             },
-            Some(internal) = self.internal_rx.recv() => self.on_internal(internal),
+            Some(internal) = self.internal_rx.recv() => self.on_internal(internal).await,
             Some(mode) = self.mode_rx.recv() => self.mode_changed(mode),
             () = sleep_until(deadline) => {
                 tracing::warn!(session = %self.id, "claude did not end the turn after an interrupt; stopping it");
@@ -344,6 +359,10 @@ impl SessionActor {
             let _ = reply.send(Err(AgentError::Busy(self.id.clone())));
             return;
         }
+        if let Some(command) = RewindCommand::of(&blocks) {
+            self.start_rewind(command, blocks, reply);
+            return;
+        }
         if let Err(e) = self.ensure_claude() {
             let _ = reply.send(Err(e));
             return;
@@ -362,6 +381,7 @@ impl SessionActor {
             blocks,
             cancelled: false,
             deadline: None,
+            local: None,
         });
         self.conversation_stored = true;
         let internal_session = self.id.clone();
@@ -378,6 +398,12 @@ impl SessionActor {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
+        if let Some(task) = &turn.local {
+            // Whatever it had not done yet stays undone: it asks before it changes anything.
+            task.abort();
+            self.finish_turn(Ok(StopReason::Cancelled));
+            return;
+        }
         if turn.cancelled {
             return;
         }
@@ -404,7 +430,7 @@ impl SessionActor {
         }
     }
 
-    fn on_internal(&mut self, internal: Internal) {
+    async fn on_internal(&mut self, internal: Internal) {
         match internal {
             Internal::Initialized(reply) => self.on_initialized(reply),
             Internal::PermissionDone { request_id } => {
@@ -412,6 +438,7 @@ impl SessionActor {
             }
             Internal::OptionsDeadline => self.options_known(),
             Internal::ContextUsage(answer) => self.on_context_usage(answer),
+            Internal::RewindDone(done) => self.on_rewind_done(done).await,
             Internal::SettingDone {
                 setting,
                 answer,
@@ -431,6 +458,16 @@ impl SessionActor {
             stop_reason,
             usage: turn.usage,
         });
+        if let Some(task) = &turn.local {
+            // Ended early (cancelled, claude gone): it changes nothing more.
+            task.abort();
+            let _ = turn.reply.send(outcome);
+            return;
+        }
+        if outcome.is_ok() {
+            // claude stored this turn on from the rewind point: its transcript now says it all.
+            self.rewind = None;
+        }
         if outcome.is_ok() && !self.title_announced {
             self.title_announced = true;
             self.announce_title_then_reply(&turn.blocks, turn.reply, outcome);

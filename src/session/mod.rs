@@ -147,6 +147,17 @@ impl Sessions {
             .ok()
             .and_then(|command| self.config.options_cache.models(command));
         let wait = cached.is_none() && self.config.options_cache.may_wait();
+        // A stored thread may have been rewound (`/undo`) before the last prompt's turn was replaced.
+        let rewind = match (&start, self.config.claude_config_dir.clone()) {
+            (Start::Resume, Some(dir)) => {
+                let id = session_id.clone();
+                tokio::task::spawn_blocking(move || history::pending_rewind(&dir, &id))
+                    .await
+                    .ok()
+                    .flatten()
+            }
+            _ => None,
+        };
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),
@@ -155,6 +166,7 @@ impl Sessions {
             start,
             mode,
             models: cached.unwrap_or_default(),
+            rewind,
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;

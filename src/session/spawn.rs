@@ -4,6 +4,7 @@ use std::path::Path;
 
 use crate::claude::locate::ClaudeCommand;
 use crate::claude::process::SpawnOptions;
+use crate::claude::wire::FILE_CHECKPOINTING_ENV;
 use crate::mcp::McpConfigFile;
 
 /// How this start relates to claude's stored conversation.
@@ -13,6 +14,8 @@ pub enum Start {
     New,
     /// Continue the stored conversation with this id.
     Resume,
+    /// Continue it only up to the chain entry `at`: what `/undo` and `/rewind` left of it.
+    ResumeAt { at: String },
     /// A new conversation branched from `from`.
     Fork { from: String },
 }
@@ -87,6 +90,12 @@ pub fn options(
     match start {
         Start::New => args.extend(["--session-id".into(), session_id.into()]),
         Start::Resume => args.extend(["--resume".into(), session_id.into()]),
+        Start::ResumeAt { at } => args.extend([
+            "--resume".into(),
+            session_id.into(),
+            "--resume-session-at".into(),
+            at.clone(),
+        ]),
         Start::Fork { from } => args.extend([
             "--resume".into(),
             from.clone(),
@@ -96,11 +105,16 @@ pub fn options(
         ]),
     }
     args.extend(flags.extra_args.iter().cloned());
+    // claude's file checkpoints, which `/undo` and `/rewind` restore files from; first, so a
+    // client's own `env` can still turn them off.
+    let (key, value) = FILE_CHECKPOINTING_ENV;
+    let mut extra_env = vec![(key.to_owned(), value.to_owned())];
+    extra_env.extend(flags.extra_env.iter().cloned());
     SpawnOptions {
         command: command.clone(),
         cwd: cwd.to_path_buf(),
         args,
-        extra_env: flags.extra_env.clone(),
+        extra_env,
     }
 }
 
@@ -151,5 +165,24 @@ mod tests {
             &[],
         );
         assert!(o.args.join(" ").ends_with("--resume abc"));
+    }
+
+    #[test]
+    fn a_rewound_session_resumes_up_to_the_kept_entry_with_checkpoints_on() {
+        let o = options(
+            &cmd(),
+            Path::new("/w"),
+            "abc",
+            &Start::ResumeAt { at: "kept".into() },
+            &SessionFlags::default(),
+            &[],
+        );
+        assert!(
+            o.args
+                .join(" ")
+                .ends_with("--resume abc --resume-session-at kept")
+        );
+        let (key, value) = FILE_CHECKPOINTING_ENV;
+        assert!(o.extra_env.contains(&(key.into(), value.into())));
     }
 }

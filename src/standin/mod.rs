@@ -105,6 +105,7 @@
 //! | `hang` | 1 prompt | nothing, ever |
 //! | `text_ignoring_eof` | as `text` | as `text`, but stdin closing does not end it: only a kill does |
 //! | `compact` | prompt, `/compact` | an answer; then compaction status lines, `compact_boundary`, a zero-usage result |
+//! | `rewind` | rewind_files dry run; dry run, real; with `--resume-session-at`: 1 prompt | 2.1.332's answers; the real one writes `a.txt` |
 //! | `demo` | prompts, each: allow, deny or interrupt | loops: a line, a Write of `hello.txt`, an answer |
 
 mod engine;

@@ -3,6 +3,7 @@
 
 mod list;
 mod replay;
+mod rewind;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -15,10 +15,14 @@ impl SessionActor {
             return Ok(());
         }
         let command = self.config.claude.clone().map_err(AgentError::Internal)?;
-        let start = if self.conversation_stored && self.stored_by_claude() {
-            Start::Resume
-        } else {
-            self.next_start.clone()
+        let start = match self.rewind.as_ref().map(|point| point.resume_at.clone()) {
+            Some(Some(at)) => Start::ResumeAt { at },
+            Some(None) => {
+                self.set_aside_transcript();
+                Start::New
+            }
+            None if self.conversation_stored && self.stored_by_claude() => Start::Resume,
+            None => self.next_start.clone(),
         };
         let (permission_args, mcp_file) = self
             .path
@@ -102,7 +106,9 @@ impl SessionActor {
                 for update in end.updates {
                     self.editor.session_update(&self.id, update);
                 }
-                if self.turn.is_some() {
+                // A `/undo` or `/rewind` is no turn of claude's: a result now (a background task's)
+                // does not end it.
+                if self.turn.as_ref().is_some_and(|t| t.local.is_none()) {
                     match self.path.take_break() {
                         Some(symptom) => self.switch_to_mcp_and_retry(symptom),
                         None => self.finish_turn(end.outcome.map_err(turn_error)),

@@ -12,7 +12,7 @@ use crate::claude::wire::ClaudeMessage;
 use crate::domain::AgentError;
 
 /// How long a stopping claude (stdin closed, nothing to finish) may take before it is killed.
-const STOP_GRACE: Duration = Duration::from_secs(2);
+pub(super) const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// When the session last did anything, and what claude still runs in the background.
 pub(super) struct Idle {

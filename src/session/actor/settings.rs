@@ -202,7 +202,11 @@ impl SessionActor {
             let request = OutboundControl::ApplyFlagSettings { settings };
             tokio::spawn(async move { handle.request(request, CONTROL_TIMEOUT).await });
         }
-        if let Some(commands) = translate::available_commands(&reply) {
+        if let Some(mut commands) = translate::available_commands(&reply) {
+            // claude-acp runs these itself; a command of claude's by the same name would never run.
+            let ours = super::rewind::commands();
+            commands.retain(|c| !ours.iter().any(|o| o.name == c.name));
+            commands.extend(ours);
             let commands = translate::with_context_command(commands);
             self.editor
                 .session_update(&self.id, SessionUpdate::AvailableCommands { commands });

@@ -74,6 +74,7 @@ fn open(fixture: &str) -> Session {
         start: Start::New,
         mode: "default".into(),
         models: vec![],
+        rewind: None,
     };
     let mut actor = SessionActor::new(spec, Arc::new(config), Arc::new(Editor(updates_tx)));
     actor.start().expect("claude starts");

@@ -11,6 +11,7 @@ mod mock_api;
 mod options;
 mod permissions;
 mod progress;
+mod rewind;
 mod sessions;
 mod slash_commands;
 mod smoke;

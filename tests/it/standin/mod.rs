@@ -22,6 +22,7 @@ mod permissions;
 mod process_hygiene;
 mod progress;
 mod prompt_turns;
+mod rewind;
 mod secrets;
 mod session_close;
 mod session_delete;
