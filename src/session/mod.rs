@@ -4,6 +4,7 @@ mod actor;
 pub mod config;
 mod delete;
 mod directories;
+pub mod editor_fs;
 pub mod fallback;
 mod incoming;
 mod listing;
