@@ -12,6 +12,7 @@ mod lenient;
 pub mod locate;
 mod pending;
 pub mod process;
+pub mod sdk_mcp;
 mod redact;
 mod streams;
 pub mod wire;

@@ -15,6 +15,7 @@ use tokio::time::Instant;
 use self::asks::PendingAsks;
 use self::running::RunningClaude;
 use super::config::AdapterConfig;
+use super::editor_fs::{EditorFiles, FileEdits};
 use super::fallback::PermissionPath;
 use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
@@ -28,6 +29,7 @@ use crate::translate::{self, TurnTranslator};
 
 mod asks;
 mod claude_io;
+mod files;
 mod idle;
 mod logout;
 mod running;
@@ -84,6 +86,8 @@ pub struct SessionSpec {
     pub editor_servers: Vec<McpServer>,
     pub start: Start,
     pub mode: String,
+    /// Whether Read, Write and Edit go through the editor; `None` where it cannot serve files.
+    pub file_edits: Option<FileEdits>,
 }
 
 /// The prompt being answered.
@@ -131,6 +135,14 @@ pub struct SessionActor {
     title_announced: bool,
     /// When claude last had something to do (it is stopped after the idle timeout).
     idle: idle::Idle,
+    /// The "File edits" setting; `None` where the editor cannot serve files.
+    file_edits: Option<FileEdits>,
+    /// The editor-served file tools of the running claude (fixed at its start).
+    served_files: Option<EditorFiles>,
+    /// Tool calls of those tools still running.
+    file_tasks: Vec<tokio::task::AbortHandle>,
+    /// The setting changed while claude ran: restart it once no turn runs.
+    restart_for_files: bool,
 }
 
 impl SessionActor {
@@ -146,6 +158,7 @@ impl SessionActor {
             editor_servers,
             start,
             mode,
+            file_edits,
         } = spec;
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_rx) = mpsc::unbounded_channel();
@@ -159,6 +172,8 @@ impl SessionActor {
             rules: rules.clone(),
             claude: claude.shared_handle(),
             mode_changes: mode_tx,
+            mode: Arc::new(std::sync::Mutex::new(mode.clone())),
+            files: Arc::default(),
         };
         let path = PermissionPath::new(config.permission_transport);
         let model = flags.value_of("--model").map(str::to_owned);
@@ -188,6 +203,10 @@ impl SessionActor {
             internal_rx,
             title_announced: false,
             idle,
+            file_edits,
+            served_files: None,
+            file_tasks: Vec::new(),
+            restart_for_files: false,
         }
     }
 
@@ -248,6 +267,9 @@ impl SessionActor {
                 let result = match id.as_str() {
                     "mode" => self.set_mode(&value).await.map(|()| self.config_options()),
                     "model" => self.set_model(&value).await.map(|()| self.config_options()),
+                    FileEdits::OPTION_ID => {
+                        self.set_file_edits(&value).map(|()| self.config_options())
+                    }
                     other => Err(AgentError::InvalidParams(format!(
                         "unknown config option `{other}`"
                     ))),
@@ -343,6 +365,7 @@ impl SessionActor {
             stop_reason,
             usage: turn.usage,
         });
+        self.restart_if_due();
         if outcome.is_ok() && !self.title_announced {
             self.title_announced = true;
             self.announce_title_then_reply(&turn.blocks, turn.reply, outcome);

@@ -131,6 +131,8 @@ impl Sessions {
                 let _ = done_rx.await;
             }
         }
+        let file_edits =
+            editor_fs::initial_setting(self.editor.supports_text_files(), req.meta.as_ref())?;
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),
@@ -138,6 +140,7 @@ impl Sessions {
             editor_servers: req.mcp_servers.clone(),
             start,
             mode,
+            file_edits,
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;

@@ -18,6 +18,7 @@ impl SessionActor {
         if let Some(model) = self.model_option() {
             options.push(model);
         }
+        options.extend(self.file_edits_option());
         options
     }
 
@@ -98,6 +99,7 @@ impl SessionActor {
             return;
         }
         self.mode = mode.clone();
+        *self.asker.mode.lock().unwrap_or_else(|p| p.into_inner()) = mode.clone();
         self.editor
             .session_update(&self.id, SessionUpdate::CurrentMode { mode_id: mode });
         self.editor.session_update(

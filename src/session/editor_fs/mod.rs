@@ -15,9 +15,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::domain::EditorClient;
+use crate::claude::sdk_mcp::{self, McpMessage, McpTool};
+use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 
 pub use logic::Seen;
 
@@ -71,6 +72,52 @@ impl FileEdits {
     }
 }
 
+/// The session's starting setting: `None` where the editor cannot serve files (the option is not
+/// offered, claude's own tools run), else `_meta.fileEdits` ("editor" or "disk"), by default the
+/// editor.
+pub fn initial_setting(
+    editor_serves_files: bool,
+    meta: Option<&Value>,
+) -> Result<Option<FileEdits>, AgentError> {
+    let asked = match meta.and_then(|m| m.get(META_KEY)) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(value)) if FileEdits::parse(value).is_some() => FileEdits::parse(value),
+        Some(other) => {
+            return Err(AgentError::InvalidParams(format!(
+                "_meta.{META_KEY}: expected \"editor\" or \"disk\", got {other}"
+            )));
+        }
+    };
+    Ok(editor_serves_files.then(|| asked.unwrap_or(FileEdits::Editor)))
+}
+
+/// The `_meta` key of `session/new` (and load, resume, fork) that picks [`FileEdits`].
+pub const META_KEY: &str = "fileEdits";
+
+/// The "File edits" config option.
+pub fn config_option(current: FileEdits) -> ConfigOption {
+    let value = |id: FileEdits, name: &str, description: &str| ConfigValue {
+        id: id.id().into(),
+        name: name.into(),
+        description: Some(description.into()),
+    };
+    ConfigOption {
+        id: FileEdits::OPTION_ID.into(),
+        name: "File edits".into(),
+        description: Some("Where claude's Read, Write and Edit work on files".into()),
+        category: None,
+        current: current.id().into(),
+        values: vec![
+            value(
+                FileEdits::Editor,
+                "Review in editor",
+                "Through the editor's buffers: unsaved changes are read, edits arrive for review",
+            ),
+            value(FileEdits::Disk, "Write to disk", "claude's own tools, on disk"),
+        ],
+    }
+}
+
 /// One session's file tools: cheap to clone into the task that runs a call.
 #[derive(Clone)]
 pub struct EditorFiles {
@@ -103,43 +150,43 @@ impl EditorFiles {
     }
 
     /// The JSON-RPC reply to one message claude sends this server.
-    pub async fn handle(&self, message: Value) -> Value {
-        let id = message.get("id").cloned();
-        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
-        let Some(id) = id else {
+    pub async fn handle(&self, message: &McpMessage) -> Value {
+        let Some(id) = message.id().cloned() else {
             // A notification: claude 2.1.332 still waits for an answer, an empty result.
-            return json!({"jsonrpc": "2.0", "result": {}});
+            return sdk_mcp::rpc_result(None, sdk_mcp::empty_object());
         };
-        let params = message.get("params").cloned().unwrap_or(Value::Null);
-        let result = match method {
-            "initialize" => json!({
-                "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-11-25")),
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION")},
-            }),
-            "tools/list" => json!({"tools": tool_definitions()}),
-            "tools/call" => self.call(&params).await,
-            "ping" => json!({}),
+        let params = message.params();
+        let result = match message.method() {
+            "initialize" => sdk_mcp::initialize_result(
+                params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or(sdk_mcp::MCP_PROTOCOL_VERSION),
+                SERVER_NAME,
+                env!("CARGO_PKG_VERSION"),
+            ),
+            "tools/list" => sdk_mcp::tools_list_result(tool_definitions()),
+            "tools/call" => self.call(params).await,
+            "ping" => sdk_mcp::empty_object(),
             other => {
-                return json!({"jsonrpc": "2.0", "id": id, "error": {
-                    "code": -32601, "message": format!("Method not found: {other}")}});
+                return sdk_mcp::rpc_error(id, -32601, format!("Method not found: {other}"));
             }
         };
-        json!({"jsonrpc": "2.0", "id": id, "result": result})
+        sdk_mcp::rpc_result(Some(id), result)
     }
 
     async fn call(&self, params: &Value) -> Value {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
-        let input = params.get("arguments").cloned().unwrap_or(json!({}));
+        let no_input = Value::Object(serde_json::Map::new());
+        let input = params.get("arguments").unwrap_or(&no_input);
         let tool_use_id = params
             .get("_meta")
             .and_then(|m| m.get("claudecode/toolUseId"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+            .and_then(Value::as_str);
         let reply = match name {
-            "Read" => self.read(&input, tool_use_id.as_deref()).await,
-            "Write" => self.write(&input, tool_use_id.as_deref()).await,
-            "Edit" => self.edit(&input, tool_use_id.as_deref()).await,
+            "Read" => self.read(input, tool_use_id).await,
+            "Write" => self.write(input, tool_use_id).await,
+            "Edit" => self.edit(input, tool_use_id).await,
             other => run::Reply::error(format!("No such tool available: {other}")),
         };
         reply.to_mcp()
@@ -147,18 +194,17 @@ impl EditorFiles {
 }
 
 /// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.
-fn tool_definitions() -> Vec<Value> {
+fn tool_definitions() -> Vec<McpTool> {
     let captured: Value = serde_json::from_str(BUILTIN_TOOLS).expect("the captured tools parse");
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     captured["tools"]
         .as_array()
         .expect("the capture lists tools")
         .iter()
-        .map(|tool| {
-            json!({
-                "name": tool["name"],
-                "description": tool["description"],
-                "inputSchema": tool["input_schema"],
-            })
+        .map(|tool| McpTool {
+            name: text(&tool["name"]),
+            description: text(&tool["description"]),
+            input_schema: tool["input_schema"].clone(),
         })
         .collect()
 }

@@ -4,16 +4,17 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::EditorFiles;
 use super::logic::{self, Answer, Change, Range, Seen};
 use super::texts;
+use crate::claude::sdk_mcp::{self, McpContent};
 use crate::domain::{SessionUpdate, ToolCallUpdate, ToolContent, ToolLocation};
 
 /// A tool's result as claude's MCP client reads it.
 pub struct Reply {
-    content: Vec<Value>,
+    content: Vec<McpContent>,
     is_error: bool,
 }
 
@@ -23,14 +24,14 @@ impl Reply {
     }
 
     pub fn to_mcp(&self) -> Value {
-        json!({"content": self.content, "isError": self.is_error})
+        sdk_mcp::call_result(self.content.clone(), self.is_error)
     }
 }
 
 impl From<Answer> for Reply {
     fn from(answer: Answer) -> Self {
         Self {
-            content: vec![json!({"type": "text", "text": answer.text})],
+            content: vec![McpContent::Text { text: answer.text }],
             is_error: answer.is_error,
         }
     }
@@ -192,7 +193,10 @@ impl EditorFiles {
         if let Some(media_type) = logic::image_type(&path) {
             return match std::fs::read(&path) {
                 Ok(bytes) => Reply {
-                    content: vec![json!({"type": "image", "data": base64(&bytes), "mimeType": media_type})],
+                    content: vec![McpContent::Image {
+                        data: base64(&bytes),
+                        mime_type: media_type.into(),
+                    }],
                     is_error: false,
                 },
                 Err(e) => Reply::error(format!("{e}")),

@@ -44,6 +44,10 @@ impl EditorClient for Buffers {
     }
 }
 
+fn msg(message: Value) -> McpMessage {
+    McpMessage { server_name: SERVER_NAME.into(), message }
+}
+
 struct Setup {
     dir: tempfile::TempDir,
     editor: Arc<Buffers>,
@@ -60,8 +64,8 @@ fn setup() -> Setup {
 
 async fn call(files: &EditorFiles, tool: &str, args: Value) -> (String, bool) {
     let reply = files
-        .handle(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-            "params": {"name": tool, "arguments": args, "_meta": {"claudecode/toolUseId": "toolu_1"}}}))
+        .handle(&msg(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": tool, "arguments": args, "_meta": {"claudecode/toolUseId": "toolu_1"}}})))
         .await;
     assert_eq!(reply["id"], 7);
     let result = &reply["result"];
@@ -71,17 +75,17 @@ async fn call(files: &EditorFiles, tool: &str, args: Value) -> (String, bool) {
 #[tokio::test]
 async fn lists_the_builtins_under_their_names_with_their_schemas() {
     let s = setup();
-    let reply = s.files.handle(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await;
+    let reply = s.files.handle(&msg(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))).await;
     let tools = reply["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Edit", "Read", "Write"]);
     let edit = &tools[0];
     assert_eq!(edit["inputSchema"]["required"], json!(["file_path", "old_string", "new_string"]));
     assert!(edit["description"].as_str().unwrap().len() > 100);
-    let init = s.files.handle(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25"}})).await;
+    let init = s.files.handle(&msg(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25"}}))).await;
     assert_eq!(init["result"]["serverInfo"]["name"], SERVER_NAME);
-    let note = s.files.handle(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let note = s.files.handle(&msg(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))).await;
     assert_eq!(note, json!({"jsonrpc": "2.0", "result": {}}));
 }
 

@@ -12,6 +12,7 @@ use super::SessionRules;
 use crate::claude::ClaudeHandle;
 use crate::claude::wire::{CanUseTool, OutboundControl, PermissionDecision};
 use crate::domain::EditorClient;
+use crate::session::editor_fs::EditorFiles;
 
 const RULE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -26,6 +27,10 @@ pub struct PermissionAsker {
     pub claude: Arc<Mutex<Option<ClaudeHandle>>>,
     /// Mode changes an answer implies (ExitPlanMode, "allow all edits").
     pub mode_changes: mpsc::UnboundedSender<String>,
+    /// The session's permission mode now (asks for the editor-served file tools follow it).
+    pub mode: Arc<Mutex<String>>,
+    /// The editor-served file tools of the running claude, if any.
+    pub files: Arc<Mutex<Option<EditorFiles>>>,
 }
 
 impl PermissionAsker {
