@@ -71,6 +71,7 @@ fn open(fixture: &str) -> Session {
         editor_servers: vec![],
         start: Start::New,
         mode: "default".into(),
+        file_edits: None,
     };
     let mut actor = SessionActor::new(spec, Arc::new(config), Arc::new(Editor(updates_tx)));
     actor.start().expect("claude starts");
