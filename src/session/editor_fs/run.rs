@@ -295,6 +295,45 @@ impl EditorFiles {
     }
 }
 
+impl EditorFiles {
+    /// Whether `path` is in the workspace (so the editor holds it).
+    pub fn in_workspace(&self, path: &Path) -> bool {
+        self.holder(path) == Holder::Editor
+    }
+
+    /// The path a tool input names, absolute.
+    pub fn input_path(&self, input: &Value) -> Option<PathBuf> {
+        self.path_of(input).ok()
+    }
+
+    /// The change a Write or Edit would make, as a diff of the whole file against the editor's
+    /// buffer, for the permission prompt; `None` when it cannot be computed (the call then
+    /// fails with its own error once allowed).
+    pub async fn preview(&self, tool: &str, input: &Value) -> Option<ToolContent> {
+        let path = self.path_of(input).ok()?;
+        let holder = self.holder(&path);
+        let current = self.load(&path, holder).await.ok()?;
+        let new = match tool {
+            "Write" => input.get("content")?.as_str()?.to_owned(),
+            "Edit" => {
+                let s = |key: &str| input.get(key).and_then(Value::as_str);
+                let change = Change {
+                    old: s("old_string")?,
+                    new: s("new_string")?,
+                    replace_all: input.get("replace_all").and_then(Value::as_bool) == Some(true),
+                };
+                logic::edit(&path, &self.cwd, current.as_deref(), None, &change).ok()?.0
+            }
+            _ => return None,
+        };
+        Some(ToolContent::Diff {
+            path: path.display().to_string(),
+            old_text: current,
+            new_text: new,
+        })
+    }
+}
+
 /// Whether the file's first 8 KB on disk hold a NUL byte (what claude calls binary).
 fn head_is_binary(path: &Path) -> bool {
     use std::io::Read;

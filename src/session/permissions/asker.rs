@@ -35,14 +35,19 @@ pub struct PermissionAsker {
 
 impl PermissionAsker {
     pub async fn ask(&self, req: CanUseTool) -> PermissionDecision {
-        let decision = super::decide(
-            self.editor.clone(),
-            &self.session_id,
-            &self.cwd,
-            req,
-            &self.rules,
-        )
-        .await;
+        let decision = match crate::session::editor_fs::builtin_name(&req.tool_name) {
+            Some(builtin) => super::editor_tools::decide(self, builtin, req).await,
+            None => {
+                super::decide(
+                    self.editor.clone(),
+                    &self.session_id,
+                    &self.cwd,
+                    req,
+                    &self.rules,
+                )
+                .await
+            }
+        };
         // Deny rules first, so they are in force before claude reads the deny.
         if let Some(settings) = decision.flag_settings {
             let handle = self.claude.lock().expect("claude handle lock").clone();
