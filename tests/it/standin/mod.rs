@@ -8,6 +8,7 @@ mod cancel;
 mod claude_faults;
 mod compaction;
 mod doctor;
+mod editor_edits;
 mod end_turn_usage;
 mod hard_kill;
 mod idle;

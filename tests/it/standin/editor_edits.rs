@@ -1,0 +1,174 @@
+//! Edits the editor can review (issue 12): with an editor that declares `fs.readTextFile` and
+//! `fs.writeTextFile`, claude's Read, Write and Edit go through the editor's buffers. The scripted
+//! editor here serves `fs/*` from memory, holding a buffer that differs from the disk.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use crate::support::acp_client::{AcpClient, choose_permission};
+use crate::support::standin::Standin;
+
+const BUFFER: &str = "from the buffer\nsecond\n";
+const DISK: &str = "on disk, saved long ago\n";
+
+/// An editor whose buffers live in memory: reads come from them, writes go to them only.
+#[derive(Clone, Default)]
+struct Buffers {
+    files: Arc<Mutex<HashMap<String, String>>>,
+    writes: Arc<Mutex<Vec<(String, String)>>>,
+}
+
+impl Buffers {
+    fn serve(&self, c: &AcpClient) {
+        let files = self.files.clone();
+        c.on_request("fs/read_text_file", move |params| {
+            let path = params["path"].as_str().unwrap_or_default();
+            match files.lock().unwrap().get(path) {
+                Some(text) => Ok(json!({"content": text})),
+                None => Err((-32002, format!("no buffer for {path}"))),
+            }
+        });
+        let (files, writes) = (self.files.clone(), self.writes.clone());
+        c.on_request("fs/write_text_file", move |params| {
+            let path = params["path"].as_str().unwrap_or_default().to_owned();
+            let content = params["content"].as_str().unwrap_or_default().to_owned();
+            writes.lock().unwrap().push((path.clone(), content.clone()));
+            files.lock().unwrap().insert(path, content);
+            Ok(json!({}))
+        });
+    }
+}
+
+fn fs_capabilities() -> Value {
+    json!({"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false})
+}
+
+/// Allows the first ask, rejects the second, allows the rest.
+fn allow_reject_allow() -> impl Fn(&Value) -> Result<Value, (i64, String)> + Send + Sync + 'static
+{
+    let asked = AtomicUsize::new(0);
+    let allow = choose_permission("allow_once");
+    let reject = choose_permission("reject_once");
+    move |params| match asked.fetch_add(1, Ordering::SeqCst) {
+        1 => reject(params),
+        _ => allow(params),
+    }
+}
+
+#[tokio::test]
+async fn reads_and_edits_go_through_the_editors_buffer_and_never_the_disk() {
+    let s = Standin::new("editor_edits");
+    let path = s.work.join("a.txt");
+    std::fs::write(&path, DISK).unwrap();
+    let key = path.display().to_string();
+    let editor = Buffers::default();
+    editor.files.lock().unwrap().insert(key.clone(), BUFFER.into());
+    let c = s.adapter(&[]);
+    editor.serve(&c);
+    c.on_request("session/request_permission", allow_reject_allow());
+    c.initialize_with_capabilities(fs_capabilities()).await;
+    let id = c.new_session(&s.work).await;
+    let outcome = c.prompt(&id, "Fix a.txt").await.unwrap();
+    assert_eq!(outcome["stopReason"], "end_turn");
+    // The script checked each answer claude got (the numbered buffer, claude's own texts).
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+
+    // claude's own file tools are off; ours are announced in `initialize`.
+    let argv = s.argvs().remove(0).join(" ");
+    assert!(argv.contains("--disallowedTools Read,Write,Edit,MultiEdit"), "{argv}");
+
+    // Exactly the allowed Edit reached the editor, against its buffer; the disk is untouched.
+    let writes = editor.writes.lock().unwrap().clone();
+    assert_eq!(writes, vec![(key.clone(), "from the buffer\n2nd\n".to_owned())]);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), DISK);
+
+    // The Read was not asked; the two Edits were, shown as claude's own Edit with the diff
+    // against the editor's buffer.
+    let asks: Vec<Value> = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "session/request_permission")
+        .map(|r| r.params)
+        .collect();
+    assert_eq!(asks.len(), 3, "{asks:#?}");
+    let first = &asks[0]["toolCall"];
+    assert_eq!(first["toolCallId"], "toolu_edit1");
+    assert_eq!(first["kind"], "edit");
+    assert_eq!(first["title"], "Edit a.txt");
+    assert_eq!(
+        first["content"],
+        json!([{"type": "diff", "path": key, "oldText": BUFFER, "newText": "from the buffer\n2nd\n"}])
+    );
+    let always: Vec<&str> = asks[0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert!(
+        always.contains(&"Allow all edits in this session"),
+        "{always:?}"
+    );
+
+    // The cards look as for claude's own tools: a read titled with the file, an edit with its diff.
+    let read = c.tool_call_state(&id, "toolu_read1").expect("the Read card");
+    assert_eq!((read["kind"].as_str(), read["title"].as_str()), (Some("read"), Some("Read a.txt")));
+    let edit = c.tool_call_state(&id, "toolu_edit1").expect("the Edit card");
+    assert_eq!(edit["kind"], "edit");
+    assert_eq!(edit["status"], "completed");
+    assert_eq!(edit["content"][0]["oldText"], BUFFER);
+    let rejected = c.tool_call_state(&id, "toolu_edit2").expect("the rejected Edit card");
+    assert_eq!(rejected["status"], "failed");
+    let missing = c.tool_call_state(&id, "toolu_edit3").expect("the failed Edit card");
+    assert_eq!(missing["status"], "failed");
+}
+
+#[tokio::test]
+async fn the_file_edits_option_and_meta_key_choose_the_disk() {
+    let s = Standin::new("write_allow");
+    let c = s.adapter(&[]);
+    c.allow_permissions();
+    c.initialize_with_capabilities(fs_capabilities()).await;
+    let opened = c
+        .request(
+            "session/new",
+            json!({"cwd": s.work, "mcpServers": [], "_meta": {"fileEdits": "disk"}}),
+        )
+        .await
+        .unwrap();
+    let option = opened["configOptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "file_edits")
+        .cloned()
+        .expect("a File edits option");
+    assert_eq!(option["name"], "File edits");
+    assert_eq!(option["currentValue"], "disk");
+    let names: Vec<&str> = option["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["name"].as_str())
+        .collect();
+    assert_eq!(names, ["Review in editor", "Write to disk"]);
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    c.prompt(&id, "Please create hello.txt").await.unwrap();
+    // On disk: claude's own tools, no server of ours, and claude wrote the file itself.
+    let argv = s.argvs().remove(0).join(" ");
+    assert!(!argv.contains("--disallowedTools"), "{argv}");
+    assert!(s.work.join("hello.txt").exists());
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+
+    let bad = c
+        .request(
+            "session/new",
+            json!({"cwd": s.work, "mcpServers": [], "_meta": {"fileEdits": "sometimes"}}),
+        )
+        .await
+        .unwrap_err();
+    assert!(bad.message.contains("_meta.fileEdits"), "{}", bad.message);
+}
