@@ -121,6 +121,18 @@ pub struct McpTool {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
+    #[serde(rename = "_meta")]
+    pub meta: McpToolMeta,
+}
+
+/// What claude reads from a tool's `_meta`.
+#[derive(Debug, Clone, Serialize)]
+pub struct McpToolMeta {
+    /// claude sends the tool's schema to the model with every request instead of deferring it
+    /// behind its ToolSearch tool (claude 2.1.332 defers every MCP tool by default; the key and
+    /// its meaning are from the `alwaysLoad` description in its binary).
+    #[serde(rename = "anthropic/alwaysLoad")]
+    pub always_load: bool,
 }
 
 pub fn tools_list_result(tools: Vec<McpTool>) -> Value {

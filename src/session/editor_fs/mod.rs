@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::claude::sdk_mcp::{self, McpMessage, McpTool};
+use crate::claude::sdk_mcp::{self, McpMessage, McpTool, McpToolMeta};
 use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 
 pub use logic::Seen;
@@ -205,6 +205,8 @@ fn tool_definitions() -> Vec<McpTool> {
             name: text(&tool["name"]),
             description: text(&tool["description"]),
             input_schema: tool["input_schema"].clone(),
+            // Like the built-ins they replace: always in the model's tool list.
+            meta: McpToolMeta { always_load: true },
         })
         .collect()
 }

@@ -4,6 +4,7 @@
 mod acp_v1;
 mod adapter;
 mod adapter_lifecycle;
+mod editor_edits;
 mod history_fixture;
 mod idle;
 mod mock_api;

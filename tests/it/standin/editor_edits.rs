@@ -2,49 +2,16 @@
 //! `fs.writeTextFile`, claude's Read, Write and Edit go through the editor's buffers. The scripted
 //! editor here serves `fs/*` from memory, holding a buffer that differs from the disk.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use crate::support::acp_client::{AcpClient, choose_permission};
+use crate::support::acp_client::choose_permission;
+use crate::support::editor_buffers::{Buffers, fs_capabilities};
 use crate::support::standin::Standin;
 
 const BUFFER: &str = "from the buffer\nsecond\n";
 const DISK: &str = "on disk, saved long ago\n";
-
-/// An editor whose buffers live in memory: reads come from them, writes go to them only.
-#[derive(Clone, Default)]
-struct Buffers {
-    files: Arc<Mutex<HashMap<String, String>>>,
-    writes: Arc<Mutex<Vec<(String, String)>>>,
-}
-
-impl Buffers {
-    fn serve(&self, c: &AcpClient) {
-        let files = self.files.clone();
-        c.on_request("fs/read_text_file", move |params| {
-            let path = params["path"].as_str().unwrap_or_default();
-            match files.lock().unwrap().get(path) {
-                Some(text) => Ok(json!({"content": text})),
-                None => Err((-32002, format!("no buffer for {path}"))),
-            }
-        });
-        let (files, writes) = (self.files.clone(), self.writes.clone());
-        c.on_request("fs/write_text_file", move |params| {
-            let path = params["path"].as_str().unwrap_or_default().to_owned();
-            let content = params["content"].as_str().unwrap_or_default().to_owned();
-            writes.lock().unwrap().push((path.clone(), content.clone()));
-            files.lock().unwrap().insert(path, content);
-            Ok(json!({}))
-        });
-    }
-}
-
-fn fs_capabilities() -> Value {
-    json!({"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false})
-}
 
 /// Allows the first ask, rejects the second, allows the rest.
 fn allow_reject_allow() -> impl Fn(&Value) -> Result<Value, (i64, String)> + Send + Sync + 'static
@@ -65,7 +32,7 @@ async fn reads_and_edits_go_through_the_editors_buffer_and_never_the_disk() {
     std::fs::write(&path, DISK).unwrap();
     let key = path.display().to_string();
     let editor = Buffers::default();
-    editor.files.lock().unwrap().insert(key.clone(), BUFFER.into());
+    editor.open(&path, BUFFER);
     let c = s.adapter(&[]);
     editor.serve(&c);
     c.on_request("session/request_permission", allow_reject_allow());
@@ -81,7 +48,7 @@ async fn reads_and_edits_go_through_the_editors_buffer_and_never_the_disk() {
     assert!(argv.contains("--disallowedTools Read,Write,Edit,MultiEdit"), "{argv}");
 
     // Exactly the allowed Edit reached the editor, against its buffer; the disk is untouched.
-    let writes = editor.writes.lock().unwrap().clone();
+    let writes = editor.writes();
     assert_eq!(writes, vec![(key.clone(), "from the buffer\n2nd\n".to_owned())]);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), DISK);
 
