@@ -140,7 +140,7 @@ pub struct SessionActor {
     /// The editor-served file tools of the running claude (fixed at its start).
     served_files: Option<EditorFiles>,
     /// Tool calls of those tools still running.
-    file_tasks: Vec<tokio::task::AbortHandle>,
+    file_tasks: Vec<files::FileCall>,
     /// The setting changed while claude ran: restart it once no turn runs.
     restart_for_files: bool,
 }
@@ -324,6 +324,7 @@ impl SessionActor {
         }
         turn.cancelled = true;
         turn.deadline = Some(Instant::now() + CANCEL_GRACE);
+        self.cancel_file_calls();
         // Pending asks end now: the editor's request is withdrawn and claude gets a deny.
         let handle = self.claude.handle();
         for request_id in self.asks.withdraw_all() {

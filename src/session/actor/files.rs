@@ -2,11 +2,25 @@
 //! started with the `acp` server (and without its own Read, Write, Edit) when the setting says
 //! "editor"; each `tools/call` runs in a task of its own and answers on claude's control channel.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::Value;
+
 use super::SessionActor;
 use crate::claude::ClaudeHandle;
-use crate::claude::sdk_mcp::{self, McpMessage};
+use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
 use crate::domain::{AgentError, ConfigOption, SessionUpdate};
 use crate::session::editor_fs::{self, EditorFiles, FileEdits};
+
+/// One `tools/call` of the file tools in flight.
+pub(super) struct FileCall {
+    request_id: String,
+    rpc_id: Option<Value>,
+    /// Set by whoever answers claude first: the call's task, or a cancel.
+    answered: Arc<AtomicBool>,
+    task: Option<tokio::task::AbortHandle>,
+}
 
 impl SessionActor {
     /// The file tools the claude about to start gets, if the setting is "editor"; also the flags
@@ -54,20 +68,54 @@ impl SessionActor {
             super::deliver(handle.respond_error(&request_id, &error));
             return;
         };
+        let answered = Arc::new(AtomicBool::new(false));
+        let call = FileCall {
+            request_id: request_id.clone(),
+            rpc_id: message.id().cloned(),
+            answered: answered.clone(),
+            task: None,
+        };
         let task = tokio::spawn(async move {
             let reply = files.handle(&message).await;
-            let _ = handle
-                .respond_success(&request_id, sdk_mcp::mcp_response(reply))
-                .await;
+            if !answered.swap(true, Ordering::SeqCst) {
+                let _ = handle
+                    .respond_success(&request_id, sdk_mcp::mcp_response(reply))
+                    .await;
+            }
         });
-        self.file_tasks.retain(|t| !t.is_finished());
-        self.file_tasks.push(task.abort_handle());
+        self.file_tasks.retain(|c| !c.answered.load(Ordering::SeqCst));
+        self.file_tasks.push(FileCall {
+            task: Some(task.abort_handle()),
+            ..call
+        });
+    }
+
+    /// The turn is cancelled: calls still waiting on the editor stop now (the editor's request is
+    /// withdrawn) and claude is told each failed, so nothing waits out the editor's bound.
+    pub(super) fn cancel_file_calls(&mut self) {
+        let handle = self.claude.handle();
+        for call in self.file_tasks.drain(..) {
+            if call.answered.swap(true, Ordering::SeqCst) {
+                continue;
+            }
+            if let Some(task) = call.task {
+                task.abort();
+            }
+            if let (Some(handle), Some(id)) = (&handle, call.rpc_id) {
+                let text = "The user cancelled the turn, so this tool did not run.".to_owned();
+                let result = sdk_mcp::call_result(vec![McpContent::Text { text }], true);
+                let reply = sdk_mcp::mcp_response(sdk_mcp::rpc_result(Some(id), result));
+                super::deliver(handle.respond_success(&call.request_id, reply));
+            }
+        }
     }
 
     /// claude ended: its tool calls have no one to answer.
     pub(super) fn abort_file_tasks(&mut self) {
-        for task in self.file_tasks.drain(..) {
-            task.abort();
+        for call in self.file_tasks.drain(..) {
+            if let Some(task) = call.task {
+                task.abort();
+            }
         }
     }
 

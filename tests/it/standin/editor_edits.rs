@@ -139,3 +139,30 @@ async fn the_file_edits_option_and_meta_key_choose_the_disk() {
         .unwrap_err();
     assert!(bad.message.contains("_meta.fileEdits"), "{}", bad.message);
 }
+
+#[tokio::test]
+async fn a_cancel_while_the_editor_holds_a_read_ends_the_turn_and_withdraws_the_read() {
+    let s = Standin::new("editor_cancel");
+    let path = s.work.join("a.txt");
+    std::fs::write(&path, DISK).unwrap();
+    let c = s.adapter(&[]);
+    c.hold_requests("fs/read_text_file");
+    c.initialize_with_capabilities(fs_capabilities()).await;
+    let id = c.new_session(&s.work).await;
+    let (outcome, read) = tokio::join!(c.prompt(&id, "read a.txt"), async {
+        // The editor never answers the read; the user cancels instead.
+        let read = c.next_request("fs/read_text_file").await;
+        c.cancel(&id).await;
+        read
+    });
+    assert_eq!(read.params["path"], path.display().to_string());
+    assert_eq!(outcome.unwrap()["stopReason"], "cancelled");
+    let withdrawn = c
+        .wait_for_message(
+            |m| m["method"] == "$/cancel_request" && m["params"]["requestId"] == read.id,
+            std::time::Duration::from_secs(10),
+        )
+        .await;
+    assert_eq!(withdrawn["params"]["requestId"], read.id, "the editor's read is withdrawn");
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+}
