@@ -12,8 +12,8 @@ mod lenient;
 pub mod locate;
 mod pending;
 pub mod process;
-pub mod sdk_mcp;
 mod redact;
+pub mod sdk_mcp;
 mod streams;
 pub mod wire;
 

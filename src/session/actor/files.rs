@@ -29,7 +29,12 @@ impl SessionActor {
         let files = (self.file_edits == Some(FileEdits::Editor)).then(|| {
             let mut roots = vec![self.cwd.clone()];
             roots.extend(crate::session::directories::added_directories(&self.flags));
-            EditorFiles::new(self.editor.clone(), self.id.clone(), self.cwd.clone(), roots)
+            EditorFiles::new(
+                self.editor.clone(),
+                self.id.clone(),
+                self.cwd.clone(),
+                roots,
+            )
         });
         *self.asker.files.lock().unwrap_or_else(|p| p.into_inner()) = files.clone();
         self.served_files = files.clone();
@@ -83,7 +88,8 @@ impl SessionActor {
                     .await;
             }
         });
-        self.file_tasks.retain(|c| !c.answered.load(Ordering::SeqCst));
+        self.file_tasks
+            .retain(|c| !c.answered.load(Ordering::SeqCst));
         self.file_tasks.push(FileCall {
             task: Some(task.abort_handle()),
             ..call

@@ -60,9 +60,9 @@ pub fn numbered(content: &str, range: Range) -> Answer {
     if start >= lines.len() {
         return Answer::ok(texts::shorter_than_offset(first, lines.len()));
     }
-    let end = range
-        .limit
-        .map_or(lines.len(), |limit| start.saturating_add(limit).min(lines.len()));
+    let end = range.limit.map_or(lines.len(), |limit| {
+        start.saturating_add(limit).min(lines.len())
+    });
     let text = lines[start..end]
         .iter()
         .enumerate()

@@ -113,7 +113,11 @@ pub fn config_option(current: FileEdits) -> ConfigOption {
                 "Review in editor",
                 "Through the editor's buffers: unsaved changes are read, edits arrive for review",
             ),
-            value(FileEdits::Disk, "Write to disk", "claude's own tools, on disk"),
+            value(
+                FileEdits::Disk,
+                "Write to disk",
+                "claude's own tools, on disk",
+            ),
         ],
     }
 }

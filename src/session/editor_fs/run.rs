@@ -141,7 +141,14 @@ impl EditorFiles {
     }
 
     /// Shows the change on the tool call: the whole file before (the editor's buffer) and after.
-    fn show(&self, tool_use_id: Option<&str>, path: &Path, old: Option<&str>, new: &str, holder: Holder) {
+    fn show(
+        &self,
+        tool_use_id: Option<&str>,
+        path: &Path,
+        old: Option<&str>,
+        new: &str,
+        holder: Holder,
+    ) {
         let Some(id) = tool_use_id else { return };
         let path_text = path.display().to_string();
         let mut content = vec![ToolContent::Diff {
@@ -211,7 +218,11 @@ impl EditorFiles {
             && let Some(id) = tool_use_id
         {
             let text = "Outside the workspace: read from disk, not through the editor.";
-            self.update(id, path.display().to_string(), vec![ToolContent::Text { text: text.into() }]);
+            self.update(
+                id,
+                path.display().to_string(),
+                vec![ToolContent::Text { text: text.into() }],
+            );
         }
         let text = match self.load(&path, holder).await {
             Ok(Some(text)) => text,
@@ -220,7 +231,11 @@ impl EditorFiles {
         };
         let answer = logic::numbered(&text, range);
         if !answer.is_error {
-            let seen = if range.is_whole() { Seen::Whole(text) } else { Seen::Part(text) };
+            let seen = if range.is_whole() {
+                Seen::Whole(text)
+            } else {
+                Seen::Part(text)
+            };
             self.saw(&path, seen);
         }
         answer.into()
@@ -322,7 +337,9 @@ impl EditorFiles {
                     new: s("new_string")?,
                     replace_all: input.get("replace_all").and_then(Value::as_bool) == Some(true),
                 };
-                logic::edit(&path, &self.cwd, current.as_deref(), None, &change).ok()?.0
+                logic::edit(&path, &self.cwd, current.as_deref(), None, &change)
+                    .ok()?
+                    .0
             }
             _ => return None,
         };
@@ -352,7 +369,10 @@ fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
         for i in 0..4 {
             if i <= chunk.len() {
                 out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);

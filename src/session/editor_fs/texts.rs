@@ -135,7 +135,10 @@ pub fn edited(path: &Path, replace_all: bool, suffix: &str) -> String {
 
 pub fn written(path: &Path, created: bool) -> String {
     if created {
-        format!("File created successfully at: {}{IN_CONTEXT}", path.display())
+        format!(
+            "File created successfully at: {}{IN_CONTEXT}",
+            path.display()
+        )
     } else {
         format!(
             "The file {} has been updated successfully.{IN_CONTEXT}",

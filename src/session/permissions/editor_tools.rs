@@ -31,11 +31,7 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .clone();
-    let mode = asker
-        .mode
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
+    let mode = asker.mode.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let inside = files.as_ref().is_some_and(|files| {
         files
             .input_path(&req.input)

@@ -58,20 +58,47 @@ async fn edits_through_the_editor(args: &[&str]) {
     // 1. Read (not asked: inside the workspace), then an Edit the editor allows.
     let read = Reply::tool_use("mcp__acp__Read", json!({"file_path": path}));
     mock.push_rule(Rule::on_prompt("fix", read));
-    mock.push_rule(Rule::on_tool_result_containing("from the buffer", edit(&path, "second", "2nd")).once());
-    mock.push_rule(Rule::on_tool_result_containing("has been updated", Reply::text("Done.")).once());
-    c.on_request("session/request_permission", choose_permission("allow_once"));
+    mock.push_rule(
+        Rule::on_tool_result_containing("from the buffer", edit(&path, "second", "2nd")).once(),
+    );
+    mock.push_rule(
+        Rule::on_tool_result_containing("has been updated", Reply::text("Done.")).once(),
+    );
+    c.on_request(
+        "session/request_permission",
+        choose_permission("allow_once"),
+    );
     turn(&c, &id, "fix a.txt").await;
     let read_result = mock.requests()[1].tool_results();
-    assert_eq!(read_result[0].text, "1\tfrom the buffer\n2\tsecond\n3\t", "{read_result:?}");
-    assert_eq!(editor.writes(), vec![(path.display().to_string(), "from the buffer\n2nd\n".to_owned())]);
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), DISK, "claude-acp never writes the file");
+    assert_eq!(
+        read_result[0].text, "1\tfrom the buffer\n2\tsecond\n3\t",
+        "{read_result:?}"
+    );
+    assert_eq!(
+        editor.writes(),
+        vec![(
+            path.display().to_string(),
+            "from the buffer\n2nd\n".to_owned()
+        )]
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        DISK,
+        "claude-acp never writes the file"
+    );
     let first = asks(&c);
     assert_eq!(first.len(), 1, "only the Edit is asked: {first:#?}");
     let call = &first[0]["toolCall"];
-    assert_eq!((call["kind"].as_str(), call["title"].as_str()), (Some("edit"), Some("Edit a.txt")));
+    assert_eq!(
+        (call["kind"].as_str(), call["title"].as_str()),
+        (Some("edit"), Some("Edit a.txt"))
+    );
     assert_eq!(call["content"][0]["oldText"], BUFFER, "{call}");
-    assert!(mock.last_tool_result_text().unwrap().contains("has been updated successfully"));
+    assert!(
+        mock.last_tool_result_text()
+            .unwrap()
+            .contains("has been updated successfully")
+    );
 
     // The model sees the built-ins' schemas and descriptions under our names, never deferred, and
     // claude's own file tools are gone.
@@ -80,7 +107,10 @@ async fn edits_through_the_editor(args: &[&str]) {
     let captured: Value = serde_json::from_str(CAPTURED).unwrap();
     for builtin in captured["tools"].as_array().unwrap() {
         let name = builtin["name"].as_str().unwrap();
-        assert!(!tools.iter().any(|t| t["name"] == name), "built-in {name} still offered");
+        assert!(
+            !tools.iter().any(|t| t["name"] == name),
+            "built-in {name} still offered"
+        );
         let ours = tools
             .iter()
             .find(|t| t["name"] == format!("mcp__acp__{name}"))
@@ -88,21 +118,34 @@ async fn edits_through_the_editor(args: &[&str]) {
         // claude 2.1.332 writes an MCP tool's "…" as "...": the one difference it makes.
         let description = builtin["description"].as_str().unwrap().replace('…', "...");
         assert_eq!(ours["description"], description, "{name}");
-        assert_eq!(ours["input_schema"]["properties"], builtin["input_schema"]["properties"], "{name}");
+        assert_eq!(
+            ours["input_schema"]["properties"], builtin["input_schema"]["properties"],
+            "{name}"
+        );
     }
 
     // 2. An Edit the editor rejects: nothing is written, the model is told.
     mock.push_rule(Rule::on_prompt("shout", edit(&path, "from", "FROM")));
     mock.push_rule(Rule::on_tool_result_containing("rejected", Reply::text("Fine.")).once());
-    c.on_request("session/request_permission", choose_permission("reject_once"));
+    c.on_request(
+        "session/request_permission",
+        choose_permission("reject_once"),
+    );
     turn(&c, &id, "shout a.txt").await;
     assert_eq!(editor.writes().len(), 1);
     assert!(mock.last_tool_result_text().unwrap().contains("rejected"));
 
     // 3. In acceptEdits the editor is not asked, and the edit still goes through it.
-    c.request("session/set_mode", json!({"sessionId": id, "modeId": "acceptEdits"})).await.unwrap();
+    c.request(
+        "session/set_mode",
+        json!({"sessionId": id, "modeId": "acceptEdits"}),
+    )
+    .await
+    .unwrap();
     mock.push_rule(Rule::on_prompt("number", edit(&path, "2nd", "two")));
-    mock.push_rule(Rule::on_tool_result_containing("has been updated", Reply::text("Done.")).once());
+    mock.push_rule(
+        Rule::on_tool_result_containing("has been updated", Reply::text("Done.")).once(),
+    );
     turn(&c, &id, "number a.txt").await;
     assert_eq!(asks(&c).len(), 2, "acceptEdits asks nothing");
     assert_eq!(editor.writes().last().unwrap().1, "from the buffer\ntwo\n");

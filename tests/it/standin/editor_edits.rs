@@ -14,8 +14,7 @@ const BUFFER: &str = "from the buffer\nsecond\n";
 const DISK: &str = "on disk, saved long ago\n";
 
 /// Allows the first ask, rejects the second, allows the rest.
-fn allow_reject_allow() -> impl Fn(&Value) -> Result<Value, (i64, String)> + Send + Sync + 'static
-{
+fn allow_reject_allow() -> impl Fn(&Value) -> Result<Value, (i64, String)> + Send + Sync + 'static {
     let asked = AtomicUsize::new(0);
     let allow = choose_permission("allow_once");
     let reject = choose_permission("reject_once");
@@ -45,11 +44,17 @@ async fn reads_and_edits_go_through_the_editors_buffer_and_never_the_disk() {
 
     // claude's own file tools are off; ours are announced in `initialize`.
     let argv = s.argvs().remove(0).join(" ");
-    assert!(argv.contains("--disallowedTools Read,Write,Edit,MultiEdit"), "{argv}");
+    assert!(
+        argv.contains("--disallowedTools Read,Write,Edit,MultiEdit"),
+        "{argv}"
+    );
 
     // Exactly the allowed Edit reached the editor, against its buffer; the disk is untouched.
     let writes = editor.writes();
-    assert_eq!(writes, vec![(key.clone(), "from the buffer\n2nd\n".to_owned())]);
+    assert_eq!(
+        writes,
+        vec![(key.clone(), "from the buffer\n2nd\n".to_owned())]
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), DISK);
 
     // The Read was not asked; the two Edits were, shown as claude's own Edit with the diff
@@ -81,15 +86,26 @@ async fn reads_and_edits_go_through_the_editors_buffer_and_never_the_disk() {
     );
 
     // The cards look as for claude's own tools: a read titled with the file, an edit with its diff.
-    let read = c.tool_call_state(&id, "toolu_read1").expect("the Read card");
-    assert_eq!((read["kind"].as_str(), read["title"].as_str()), (Some("read"), Some("Read a.txt")));
-    let edit = c.tool_call_state(&id, "toolu_edit1").expect("the Edit card");
+    let read = c
+        .tool_call_state(&id, "toolu_read1")
+        .expect("the Read card");
+    assert_eq!(
+        (read["kind"].as_str(), read["title"].as_str()),
+        (Some("read"), Some("Read a.txt"))
+    );
+    let edit = c
+        .tool_call_state(&id, "toolu_edit1")
+        .expect("the Edit card");
     assert_eq!(edit["kind"], "edit");
     assert_eq!(edit["status"], "completed");
     assert_eq!(edit["content"][0]["oldText"], BUFFER);
-    let rejected = c.tool_call_state(&id, "toolu_edit2").expect("the rejected Edit card");
+    let rejected = c
+        .tool_call_state(&id, "toolu_edit2")
+        .expect("the rejected Edit card");
     assert_eq!(rejected["status"], "failed");
-    let missing = c.tool_call_state(&id, "toolu_edit3").expect("the failed Edit card");
+    let missing = c
+        .tool_call_state(&id, "toolu_edit3")
+        .expect("the failed Edit card");
     assert_eq!(missing["status"], "failed");
 }
 
@@ -163,6 +179,9 @@ async fn a_cancel_while_the_editor_holds_a_read_ends_the_turn_and_withdraws_the_
             std::time::Duration::from_secs(10),
         )
         .await;
-    assert_eq!(withdrawn["params"]["requestId"], read.id, "the editor's read is withdrawn");
+    assert_eq!(
+        withdrawn["params"]["requestId"], read.id,
+        "the editor's read is withdrawn"
+    );
     assert!(s.problems().is_empty(), "{:?}", s.problems());
 }
