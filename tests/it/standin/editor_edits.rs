@@ -185,3 +185,37 @@ async fn a_cancel_while_the_editor_holds_a_read_ends_the_turn_and_withdraws_the_
     );
     assert!(s.problems().is_empty(), "{:?}", s.problems());
 }
+
+#[tokio::test]
+async fn switching_file_edits_to_disk_restarts_claude_with_its_own_tools() {
+    let s = Standin::new("write_allow");
+    let c = s.adapter(&[]);
+    c.allow_permissions();
+    c.initialize_with_capabilities(fs_capabilities()).await;
+    let id = c.new_session(&s.work).await;
+    s.wait_started(1, std::time::Duration::from_secs(10)).await;
+    let options = c
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "file_edits", "value": "disk"}),
+        )
+        .await
+        .unwrap();
+    let current = options["configOptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "file_edits")
+        .map(|o| o["currentValue"].clone());
+    assert_eq!(current, Some(json!("disk")));
+    c.prompt(&id, "Please create hello.txt").await.unwrap();
+    let argvs: Vec<String> = s.argvs().into_iter().map(|a| a.join(" ")).collect();
+    assert_eq!(argvs.len(), 2, "{argvs:#?}");
+    assert!(
+        argvs[0].contains("--disallowedTools Read,Write,Edit,MultiEdit"),
+        "{}",
+        argvs[0]
+    );
+    assert!(!argvs[1].contains("--disallowedTools"), "{}", argvs[1]);
+    assert!(s.work.join("hello.txt").exists(), "claude's own Write ran");
+}
