@@ -8,6 +8,7 @@
 //! - [`files`]: files only their owner can read, and what counts as an executable.
 //! - [`os`]: which system this is, as a value (for logic unit-tested for every system).
 //! - [`run`]: running a short helper command with a time limit.
+//! - [`stdio`]: closing this process's own stdout (the stand-in playing a claude that does).
 
 pub mod clock;
 pub mod files;
@@ -15,3 +16,4 @@ pub mod os;
 pub mod process;
 pub mod run;
 pub mod signals;
+pub mod stdio;

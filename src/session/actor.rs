@@ -2,10 +2,14 @@
 //!
 //! Everything about a session happens here, in order: prompts, cancels, mode changes, claude's
 //! output and its control requests. Work that waits on the editor (permission asks) or on claude
-//! (control replies) runs in tasks of its own and reports back, so the loop never stalls.
+//! (control replies, mode and model changes) runs in tasks of its own and reports back, so the
+//! loop never stalls.
 
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+use futures::FutureExt;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -14,6 +18,7 @@ use tokio::time::Instant;
 
 use self::asks::PendingAsks;
 use self::running::RunningClaude;
+use self::settings::{Setting, SettingReply};
 use super::config::AdapterConfig;
 use super::editor_fs::{EditorFiles, FileEdits};
 use super::fallback::PermissionPath;
@@ -67,6 +72,15 @@ pub enum Command {
     LoggedOut {
         reply: oneshot::Sender<()>,
     },
+    /// Makes the session's task panic where a bug would (built for unit tests only).
+    #[cfg(test)]
+    PanicForTest,
+}
+
+/// Whether the session goes on after one step of its loop.
+enum Flow {
+    Go,
+    Stop,
 }
 
 /// What the session's own helper tasks report back.
@@ -75,6 +89,12 @@ enum Internal {
     Initialized(Value),
     /// A permission ask has been answered (or withdrawn).
     PermissionDone { request_id: String },
+    /// claude answered a mode or model change, or did not in time.
+    SettingDone {
+        setting: Setting,
+        answer: Result<(), crate::claude::ClaudeError>,
+        reply: SettingReply,
+    },
 }
 
 /// What a session is opened with.
@@ -220,67 +240,103 @@ impl SessionActor {
     }
 
     /// Runs until the session is closed or every handle to it is gone.
+    ///
+    /// A panic while handling one event (a bug) is caught here, so it never takes the session's
+    /// prompt or claude with it: the prompt is answered with an error, claude is stopped, and the
+    /// session goes on (the next prompt starts claude again with `--resume`).
     pub async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
         loop {
-            let deadline = self.turn.as_ref().and_then(|t| t.deadline);
-            let idle_at = self.idle_deadline();
-            tokio::select! {
-                cmd = commands.recv() => match cmd {
-                    Some(Command::Close { reply }) => {
-                        self.shutdown().await;
-                        let _ = reply.send(());
-                        return;
-                    }
-                    Some(cmd) => self.on_command(cmd).await,
-                    None => {
-                        self.shutdown().await;
-                        return;
-                    }
-                },
-                event = self.claude.next_event(&*self.editor) => match event {
-                    Some(event) => self.on_claude(event),
-                    // The reader ends after its one `Exited`; a closed channel without it still means gone.
-                    None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
-                },
-                Some(internal) = self.internal_rx.recv() => self.on_internal(internal),
-                Some(mode) = self.mode_rx.recv() => self.mode_changed(mode),
-                () = sleep_until(deadline) => {
-                    tracing::warn!(session = %self.id, "claude did not end the turn after an interrupt; stopping it");
-                    self.stop_claude();
-                    self.finish_turn(Ok(StopReason::Cancelled));
-                }
-                () = sleep_until(idle_at) => self.stop_idle_claude().await,
+            let step = AssertUnwindSafe(self.step(&mut commands))
+                .catch_unwind()
+                .await;
+            match step {
+                Ok(Flow::Go) => self.idle.touch(),
+                Ok(Flow::Stop) => return,
+                Err(panic) => self.recover_from_panic(&*panic),
             }
-            self.idle.touch();
         }
+    }
+
+    /// Waits for the next thing to happen and handles it.
+    async fn step(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Flow {
+        let deadline = self.turn.as_ref().and_then(|t| t.deadline);
+        let idle_at = self.idle_deadline();
+        tokio::select! {
+            cmd = commands.recv() => match cmd {
+                Some(Command::Close { reply }) => {
+                    self.shutdown().await;
+                    let _ = reply.send(());
+                    return Flow::Stop;
+                }
+                Some(cmd) => self.on_command(cmd).await,
+                None => {
+                    self.shutdown().await;
+                    return Flow::Stop;
+                }
+            },
+            event = self.claude.next_event(&*self.editor) => match event {
+                Some(event) => self.on_claude(event),
+                // The reader ends after its one `Exited`; a closed channel without it still means gone.
+                None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
+            },
+            Some(internal) = self.internal_rx.recv() => self.on_internal(internal),
+            Some(mode) = self.mode_rx.recv() => self.mode_changed(mode),
+            () = sleep_until(deadline) => {
+                tracing::warn!(session = %self.id, "claude did not end the turn after an interrupt; stopping it");
+                self.stop_claude();
+                self.finish_turn(Ok(StopReason::Cancelled));
+            }
+            () = sleep_until(idle_at) => self.stop_idle_claude().await,
+        }
+        Flow::Go
+    }
+
+    /// After a panic in this session's code: its claude may be mid-turn in a state the session no
+    /// longer follows, so it is stopped, and the prompt waiting is told.
+    fn recover_from_panic(&mut self, panic: &(dyn std::any::Any + Send)) {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        tracing::error!(session = %self.id, panic = %what, "internal error in the session; its claude is stopped");
+        self.asks.withdraw_all();
+        self.stop_claude();
+        if let Some(turn) = self.turn.as_mut() {
+            // An internal error is what the editor gets, even for a turn being cancelled.
+            turn.cancelled = false;
+        }
+        self.finish_turn(Err(AgentError::Internal(format!(
+            "claude-acp hit an internal error in this session ({what}); its claude was stopped. \
+             The next prompt starts it again with the conversation intact."
+        ))));
     }
 
     async fn on_command(&mut self, cmd: Command) {
         match cmd {
             Command::Prompt { blocks, reply } => self.start_turn(blocks, reply),
             Command::Cancel => self.cancel(),
-            Command::SetMode { mode, reply } => {
-                let result = self.set_mode(&mode).await;
-                let _ = reply.send(result);
-            }
-            Command::SetConfigOption { id, value, reply } => {
-                let result = match id.as_str() {
-                    "mode" => self.set_mode(&value).await.map(|()| self.config_options()),
-                    "model" => self.set_model(&value).await.map(|()| self.config_options()),
-                    FileEdits::OPTION_ID => {
-                        self.set_file_edits(&value).map(|()| self.config_options())
-                    }
-                    other => Err(AgentError::InvalidParams(format!(
+            Command::SetMode { mode, reply } => self.set_mode(mode, SettingReply::Mode(reply)),
+            Command::SetConfigOption { id, value, reply } => match id.as_str() {
+                "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
+                "model" => self.set_model(value, SettingReply::ConfigOption(reply)),
+                FileEdits::OPTION_ID => {
+                    let result = self.set_file_edits(&value).map(|()| self.config_options());
+                    let _ = reply.send(result);
+                }
+                other => {
+                    let _ = reply.send(Err(AgentError::InvalidParams(format!(
                         "unknown config option `{other}`"
-                    ))),
-                };
-                let _ = reply.send(result);
-            }
+                    ))));
+                }
+            },
             Command::LoggedOut { reply } => {
                 self.end_claude_for_logout().await;
                 let _ = reply.send(());
             }
             Command::Close { .. } => unreachable!("handled in run"),
+            #[cfg(test)]
+            Command::PanicForTest => panic!("a bug, simulated by a test"),
         }
     }
 
@@ -352,6 +408,11 @@ impl SessionActor {
             Internal::PermissionDone { request_id } => {
                 self.asks.answered(&request_id);
             }
+            Internal::SettingDone {
+                setting,
+                answer,
+                reply,
+            } => self.setting_done(setting, answer, reply),
         }
     }
 

@@ -8,6 +8,7 @@ use crate::history;
 
 impl Sessions {
     pub(super) async fn delete(&self, session_id: &str) -> Result<(), AgentError> {
+        let _one_at_a_time = self.lifecycle.lock(session_id).await;
         let open = self
             .sessions
             .lock()

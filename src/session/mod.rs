@@ -6,6 +6,7 @@ mod delete;
 mod directories;
 pub mod editor_fs;
 pub mod fallback;
+mod id_locks;
 mod incoming;
 mod listing;
 mod logout;
@@ -49,6 +50,8 @@ pub struct Sessions {
     config: Arc<AdapterConfig>,
     editor: Arc<dyn EditorClient>,
     sessions: Mutex<HashMap<String, SessionHandle>>,
+    /// Loads, resumes, closes and deletes of one session id run one at a time.
+    lifecycle: id_locks::IdLocks,
 }
 
 impl Sessions {
@@ -57,6 +60,7 @@ impl Sessions {
             config: Arc::new(config),
             editor,
             sessions: Mutex::new(HashMap::new()),
+            lifecycle: id_locks::IdLocks::default(),
         })
     }
 
@@ -266,6 +270,8 @@ impl AgentCore for Sessions {
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
         Self::check_cwd(&req.cwd)?;
+        // The replay too: two loads of one id each replay the whole thread, one after the other.
+        let _one_at_a_time = self.lifecycle.lock(session_id).await;
         let dir = self.config_dir()?;
         let (id, cwd) = (session_id.to_owned(), req.cwd.clone());
         let updates = tokio::task::spawn_blocking(move || history::replay(&dir, &cwd, &id))
@@ -285,6 +291,7 @@ impl AgentCore for Sessions {
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
         Self::check_cwd(&req.cwd)?;
+        let _one_at_a_time = self.lifecycle.lock(session_id).await;
         self.stored(session_id).await?;
         self.open(session_id.to_owned(), req, Start::Resume).await
     }
@@ -337,6 +344,7 @@ impl AgentCore for Sessions {
     }
 
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError> {
+        let _one_at_a_time = self.lifecycle.lock(session_id).await;
         let handle = self
             .sessions
             .lock()

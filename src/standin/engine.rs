@@ -176,6 +176,15 @@ where
                 }
                 Step::On(handler) => self.handlers.push(handler.clone()),
                 Step::IgnoreEof => self.ignore_eof = true,
+                Step::CloseStdout => {
+                    let _ = self.stdout.flush().await;
+                    self.stdout.shutdown().await.map_err(|e| {
+                        Stop::Fail(
+                            EXIT_SCRIPT_ERROR,
+                            format!("step {n}: cannot close stdout: {e} (at {})", located.origin),
+                        )
+                    })?;
+                }
                 Step::Hang => {
                     // Keep reading so the adapter never blocks on a full pipe, then wait to be killed.
                     while self.next_line().await.is_some() {}

@@ -2,6 +2,7 @@
 //! in-memory pipes, with claude's arguments and cwd, and the arguments of every start are kept.
 //! Lets tests drive a whole session, restarts included, without starting a process.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::io::BufReader;
@@ -14,6 +15,24 @@ use crate::claude::{ClaudeError, SpawnOptions};
 pub struct StandinLauncher {
     script: Script,
     starts: Arc<Mutex<Vec<Vec<String>>>>,
+    /// How many of the claudes started still run (their task not ended nor aborted).
+    running: Arc<AtomicUsize>,
+}
+
+/// Counts one running claude for as long as its task lives.
+struct Running(Arc<AtomicUsize>);
+
+impl Running {
+    fn new(count: Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Self(count)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl StandinLauncher {
@@ -21,12 +40,18 @@ impl StandinLauncher {
         Self {
             script,
             starts: Arc::default(),
+            running: Arc::default(),
         }
     }
 
     /// claude's arguments at each start so far, in order.
     pub fn starts(&self) -> Vec<Vec<String>> {
         self.starts.lock().expect("starts lock").clone()
+    }
+
+    /// How many of the claudes it started still run: the in-process form of "no process left".
+    pub fn running(&self) -> usize {
+        self.running.load(Ordering::SeqCst)
     }
 }
 
@@ -42,7 +67,10 @@ impl Launch for StandinLauncher {
             cwd: opts.cwd,
             pid: std::process::id(),
         };
+        // Moved into the claude's task: dropped when it ends or is aborted (killed).
+        let running = Running::new(self.running.clone());
         Ok(in_process(move |pipes| async move {
+            let _running = running;
             run_with_runtime(
                 script,
                 opts.args,

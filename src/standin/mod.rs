@@ -29,6 +29,8 @@
 //! - `{"sleep_ms": N}`, `{"stderr": "text"}` (substituted), `{"exit": code}` (a crash).
 //! - `{"wait_eof": true}` ignores further lines (still logged) until stdin closes, then exits 0.
 //! - `{"hang": true}` ignores everything until killed.
+//! - `{"close_stdout": true}` closes stdout (really: the reader sees end-of-file) and goes on;
+//!   follow it with `hang` (a claude whose output ended while it lives).
 //! - `{"ignore_eof": true}`: from then on, stdin closing does not end the run; it waits to be
 //!   killed instead (a claude busy in a long tool call), so only a real kill takes it down.
 //! - `{"write_file": {"path": "hello.txt", "content": "..."}}` really writes the file, relative to
@@ -132,7 +134,7 @@ pub async fn run(script: Script, claude_args: Vec<String>) -> i32 {
         script,
         claude_args,
         tokio::io::stdin(),
-        tokio::io::stdout(),
+        ClosableStdout(tokio::io::stdout()),
         tokio::io::stderr(),
     )
     .await
@@ -221,6 +223,35 @@ pub fn write_claude_wrapper(
 /// `path` as one single-quoted shell word.
 fn sh_quote(path: &Path) -> String {
     format!("'{}'", path.to_string_lossy().replace('\'', "'\\''"))
+}
+
+/// The process's stdout, whose shutdown closes the descriptor itself (tokio's only flushes), so
+/// that `close_stdout` gives claude-acp end-of-file as a real claude closing its stdout would.
+struct ClosableStdout(tokio::io::Stdout);
+
+impl tokio::io::AsyncWrite for ClosableStdout {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.0).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::ready!(std::pin::Pin::new(&mut self.0).poll_flush(cx))?;
+        std::task::Poll::Ready(crate::platform::stdio::close_stdout())
+    }
 }
 
 /// The demo's script, embedded: claude greets, writes `hello.txt` after a permission prompt,

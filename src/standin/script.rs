@@ -73,6 +73,8 @@ pub enum Step {
     Exit(i32),
     WaitEof,
     Hang,
+    /// Closes stdout and goes on (a claude whose output ends while it lives; `hang` after it).
+    CloseStdout,
     /// From here on, stdin closing does not end the run: it waits to be killed, like a claude
     /// busy in a long tool call that does not notice.
     IgnoreEof,

@@ -14,6 +14,7 @@ const STEP_KEYS: &[&str] = &[
     "exit",
     "wait_eof",
     "hang",
+    "close_stdout",
     "ignore_eof",
     "write_file",
     "set",
@@ -124,6 +125,7 @@ pub(super) fn parse_step(map: &Map<String, Value>) -> Result<Step, String> {
         ),
         "wait_eof" => Step::WaitEof,
         "hang" => Step::Hang,
+        "close_stdout" => Step::CloseStdout,
         "ignore_eof" => Step::IgnoreEof,
         "write_file" => {
             let field = |f: &str| {

@@ -135,3 +135,17 @@ fn no_source_file_is_over_600_lines() {
         .collect();
     assert!(long.is_empty(), "split these by subject: {long:?}");
 }
+
+#[test]
+fn panics_unwind_so_that_a_session_catches_its_own() {
+    // With `panic = "abort"` one session's bug would end every session (the actor catches it).
+    let manifest = std::fs::read_to_string(repo().join("Cargo.toml")).expect("Cargo.toml");
+    let aborting: Vec<&str> = manifest
+        .lines()
+        .filter(|l| l.replace([' ', '\t'], "").starts_with("panic=\"abort\""))
+        .collect();
+    assert!(
+        aborting.is_empty(),
+        "Cargo.toml aborts on panic: {aborting:?}"
+    );
+}

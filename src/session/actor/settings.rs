@@ -3,11 +3,42 @@
 
 use serde_json::Value;
 
-use super::{CONTROL_TIMEOUT, SessionActor};
+use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor};
 use crate::claude::wire::OutboundControl;
+use crate::claude::{ClaudeError, ClaudeHandle};
 use crate::domain::{AgentError, ConfigOption, SessionUpdate};
 use crate::session::modes;
 use crate::translate;
+
+/// A change of the session's settings that claude has to make.
+pub(super) enum Setting {
+    Mode(String),
+    Model(String),
+}
+
+impl std::fmt::Display for Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Mode(mode) => write!(f, "mode change to `{mode}`"),
+            Self::Model(model) => write!(f, "model change to `{model}`"),
+        }
+    }
+}
+
+/// Who waits for a change: `session/set_mode`, or `session/set_config_option` (the options after it).
+pub(super) enum SettingReply {
+    Mode(Reply<()>),
+    ConfigOption(Reply<Vec<ConfigOption>>),
+}
+
+impl SettingReply {
+    fn send_error(self, error: AgentError) {
+        match self {
+            Self::Mode(reply) => drop(reply.send(Err(error))),
+            Self::ConfigOption(reply) => drop(reply.send(Err(error))),
+        }
+    }
+}
 
 impl SessionActor {
     pub fn config_options(&self) -> Vec<ConfigOption> {
@@ -47,49 +78,104 @@ impl SessionActor {
         })
     }
 
-    pub(super) async fn set_mode(&mut self, mode: &str) -> Result<(), AgentError> {
-        if !modes::is_known(mode, self.config.allow_bypass_permissions) {
-            return Err(AgentError::InvalidParams(format!("unknown mode `{mode}`")));
+    /// Starts a mode change (`session/set_mode`, or the `mode` config option): claude is asked,
+    /// and its answer comes back as [`Internal::SettingDone`], so the loop never waits on claude
+    /// (a hung claude must not hold up a cancel). With no claude running it takes effect at once.
+    pub(super) fn set_mode(&mut self, mode: String, reply: SettingReply) {
+        if !modes::is_known(&mode, self.config.allow_bypass_permissions) {
+            reply.send_error(AgentError::InvalidParams(format!("unknown mode `{mode}`")));
+            return;
         }
-        self.wake_if_stopped()?;
-        if let Some(handle) = self.claude.handle() {
-            handle
-                .request(
-                    OutboundControl::SetPermissionMode { mode: mode.into() },
-                    CONTROL_TIMEOUT,
-                )
-                .await
-                .map_err(|e| {
-                    AgentError::Internal(format!("claude refused the mode change: {e}"))
-                })?;
-        } else {
-            self.flags.set("--permission-mode", mode);
+        if let Err(e) = self.wake_if_stopped() {
+            reply.send_error(e);
+            return;
         }
-        self.mode_changed(mode.to_owned());
-        Ok(())
+        match self.claude.handle() {
+            Some(handle) => {
+                let request = OutboundControl::SetPermissionMode { mode: mode.clone() };
+                self.await_setting(handle, request, Setting::Mode(mode), reply);
+            }
+            None => {
+                self.flags.set("--permission-mode", &mode);
+                self.mode_changed(mode);
+                self.reply_setting(reply);
+            }
+        }
     }
 
-    pub(super) async fn set_model(&mut self, model: &str) -> Result<(), AgentError> {
-        if !self.models.is_empty() && !self.models.iter().any(|(id, ..)| id == model) {
-            return Err(AgentError::InvalidParams(format!(
+    /// Starts a model change (the `model` config option); answered like [`Self::set_mode`].
+    pub(super) fn set_model(&mut self, model: String, reply: SettingReply) {
+        if !self.models.is_empty() && !self.models.iter().any(|(id, ..)| *id == model) {
+            reply.send_error(AgentError::InvalidParams(format!(
                 "unknown model `{model}`"
             )));
+            return;
         }
-        self.ensure_claude()?;
+        if let Err(e) = self.ensure_claude() {
+            reply.send_error(e);
+            return;
+        }
         let handle = self.claude.handle().expect("claude is running");
-        handle
-            .request(
-                OutboundControl::SetModel {
-                    model: Some(model.into()),
-                },
-                CONTROL_TIMEOUT,
-            )
-            .await
-            .map_err(|e| AgentError::Internal(format!("claude refused the model change: {e}")))?;
-        self.model = Some(model.to_owned());
-        // Kept for a restarted claude, which would otherwise fall back to the default model.
-        self.flags.set("--model", model);
-        Ok(())
+        let request = OutboundControl::SetModel {
+            model: Some(model.clone()),
+        };
+        self.await_setting(handle, request, Setting::Model(model), reply);
+    }
+
+    /// Sends the change's control request now (so it reaches claude before anything sent after
+    /// it) and waits for claude's answer in a task of its own.
+    fn await_setting(
+        &self,
+        handle: ClaudeHandle,
+        request: OutboundControl,
+        setting: Setting,
+        reply: SettingReply,
+    ) {
+        let answer = handle.request(request, CONTROL_TIMEOUT);
+        let internal = self.internal_tx.clone();
+        tokio::spawn(async move {
+            let answer = answer.await.map(drop);
+            let _ = internal.send(Internal::SettingDone {
+                setting,
+                answer,
+                reply,
+            });
+        });
+    }
+
+    /// claude answered a change (or failed to, in time): applied and the editor answered.
+    pub(super) fn setting_done(
+        &mut self,
+        setting: Setting,
+        answer: Result<(), ClaudeError>,
+        reply: SettingReply,
+    ) {
+        if let Err(e) = answer {
+            reply.send_error(AgentError::Internal(format!(
+                "the {setting} did not take effect: {e}"
+            )));
+            return;
+        }
+        match setting {
+            Setting::Mode(mode) => self.mode_changed(mode),
+            Setting::Model(model) => {
+                // Kept for a restarted claude, which would otherwise fall back to the default model.
+                self.flags.set("--model", &model);
+                self.model = Some(model);
+            }
+        }
+        self.reply_setting(reply);
+    }
+
+    fn reply_setting(&self, reply: SettingReply) {
+        match reply {
+            SettingReply::Mode(reply) => {
+                let _ = reply.send(Ok(()));
+            }
+            SettingReply::ConfigOption(reply) => {
+                let _ = reply.send(Ok(self.config_options()));
+            }
+        }
     }
 
     /// Tells the editor in both forms clients read: the mode update and the config options.

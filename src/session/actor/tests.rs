@@ -220,3 +220,72 @@ async fn a_broken_stdio_permission_channel_switches_to_mcp_and_keeps_the_turn() 
         "the conversation is kept"
     );
 }
+
+#[tokio::test]
+async fn a_panic_in_a_session_fails_its_prompt_stops_its_claude_and_other_sessions_go_on() {
+    let broken = open("hang");
+    let mut other = open("text");
+    let turn = broken.prompt("hello");
+    let other_turn = other.prompt("hi");
+    assert_eq!(broken.launcher.running(), 1);
+
+    broken.commands.send(Command::PanicForTest).unwrap();
+    let err = ended(turn)
+        .await
+        .expect_err("the prompt is answered with an error");
+    assert!(
+        err.to_string().contains("internal error") && err.to_string().contains("stopped"),
+        "{err}"
+    );
+    let deadline = tokio::time::Instant::now() + TURN_LIMIT;
+    while broken.launcher.running() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the panicking session's claude still runs"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    assert_eq!(ended(other_turn).await.unwrap(), StopReason::EndTurn);
+    assert_eq!(other.agent_text(), "Hello from the mock model!");
+    assert_eq!(
+        ended(other.prompt("again")).await.unwrap(),
+        StopReason::EndTurn
+    );
+    // The session whose task panicked still answers: a prompt starts a new claude.
+    let again = broken.prompt("are you there?");
+    broken.commands.send(Command::Cancel).unwrap();
+    assert_eq!(ended(again).await.unwrap(), StopReason::Cancelled);
+    assert_eq!(broken.launcher.starts().len(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_model_change_claude_never_answers_fails_naming_it_and_does_not_delay_cancel() {
+    let s = open("hang");
+    let turn = s.prompt("hello");
+    let (reply, changed) = oneshot::channel();
+    s.commands
+        .send(Command::SetConfigOption {
+            id: "model".into(),
+            value: "sonnet".into(),
+            reply,
+        })
+        .unwrap();
+    let cancelled_at = tokio::time::Instant::now();
+    s.commands.send(Command::Cancel).unwrap();
+    assert_eq!(ended(turn).await.unwrap(), StopReason::Cancelled);
+    // On the paused clock: the cancel's deadline, not the change's time limit behind it.
+    assert!(
+        cancelled_at.elapsed() < super::CONTROL_TIMEOUT,
+        "the cancel waited for the model change: {:?}",
+        cancelled_at.elapsed()
+    );
+    let err = changed
+        .await
+        .unwrap()
+        .expect_err("claude never made the change");
+    assert!(
+        err.to_string().contains("model change to `sonnet`"),
+        "{err}"
+    );
+}

@@ -183,6 +183,55 @@ async fn loading_a_session_twice_leaves_one_claude() {
     assert_eq!(stop["stopReason"], "end_turn");
 }
 
+/// The most stand-in claudes alive at once, from the order of their start and exit events.
+fn most_alive_at_once(s: &Standin) -> usize {
+    let mut alive = std::collections::HashSet::new();
+    let mut most = 0;
+    for event in s.events() {
+        match event["event"].as_str() {
+            Some("start") => {
+                alive.insert(event["pid"].clone());
+                most = most.max(alive.len());
+            }
+            Some("exit") => {
+                alive.remove(&event["pid"]);
+            }
+            _ => {}
+        }
+    }
+    most
+}
+
+#[tokio::test]
+async fn concurrent_loads_of_an_open_session_never_run_two_claudes_at_once() {
+    // Its claude exits when its stdin closes and logs it: the log shows whether two overlapped.
+    let s = Standin::new("text");
+    install_fixture(&config_dir(&s), &s.work, FIXTURE_SESSION_ID);
+    let c = adapter(&s);
+    c.initialize().await;
+    open(&c, "session/load", FIXTURE_SESSION_ID, &s.work)
+        .await
+        .unwrap();
+    s.wait_started(1, Duration::from_secs(10)).await;
+
+    let (first, second) = tokio::join!(
+        open(&c, "session/load", FIXTURE_SESSION_ID, &s.work),
+        open(&c, "session/load", FIXTURE_SESSION_ID, &s.work),
+    );
+    first.expect("the first load is answered");
+    second.expect("the second load is answered");
+    let pids = s.wait_started(3, Duration::from_secs(10)).await;
+    assert_eq!(
+        most_alive_at_once(&s),
+        1,
+        "two claudes ran the conversation at once: {:?}",
+        s.events()
+    );
+    assert_eq!(live_claudes(&c), vec![pids[2]], "one claude is left");
+    let stop = c.prompt(FIXTURE_SESSION_ID, "still there?").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+}
+
 #[tokio::test]
 async fn close_ends_claude_and_the_session_loads_again_with_one_claude() {
     // Its claude does not exit when its stdin closes: only a kill ends it.

@@ -36,22 +36,41 @@ impl Standin {
 
     /// A stand-in playing the script `write` puts in the stand-in's directory (a test's own script).
     pub fn with_script(write: impl FnOnce(&Path) -> PathBuf) -> Self {
+        Self::with_scripts(|dir| vec![write(dir)])
+    }
+
+    /// A stand-in whose n-th claude plays the n-th script `write` returns, and every later one
+    /// the last: a claude that fails one way, then the one a restart finds.
+    pub fn with_scripts(write: impl FnOnce(&Path) -> Vec<PathBuf>) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let script = write(dir.path());
-        assert!(
-            script.exists(),
-            "missing stand-in script {}",
-            script.display()
-        );
+        let scripts = write(dir.path());
+        for script in &scripts {
+            assert!(
+                script.exists(),
+                "missing stand-in script {}",
+                script.display()
+            );
+        }
         let wrapper = dir.path().join("claude");
         let log = dir.path().join("standin.log");
+        let starts = dir.path().join("starts");
+        let mut choose = String::from("case \"$n\" in\n");
+        for (n, script) in scripts.iter().enumerate() {
+            let pattern = if n + 1 == scripts.len() {
+                "*".to_owned()
+            } else {
+                n.to_string()
+            };
+            choose.push_str(&format!("{pattern}) script='{}';;\n", script.display()));
+        }
+        choose.push_str("esac\n");
         // The log is set here, not by the adapter's environment, so every stand-in started
         // through this wrapper logs and gets its verdict read, whatever env a test gives the adapter.
         let body = format!(
-            "#!/bin/sh\nCLAUDE_STANDIN_LOG='{}' exec '{}' standin --script '{}' \"$@\"\n",
+            "#!/bin/sh\nn=$(cat '{starts}' 2>/dev/null || echo 0)\necho $((n + 1)) > '{starts}'\n{choose}CLAUDE_STANDIN_LOG='{}' exec '{}' standin --script \"$script\" \"$@\"\n",
             log.display(),
             env!("CARGO_BIN_EXE_claude-acp"),
-            script.display()
+            starts = starts.display(),
         );
         std::fs::write(&wrapper, body).expect("write wrapper");
         use std::os::unix::fs::PermissionsExt;
