@@ -1,5 +1,6 @@
 //! The editor as the session side sees it (`EditorClient`), over the SDK connection.
 
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use agent_client_protocol::Client;
@@ -122,6 +123,40 @@ impl EditorClient for AcpEditor {
             .get()
             .and_then(|c| c.session.as_ref())
             .is_some_and(|s| s.compaction.is_some())
+    }
+
+    fn supports_text_files(&self) -> bool {
+        self.capabilities
+            .get()
+            .is_some_and(|c| c.fs.read_text_file && c.fs.write_text_file)
+    }
+
+    async fn read_text_file(&self, session_id: &str, path: &Path) -> Result<String, EditorError> {
+        let cx = self.connection()?.clone();
+        let request = acp::ReadTextFileRequest::new(session_id.to_owned(), path.to_path_buf());
+        // Dropping this future (the tool call timed out) sends `$/cancel_request` to the editor.
+        let response = cx
+            .send_request(request)
+            .block_task()
+            .await
+            .map_err(editor_error)?;
+        Ok(response.content)
+    }
+
+    async fn write_text_file(
+        &self,
+        session_id: &str,
+        path: &Path,
+        content: String,
+    ) -> Result<(), EditorError> {
+        let cx = self.connection()?.clone();
+        let request =
+            acp::WriteTextFileRequest::new(session_id.to_owned(), path.to_path_buf(), content);
+        cx.send_request(request)
+            .block_task()
+            .await
+            .map_err(editor_error)?;
+        Ok(())
     }
 
     fn supports_elicitation(&self) -> bool {

@@ -16,6 +16,7 @@ mod pending;
 pub mod process;
 mod redact;
 mod replies;
+pub mod sdk_mcp;
 mod streams;
 pub mod wire;
 

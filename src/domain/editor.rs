@@ -1,5 +1,7 @@
 //! What the session side may ask of the editor: notifications and requests the adapter sends.
 
+use std::path::Path;
+
 use async_trait::async_trait;
 
 use super::{PermissionAsk, PermissionOutcome, SessionUpdate};
@@ -78,5 +80,25 @@ pub trait EditorClient: Send + Sync + 'static {
         _request: ElicitationRequest,
     ) -> Result<ElicitationOutcome, EditorError> {
         Err(EditorError::Unsupported("elicitation"))
+    }
+
+    /// Whether the editor declared both `fs.readTextFile` and `fs.writeTextFile`.
+    fn supports_text_files(&self) -> bool {
+        false
+    }
+
+    /// The text of a file as the editor has it (`fs/read_text_file`), unsaved changes included.
+    async fn read_text_file(&self, _session_id: &str, _path: &Path) -> Result<String, EditorError> {
+        Err(EditorError::Unsupported("fs/read_text_file"))
+    }
+
+    /// Hands the new text of a file to the editor (`fs/write_text_file`).
+    async fn write_text_file(
+        &self,
+        _session_id: &str,
+        _path: &Path,
+        _content: String,
+    ) -> Result<(), EditorError> {
+        Err(EditorError::Unsupported("fs/write_text_file"))
     }
 }

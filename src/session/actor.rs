@@ -22,6 +22,7 @@ use self::rewind::{RewindCommand, RewindDone};
 use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
 use super::config::AdapterConfig;
+use super::editor_fs::{EditorFiles, FileEdits};
 use super::fallback::PermissionPath;
 use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
@@ -38,6 +39,7 @@ mod asks;
 mod claude_io;
 mod context;
 mod effort;
+mod files;
 mod idle;
 mod logout;
 mod options;
@@ -128,6 +130,8 @@ pub struct SessionSpec {
     pub models: Vec<ModelInfo>,
     /// Where an earlier `/undo` or `/rewind` left the stored thread, while it is still in force.
     pub rewind: Option<RewindPoint>,
+    /// Whether Read, Write and Edit go through the editor; `None` where it cannot serve files.
+    pub file_edits: Option<FileEdits>,
 }
 
 /// The prompt being answered.
@@ -184,6 +188,14 @@ pub struct SessionActor {
     /// Where `/undo` or `/rewind` left the thread, until a turn has run on from there: a claude
     /// started meanwhile resumes only up to it.
     rewind: Option<RewindPoint>,
+    /// The "File edits" setting; `None` where the editor cannot serve files.
+    file_edits: Option<FileEdits>,
+    /// The editor-served file tools of the running claude (fixed at its start).
+    served_files: Option<EditorFiles>,
+    /// Tool calls of those tools still running.
+    file_tasks: Vec<files::FileCall>,
+    /// The setting changed while claude ran: restart it once no turn runs.
+    restart_for_files: bool,
 }
 
 impl SessionActor {
@@ -201,6 +213,7 @@ impl SessionActor {
             mode,
             models,
             rewind,
+            file_edits,
         } = spec;
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_rx) = mpsc::unbounded_channel();
@@ -214,6 +227,8 @@ impl SessionActor {
             rules: rules.clone(),
             claude: claude.shared_handle(),
             mode_changes: mode_tx,
+            mode: Arc::new(std::sync::Mutex::new(mode.clone())),
+            files: Arc::default(),
         };
         let path = PermissionPath::new(config.permission_transport);
         let model = flags.value_of("--model").map(str::to_owned);
@@ -247,6 +262,10 @@ impl SessionActor {
             title_announced: false,
             idle,
             rewind,
+            file_edits,
+            served_files: None,
+            file_tasks: Vec::new(),
+            restart_for_files: false,
         }
     }
 
@@ -337,6 +356,10 @@ impl SessionActor {
                 "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
                 "model" => self.set_model(value, SettingReply::ConfigOption(reply)),
                 "effort" => self.set_effort(value, SettingReply::ConfigOption(reply)),
+                FileEdits::OPTION_ID => {
+                    let result = self.set_file_edits(&value).map(|()| self.config_options());
+                    let _ = reply.send(result);
+                }
                 other => {
                     let _ = reply.send(Err(AgentError::InvalidParams(format!(
                         "unknown config option `{other}`"
@@ -409,6 +432,7 @@ impl SessionActor {
         }
         turn.cancelled = true;
         turn.deadline = Some(Instant::now() + CANCEL_GRACE);
+        self.cancel_file_calls();
         // Pending asks end now: the editor's request is withdrawn and claude gets a deny.
         let handle = self.claude.handle();
         for request_id in self.asks.withdraw_all() {
@@ -458,6 +482,7 @@ impl SessionActor {
             stop_reason,
             usage: turn.usage,
         });
+        self.restart_if_due();
         if let Some(task) = &turn.local {
             // Ended early (cancelled, claude gone): it changes nothing more.
             task.abort();

@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use crate::claude::sdk_mcp::McpMessage;
 use crate::claude::wire::{CanUseTool, InboundControlRequest, PermissionDecision};
 
 /// What to do with one inbound control request.
@@ -12,6 +13,8 @@ pub enum ControlAction {
     Reply(Value),
     /// Answered at once with this error.
     Fail(String),
+    /// A JSON-RPC message for one of the MCP servers we host for claude (`mcp_message`).
+    Mcp(McpMessage),
 }
 
 /// Takes the request by value: a permission ask carries the tool input whole (a 10 MiB Write).
@@ -30,6 +33,10 @@ pub fn classify(req: InboundControlRequest) -> ControlAction {
                 }
                 .to_value(),
             ),
+        },
+        "mcp_message" => match serde_json::from_value::<McpMessage>(req.request) {
+            Ok(message) => ControlAction::Mcp(message),
+            Err(e) => ControlAction::Fail(format!("unreadable mcp_message: {e}")),
         },
         // Hooks are not registered by this adapter; if one fires anyway, let claude go on.
         "hook_callback" => ControlAction::Reply(Value::Object(serde_json::Map::new())),

@@ -4,6 +4,7 @@ mod actor;
 pub mod config;
 mod delete;
 mod directories;
+pub mod editor_fs;
 pub mod fallback;
 mod id_locks;
 mod incoming;
@@ -158,6 +159,8 @@ impl Sessions {
             }
             _ => None,
         };
+        let file_edits =
+            editor_fs::initial_setting(self.editor.supports_text_files(), req.meta.as_ref())?;
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),
@@ -167,6 +170,7 @@ impl Sessions {
             mode,
             models: cached.unwrap_or_default(),
             rewind,
+            file_edits,
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;

@@ -269,7 +269,7 @@ impl TurnTranslator {
         self.tools.insert(
             id.to_owned(),
             PendingTool {
-                name: name.to_owned(),
+                name: super::tools::shown_name(name).to_owned(),
                 main_thread,
                 input,
             },

@@ -11,7 +11,8 @@ use crate::domain::{ToolCall, ToolContent, ToolKind, ToolLocation, ToolStatus};
 /// Longest command or query shown in a title; the full text stays in `raw_input`.
 const TITLE_MAX_CHARS: usize = 80;
 
-/// The tool call for a `tool_use` block (or a permission ask about one), status `Pending`.
+/// The tool call for a `tool_use` block (or a permission ask about one), status `Pending`. The
+/// editor-served Read, Write and Edit (`mcp__acp__Edit`) look like claude's own.
 pub fn tool_call_for(
     name: &str,
     id: &str,
@@ -19,6 +20,7 @@ pub fn tool_call_for(
     cwd: &Path,
     meta: Option<&ToolUseMeta>,
 ) -> ToolCall {
+    let name = shown_name(name);
     ToolCall {
         id: id.to_owned(),
         title: title_for(name, input, cwd, meta),
@@ -29,6 +31,11 @@ pub fn tool_call_for(
         raw_input: Some(input.clone()),
         parent_tool_call: None,
     }
+}
+
+/// The name a tool is shown under: claude's own for the editor-served file tools.
+pub fn shown_name(name: &str) -> &str {
+    crate::session::editor_fs::builtin_name(name).unwrap_or(name)
 }
 
 pub fn kind_for(name: &str) -> ToolKind {

@@ -24,10 +24,12 @@ impl SessionActor {
             None if self.conversation_stored && self.stored_by_claude() => Start::Resume,
             None => self.next_start.clone(),
         };
-        let (permission_args, mcp_file) = self
+        let (mut permission_args, mcp_file) = self
             .path
             .claude_args(&self.asker, &self.editor_servers)
             .map_err(AgentError::Internal)?;
+        let (_, file_args) = self.files_for_start();
+        permission_args.extend(file_args);
         self.carry_session_state_into_flags();
         let (flags, flag_files) = self
             .flags
@@ -56,7 +58,7 @@ impl SessionActor {
         // Queued now, so it is claude's first line whatever the turn sends next.
         let request = OutboundControl::Initialize {
             hooks: None,
-            sdk_mcp_servers: vec![],
+            sdk_mcp_servers: self.sdk_servers(),
         };
         let initialize = handle.request(request, CONTROL_TIMEOUT);
         tokio::spawn(async move {
@@ -149,6 +151,7 @@ impl SessionActor {
         match classify(req) {
             ControlAction::Reply(value) => deliver(handle.respond_success(&request_id, value)),
             ControlAction::Fail(error) => deliver(handle.respond_error(&request_id, &error)),
+            ControlAction::Mcp(message) => self.on_mcp_message(request_id, handle, message),
             ControlAction::AskPermission(ask) => {
                 self.path
                     .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
@@ -171,6 +174,7 @@ impl SessionActor {
         self.asks.withdraw_all();
         // A session answer waiting for claude's models waits no more.
         self.options_known();
+        self.abort_file_tasks();
         if self.turn.as_ref().is_some_and(|t| !t.cancelled)
             && let Some(symptom) = self.path.take_break_on_exit(&self.id, &info.stderr_tail)
         {

@@ -55,6 +55,7 @@ impl SessionActor {
         )];
         options.extend(self.model_option());
         options.extend(self.effort_option());
+        options.extend(self.file_edits_option());
         options
     }
 
@@ -192,6 +193,7 @@ impl SessionActor {
             return;
         }
         self.mode = mode.clone();
+        *self.asker.mode.lock().unwrap_or_else(|p| p.into_inner()) = mode.clone();
         self.editor
             .session_update(&self.id, SessionUpdate::CurrentMode { mode_id: mode });
         self.announce_options();

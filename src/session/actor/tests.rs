@@ -75,6 +75,7 @@ fn open(fixture: &str) -> Session {
         mode: "default".into(),
         models: vec![],
         rewind: None,
+        file_edits: None,
     };
     let mut actor = SessionActor::new(spec, Arc::new(config), Arc::new(Editor(updates_tx)));
     actor.start().expect("claude starts");

@@ -12,6 +12,7 @@ use super::SessionRules;
 use crate::claude::ClaudeHandle;
 use crate::claude::wire::{CanUseTool, OutboundControl, PermissionDecision};
 use crate::domain::EditorClient;
+use crate::session::editor_fs::EditorFiles;
 
 const RULE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -26,18 +27,27 @@ pub struct PermissionAsker {
     pub claude: Arc<Mutex<Option<ClaudeHandle>>>,
     /// Mode changes an answer implies (ExitPlanMode, "allow all edits").
     pub mode_changes: mpsc::UnboundedSender<String>,
+    /// The session's permission mode now (asks for the editor-served file tools follow it).
+    pub mode: Arc<Mutex<String>>,
+    /// The editor-served file tools of the running claude, if any.
+    pub files: Arc<Mutex<Option<EditorFiles>>>,
 }
 
 impl PermissionAsker {
     pub async fn ask(&self, req: CanUseTool) -> PermissionDecision {
-        let decision = super::decide(
-            self.editor.clone(),
-            &self.session_id,
-            &self.cwd,
-            req,
-            &self.rules,
-        )
-        .await;
+        let decision = match crate::session::editor_fs::builtin_name(&req.tool_name) {
+            Some(builtin) => super::editor_tools::decide(self, builtin, req).await,
+            None => {
+                super::decide(
+                    self.editor.clone(),
+                    &self.session_id,
+                    &self.cwd,
+                    req,
+                    &self.rules,
+                )
+                .await
+            }
+        };
         // Deny rules first, so they are in force before claude reads the deny.
         if let Some(settings) = decision.flag_settings {
             let handle = self.claude.lock().expect("claude handle lock").clone();

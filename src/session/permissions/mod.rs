@@ -9,6 +9,7 @@
 
 mod ask_user;
 pub(crate) mod asker;
+mod editor_tools;
 mod options;
 mod plan_mode;
 mod reply;
@@ -135,6 +136,12 @@ impl SessionRules {
                 _ => {}
             }
         }
+    }
+
+    /// Whether every one of these deny rules is in force (and there is at least one).
+    fn denies_all(&self, rules: &[String]) -> bool {
+        let lists = self.lists();
+        !rules.is_empty() && rules.iter().all(|r| lists.deny.contains(r))
     }
 
     /// The settings to re-apply to a new claude process, if the session has any rule.

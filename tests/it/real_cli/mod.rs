@@ -5,6 +5,7 @@ mod acp_v1;
 mod adapter;
 mod adapter_lifecycle;
 mod context;
+mod editor_edits;
 mod history_fixture;
 mod idle;
 mod mock_api;

@@ -10,6 +10,7 @@ mod compaction;
 mod config_options;
 mod context;
 mod doctor;
+mod editor_edits;
 mod end_turn_usage;
 mod fault_matrix;
 mod hard_kill;

@@ -6,6 +6,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod acp_client;
+pub mod editor_buffers;
 pub mod history;
 pub mod json_schema;
 pub mod mcp;

@@ -50,6 +50,11 @@ impl AcpClient {
         if elicitation_form {
             capabilities["elicitation"] = json!({"form": {}});
         }
+        self.initialize_with_capabilities(capabilities).await
+    }
+
+    /// `initialize` declaring exactly these client capabilities; panics on error.
+    pub async fn initialize_with_capabilities(&self, capabilities: Value) -> Value {
         let params = json!({
             "protocolVersion": 1,
             "clientCapabilities": capabilities,

@@ -1,0 +1,210 @@
+//! MCP servers claude-acp hosts for claude over the control channel (claude's "SDK" servers): the
+//! `mcp_message` requests claude sends, and the JSON-RPC answers that go back inside
+//! `{"mcp_response": ...}`. Shapes as claude 2.1.332 sent and accepted them
+//! (`e_sdk_mcp`, `e2_sdk_mcp_no_toolsearch` in /work/shared/claude-code-2.1.332 and
+//! `fixtures/transcripts/`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The protocol version claude 2.1.332 asks for; answered when claude names none.
+pub const MCP_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// The `request` of an inbound `mcp_message` control request.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct McpMessage {
+    pub server_name: String,
+    /// One JSON-RPC message: a request (with `id`) or a notification.
+    pub message: Value,
+}
+
+impl McpMessage {
+    pub fn id(&self) -> Option<&Value> {
+        self.message.get("id")
+    }
+
+    pub fn method(&self) -> &str {
+        self.message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    }
+
+    pub fn params(&self) -> &Value {
+        self.message.get("params").unwrap_or(&Value::Null)
+    }
+}
+
+/// The success payload of the control response: the JSON-RPC reply under `mcp_response`.
+pub fn mcp_response(reply: Value) -> Value {
+    #[derive(Serialize)]
+    struct Wrapped {
+        mcp_response: Value,
+    }
+    to_value(Wrapped {
+        mcp_response: reply,
+    })
+}
+
+/// A JSON-RPC result; `id` is `None` for a notification, which claude still wants answered
+/// (`{"jsonrpc":"2.0","result":{}}`).
+pub fn rpc_result(id: Option<Value>, result: Value) -> Value {
+    #[derive(Serialize)]
+    struct Reply {
+        jsonrpc: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<Value>,
+        result: Value,
+    }
+    to_value(Reply {
+        jsonrpc: "2.0",
+        id,
+        result,
+    })
+}
+
+pub fn rpc_error(id: Value, code: i64, message: String) -> Value {
+    #[derive(Serialize)]
+    struct Error {
+        code: i64,
+        message: String,
+    }
+    #[derive(Serialize)]
+    struct Reply {
+        jsonrpc: &'static str,
+        id: Value,
+        error: Error,
+    }
+    to_value(Reply {
+        jsonrpc: "2.0",
+        id,
+        error: Error { code, message },
+    })
+}
+
+/// An empty JSON object (`{}`), the result of a notification or a ping.
+pub fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// The `initialize` result of a server offering tools.
+pub fn initialize_result(protocol_version: &str, name: &str, version: &str) -> Value {
+    #[derive(Serialize)]
+    struct Tools {}
+    #[derive(Serialize)]
+    struct Capabilities {
+        tools: Tools,
+    }
+    #[derive(Serialize)]
+    struct Info<'a> {
+        name: &'a str,
+        version: &'a str,
+    }
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Result<'a> {
+        protocol_version: &'a str,
+        capabilities: Capabilities,
+        server_info: Info<'a>,
+    }
+    to_value(Result {
+        protocol_version,
+        capabilities: Capabilities { tools: Tools {} },
+        server_info: Info { name, version },
+    })
+}
+
+/// One tool as `tools/list` gives it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpTool {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+    #[serde(rename = "_meta")]
+    pub meta: McpToolMeta,
+}
+
+/// What claude reads from a tool's `_meta`.
+#[derive(Debug, Clone, Serialize)]
+pub struct McpToolMeta {
+    /// claude sends the tool's schema to the model with every request instead of deferring it
+    /// behind its ToolSearch tool (claude 2.1.332 defers every MCP tool by default; the key and
+    /// its meaning are from the `alwaysLoad` description in its binary).
+    #[serde(rename = "anthropic/alwaysLoad")]
+    pub always_load: bool,
+}
+
+pub fn tools_list_result(tools: Vec<McpTool>) -> Value {
+    #[derive(Serialize)]
+    struct Result {
+        tools: Vec<McpTool>,
+    }
+    to_value(Result { tools })
+}
+
+/// One block of a tool's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum McpContent {
+    Text {
+        text: String,
+    },
+    Image {
+        data: String,
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+}
+
+/// A `tools/call` result.
+pub fn call_result(content: Vec<McpContent>, is_error: bool) -> Value {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Result {
+        content: Vec<McpContent>,
+        is_error: bool,
+    }
+    to_value(Result { content, is_error })
+}
+
+fn to_value(value: impl Serialize) -> Value {
+    // Strings, bools and JSON values only: serializing cannot fail.
+    serde_json::to_value(value).expect("an MCP message serializes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn answers_have_the_shapes_claude_took() {
+        // e2_sdk_mcp_no_toolsearch, seq 7, 11 and 20.
+        assert_eq!(
+            mcp_response(rpc_result(
+                Some(json!(0)),
+                initialize_result("2025-11-25", "acp", "0.0.1")
+            )),
+            json!({"mcp_response": {"jsonrpc": "2.0", "id": 0, "result": {
+                "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "acp", "version": "0.0.1"}}}})
+        );
+        assert_eq!(
+            rpc_result(None, empty_object()),
+            json!({"jsonrpc": "2.0", "result": {}})
+        );
+        assert_eq!(
+            call_result(vec![McpContent::Text { text: "hi".into() }], false),
+            json!({"content": [{"type": "text", "text": "hi"}], "isError": false})
+        );
+        assert_eq!(
+            serde_json::to_value(McpContent::Image {
+                data: "AA==".into(),
+                mime_type: "image/png".into()
+            })
+            .unwrap(),
+            json!({"type": "image", "data": "AA==", "mimeType": "image/png"})
+        );
+    }
+}

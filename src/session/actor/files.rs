@@ -1,0 +1,171 @@
+//! The session's "File edits" setting and the editor-served file tools of its claude: claude is
+//! started with the `acp` server (and without its own Read, Write, Edit) when the setting says
+//! "editor"; each `tools/call` runs in a task of its own and answers on claude's control channel.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::Value;
+
+use super::SessionActor;
+use crate::claude::ClaudeHandle;
+use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
+use crate::domain::{AgentError, ConfigOption, SessionUpdate};
+use crate::session::editor_fs::{self, EditorFiles, FileEdits};
+
+/// One `tools/call` of the file tools in flight.
+pub(super) struct FileCall {
+    request_id: String,
+    rpc_id: Option<Value>,
+    /// Set by whoever answers claude first: the call's task, or a cancel.
+    answered: Arc<AtomicBool>,
+    task: Option<tokio::task::AbortHandle>,
+}
+
+impl SessionActor {
+    /// The file tools the claude about to start gets, if the setting is "editor"; also the flags
+    /// that turn claude's own tools off. Called for every start, so a change applies at the next.
+    pub(super) fn files_for_start(&mut self) -> (Option<EditorFiles>, Vec<String>) {
+        let files = (self.file_edits == Some(FileEdits::Editor)).then(|| {
+            let mut roots = vec![self.cwd.clone()];
+            roots.extend(crate::session::directories::added_directories(&self.flags));
+            EditorFiles::new(
+                self.editor.clone(),
+                self.id.clone(),
+                self.cwd.clone(),
+                roots,
+            )
+        });
+        *self.asker.files.lock().unwrap_or_else(|p| p.into_inner()) = files.clone();
+        self.served_files = files.clone();
+        let args = match files {
+            Some(_) => vec![
+                "--disallowedTools".to_owned(),
+                editor_fs::REPLACED_BUILTINS.to_owned(),
+            ],
+            None => Vec::new(),
+        };
+        (self.served_files.clone(), args)
+    }
+
+    /// The SDK servers to name in claude's `initialize`.
+    pub(super) fn sdk_servers(&self) -> Vec<String> {
+        match self.served_files {
+            Some(_) => vec![editor_fs::SERVER_NAME.to_owned()],
+            None => Vec::new(),
+        }
+    }
+
+    /// One `mcp_message`: answered from a task, so an editor slow to serve a file never holds up
+    /// the session (its bound is [`editor_fs::EDITOR_TIMEOUT`]).
+    pub(super) fn on_mcp_message(
+        &mut self,
+        request_id: String,
+        handle: ClaudeHandle,
+        message: McpMessage,
+    ) {
+        let files = self
+            .served_files
+            .clone()
+            .filter(|_| message.server_name == editor_fs::SERVER_NAME);
+        let Some(files) = files else {
+            let error = format!("no MCP server named {} here", message.server_name);
+            super::deliver(handle.respond_error(&request_id, &error));
+            return;
+        };
+        let answered = Arc::new(AtomicBool::new(false));
+        let call = FileCall {
+            request_id: request_id.clone(),
+            rpc_id: message.id().cloned(),
+            answered: answered.clone(),
+            task: None,
+        };
+        let task = tokio::spawn(async move {
+            let reply = files.handle(&message).await;
+            if !answered.swap(true, Ordering::SeqCst) {
+                let _ = handle
+                    .respond_success(&request_id, sdk_mcp::mcp_response(reply))
+                    .await;
+            }
+        });
+        self.file_tasks
+            .retain(|c| !c.answered.load(Ordering::SeqCst));
+        self.file_tasks.push(FileCall {
+            task: Some(task.abort_handle()),
+            ..call
+        });
+    }
+
+    /// The turn is cancelled: calls still waiting on the editor stop now (the editor's request is
+    /// withdrawn) and claude is told each failed, so nothing waits out the editor's bound.
+    pub(super) fn cancel_file_calls(&mut self) {
+        let handle = self.claude.handle();
+        for call in self.file_tasks.drain(..) {
+            if call.answered.swap(true, Ordering::SeqCst) {
+                continue;
+            }
+            if let Some(task) = call.task {
+                task.abort();
+            }
+            if let (Some(handle), Some(id)) = (&handle, call.rpc_id) {
+                let text = "The user cancelled the turn, so this tool did not run.".to_owned();
+                let result = sdk_mcp::call_result(vec![McpContent::Text { text }], true);
+                let reply = sdk_mcp::mcp_response(sdk_mcp::rpc_result(Some(id), result));
+                super::deliver(handle.respond_success(&call.request_id, reply));
+            }
+        }
+    }
+
+    /// claude ended: its tool calls have no one to answer.
+    pub(super) fn abort_file_tasks(&mut self) {
+        for call in self.file_tasks.drain(..) {
+            if let Some(task) = call.task {
+                task.abort();
+            }
+        }
+    }
+
+    pub(super) fn file_edits_option(&self) -> Option<ConfigOption> {
+        self.file_edits.map(editor_fs::config_option)
+    }
+
+    /// Switches the setting. claude takes the other tools only at a start, so a running claude
+    /// is stopped now if idle, else after the turn; the next prompt resumes it with the change.
+    pub(super) fn set_file_edits(&mut self, value: &str) -> Result<(), AgentError> {
+        if self.file_edits.is_none() {
+            return Err(AgentError::InvalidParams(
+                "the editor did not declare fs.readTextFile and fs.writeTextFile, so files are always on disk".into(),
+            ));
+        }
+        let Some(setting) = FileEdits::parse(value) else {
+            return Err(AgentError::InvalidParams(format!(
+                "unknown value `{value}` for file_edits (expected editor or disk)"
+            )));
+        };
+        if self.file_edits == Some(setting) {
+            return Ok(());
+        }
+        self.file_edits = Some(setting);
+        self.restart_for_files = self.claude.is_running();
+        self.restart_if_due();
+        self.editor.session_update(
+            &self.id,
+            SessionUpdate::ConfigOptions {
+                options: self.config_options(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Stops claude for a changed setting once no turn is running; the next prompt resumes it.
+    pub(super) fn restart_if_due(&mut self) {
+        if self.restart_for_files && self.turn.is_none() {
+            self.restart_for_files = false;
+            if let Some(claude) = self.claude.ended() {
+                tracing::info!(session = %self.id, "restarting claude for the file edits setting");
+                claude.kill();
+            }
+            self.abort_file_tasks();
+        }
+    }
+}

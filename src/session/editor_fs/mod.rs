@@ -1,0 +1,219 @@
+//! claude's Read, Write and Edit served through the editor (`fs/read_text_file`,
+//! `fs/write_text_file`): an MCP server claude reaches over its own control channel
+//! (`mcp_message`), whose tools have the built-ins' names, schemas and descriptions, while the
+//! built-ins are turned off for the session (`--disallowedTools`).
+//!
+//! This module answers the JSON-RPC messages; [`run`] does the file work, [`logic`] the pure
+//! part, [`texts`] holds claude's own words.
+
+mod logic;
+mod run;
+mod texts;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::claude::sdk_mcp::{self, McpMessage, McpTool, McpToolMeta};
+use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
+
+pub use logic::Seen;
+
+/// The server's name as claude knows it: its tools reach the model as `mcp__acp__Read`, ...
+pub const SERVER_NAME: &str = "acp";
+
+/// claude's built-ins this server replaces, turned off with `--disallowedTools` (claude 2.1.332
+/// has no MultiEdit; older ones do, and it must not write behind the editor's back either).
+pub const REPLACED_BUILTINS: &str = "Read,Write,Edit,MultiEdit";
+
+/// How long the editor may take over one `fs/*` request before that tool call fails.
+pub const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
+const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_fs/builtin_tools_2.1.332.json");
+
+/// The built-in a tool name of this server stands for (`mcp__acp__Edit` -> `Edit`).
+pub fn builtin_name(tool_name: &str) -> Option<&'static str> {
+    let tool = tool_name.strip_prefix("mcp__")?.strip_prefix(SERVER_NAME)?;
+    match tool.strip_prefix("__")? {
+        "Read" => Some("Read"),
+        "Write" => Some("Write"),
+        "Edit" => Some("Edit"),
+        _ => None,
+    }
+}
+
+/// Whether the editor or the disk holds the files of a session's Read, Write and Edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileEdits {
+    Editor,
+    Disk,
+}
+
+impl FileEdits {
+    pub const OPTION_ID: &'static str = "file_edits";
+
+    pub fn id(self) -> &'static str {
+        match self {
+            FileEdits::Editor => "editor",
+            FileEdits::Disk => "disk",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "editor" => Some(FileEdits::Editor),
+            "disk" => Some(FileEdits::Disk),
+            _ => None,
+        }
+    }
+}
+
+/// The session's starting setting: `None` where the editor cannot serve files (the option is not
+/// offered, claude's own tools run), else `_meta.fileEdits` ("editor" or "disk"), by default the
+/// editor.
+pub fn initial_setting(
+    editor_serves_files: bool,
+    meta: Option<&Value>,
+) -> Result<Option<FileEdits>, AgentError> {
+    let asked = match meta.and_then(|m| m.get(META_KEY)) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(value)) if FileEdits::parse(value).is_some() => FileEdits::parse(value),
+        Some(other) => {
+            return Err(AgentError::InvalidParams(format!(
+                "_meta.{META_KEY}: expected \"editor\" or \"disk\", got {other}"
+            )));
+        }
+    };
+    Ok(editor_serves_files.then(|| asked.unwrap_or(FileEdits::Editor)))
+}
+
+/// The `_meta` key of `session/new` (and load, resume, fork) that picks [`FileEdits`].
+pub const META_KEY: &str = "fileEdits";
+
+/// The "File edits" config option.
+pub fn config_option(current: FileEdits) -> ConfigOption {
+    let value = |id: FileEdits, name: &str, description: &str| ConfigValue {
+        id: id.id().into(),
+        name: name.into(),
+        description: Some(description.into()),
+    };
+    ConfigOption {
+        id: FileEdits::OPTION_ID.into(),
+        name: "File edits".into(),
+        description: Some("Where claude's Read, Write and Edit work on files".into()),
+        category: None,
+        current: current.id().into(),
+        values: vec![
+            value(
+                FileEdits::Editor,
+                "Review in editor",
+                "Through the editor's buffers: unsaved changes are read, edits arrive for review",
+            ),
+            value(
+                FileEdits::Disk,
+                "Write to disk",
+                "claude's own tools, on disk",
+            ),
+        ],
+    }
+}
+
+/// One session's file tools: cheap to clone into the task that runs a call.
+#[derive(Clone)]
+pub struct EditorFiles {
+    editor: Arc<dyn EditorClient>,
+    session_id: String,
+    cwd: PathBuf,
+    /// The workspace: the cwd and the added directories. Files elsewhere are read and written
+    /// on disk, as claude would.
+    roots: Vec<PathBuf>,
+    /// What the model last saw of each file, to tell a changed file as claude does.
+    seen: Arc<Mutex<HashMap<PathBuf, Seen>>>,
+    timeout: Duration,
+}
+
+impl EditorFiles {
+    pub fn new(
+        editor: Arc<dyn EditorClient>,
+        session_id: String,
+        cwd: PathBuf,
+        roots: Vec<PathBuf>,
+    ) -> Self {
+        Self {
+            editor,
+            session_id,
+            cwd,
+            roots,
+            seen: Arc::default(),
+            timeout: EDITOR_TIMEOUT,
+        }
+    }
+
+    /// The JSON-RPC reply to one message claude sends this server.
+    pub async fn handle(&self, message: &McpMessage) -> Value {
+        let Some(id) = message.id().cloned() else {
+            // A notification: claude 2.1.332 still waits for an answer, an empty result.
+            return sdk_mcp::rpc_result(None, sdk_mcp::empty_object());
+        };
+        let params = message.params();
+        let result = match message.method() {
+            "initialize" => sdk_mcp::initialize_result(
+                params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or(sdk_mcp::MCP_PROTOCOL_VERSION),
+                SERVER_NAME,
+                env!("CARGO_PKG_VERSION"),
+            ),
+            "tools/list" => sdk_mcp::tools_list_result(tool_definitions()),
+            "tools/call" => self.call(params).await,
+            "ping" => sdk_mcp::empty_object(),
+            other => {
+                return sdk_mcp::rpc_error(id, -32601, format!("Method not found: {other}"));
+            }
+        };
+        sdk_mcp::rpc_result(Some(id), result)
+    }
+
+    async fn call(&self, params: &Value) -> Value {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+        let no_input = Value::Object(serde_json::Map::new());
+        let input = params.get("arguments").unwrap_or(&no_input);
+        let tool_use_id = params
+            .get("_meta")
+            .and_then(|m| m.get("claudecode/toolUseId"))
+            .and_then(Value::as_str);
+        let reply = match name {
+            "Read" => self.read(input, tool_use_id).await,
+            "Write" => self.write(input, tool_use_id).await,
+            "Edit" => self.edit(input, tool_use_id).await,
+            other => run::Reply::error(format!("No such tool available: {other}")),
+        };
+        reply.to_mcp()
+    }
+}
+
+/// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.
+fn tool_definitions() -> Vec<McpTool> {
+    let captured: Value = serde_json::from_str(BUILTIN_TOOLS).expect("the captured tools parse");
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    captured["tools"]
+        .as_array()
+        .expect("the capture lists tools")
+        .iter()
+        .map(|tool| McpTool {
+            name: text(&tool["name"]),
+            description: text(&tool["description"]),
+            input_schema: tool["input_schema"].clone(),
+            // Like the built-ins they replace: always in the model's tool list.
+            meta: McpToolMeta { always_load: true },
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

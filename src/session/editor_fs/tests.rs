@@ -1,0 +1,217 @@
+//! The server's JSON-RPC answers, and the tools against an editor whose buffer differs from disk.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::*;
+use crate::domain::{EditorError, PermissionAsk, PermissionOutcome, SessionUpdate};
+
+/// An editor holding buffers in memory; `fs/write_text_file` changes the buffer only.
+#[derive(Default)]
+struct Buffers {
+    files: Mutex<HashMap<PathBuf, String>>,
+    writes: Mutex<Vec<(PathBuf, String)>>,
+    updates: Mutex<Vec<SessionUpdate>>,
+    refuse: Mutex<Option<String>>,
+}
+
+#[async_trait]
+impl EditorClient for Buffers {
+    fn session_update(&self, _session_id: &str, update: SessionUpdate) {
+        self.updates.lock().unwrap().push(update);
+    }
+    async fn request_permission(&self, _: PermissionAsk) -> Result<PermissionOutcome, EditorError> {
+        Err(EditorError::Closed)
+    }
+    fn supports_text_files(&self) -> bool {
+        true
+    }
+    async fn read_text_file(&self, _: &str, path: &Path) -> Result<String, EditorError> {
+        if let Some(message) = self.refuse.lock().unwrap().clone() {
+            return Err(EditorError::Rejected(message));
+        }
+        let files = self.files.lock().unwrap();
+        files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| EditorError::Rejected("not open".into()))
+    }
+    async fn write_text_file(
+        &self,
+        _: &str,
+        path: &Path,
+        content: String,
+    ) -> Result<(), EditorError> {
+        self.writes
+            .lock()
+            .unwrap()
+            .push((path.to_path_buf(), content.clone()));
+        self.files
+            .lock()
+            .unwrap()
+            .insert(path.to_path_buf(), content);
+        Ok(())
+    }
+}
+
+fn msg(message: Value) -> McpMessage {
+    McpMessage {
+        server_name: SERVER_NAME.into(),
+        message,
+    }
+}
+
+struct Setup {
+    dir: tempfile::TempDir,
+    editor: Arc<Buffers>,
+    files: EditorFiles,
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let editor = Arc::new(Buffers::default());
+    let cwd = dir.path().to_path_buf();
+    let files = EditorFiles::new(editor.clone(), "s".into(), cwd.clone(), vec![cwd]);
+    Setup { dir, editor, files }
+}
+
+async fn call(files: &EditorFiles, tool: &str, args: Value) -> (String, bool) {
+    let reply = files
+        .handle(&msg(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": tool, "arguments": args, "_meta": {"claudecode/toolUseId": "toolu_1"}}})))
+        .await;
+    assert_eq!(reply["id"], 7);
+    let result = &reply["result"];
+    (
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        result["isError"] == true,
+    )
+}
+
+#[tokio::test]
+async fn lists_the_builtins_under_their_names_with_their_schemas() {
+    let s = setup();
+    let reply = s
+        .files
+        .handle(&msg(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        ))
+        .await;
+    let tools = reply["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Edit", "Read", "Write"]);
+    let edit = &tools[0];
+    assert_eq!(
+        edit["inputSchema"]["required"],
+        json!(["file_path", "old_string", "new_string"])
+    );
+    assert!(edit["description"].as_str().unwrap().len() > 100);
+    let init = s
+        .files
+        .handle(&msg(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25"}}),
+        ))
+        .await;
+    assert_eq!(init["result"]["serverInfo"]["name"], SERVER_NAME);
+    let note = s
+        .files
+        .handle(&msg(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ))
+        .await;
+    assert_eq!(note, json!({"jsonrpc": "2.0", "result": {}}));
+}
+
+#[tokio::test]
+async fn read_and_edit_go_through_the_buffer_and_never_the_disk() {
+    let s = setup();
+    let path = s.dir.path().join("a.txt");
+    std::fs::write(&path, "on disk\n").unwrap();
+    s.editor
+        .files
+        .lock()
+        .unwrap()
+        .insert(path.clone(), "unsaved one\ntwo\n".into());
+    let (text, error) = call(&s.files, "Read", json!({"file_path": path})).await;
+    assert_eq!(
+        (text.as_str(), error),
+        ("1\tunsaved one\n2\ttwo\n3\t", false)
+    );
+    let (text, error) = call(
+        &s.files,
+        "Edit",
+        json!({"file_path": path, "old_string": "two", "new_string": "2"}),
+    )
+    .await;
+    assert!(!error, "{text}");
+    assert_eq!(
+        *s.editor.writes.lock().unwrap(),
+        vec![(path.clone(), "unsaved one\n2\n".to_owned())]
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "on disk\n");
+    let updates = s.editor.updates.lock().unwrap();
+    let SessionUpdate::ToolCallUpdate(update) = updates.last().unwrap() else {
+        panic!()
+    };
+    assert_eq!(
+        update.content.as_ref().unwrap()[0],
+        crate::domain::ToolContent::Diff {
+            path: path.display().to_string(),
+            old_text: Some("unsaved one\ntwo\n".into()),
+            new_text: "unsaved one\n2\n".into(),
+        }
+    );
+}
+
+#[tokio::test]
+async fn an_editor_error_fails_the_call_with_its_message() {
+    let s = setup();
+    let path = s.dir.path().join("a.txt");
+    std::fs::write(&path, "x\n").unwrap();
+    *s.editor.refuse.lock().unwrap() = Some("buffer locked".into());
+    let (text, error) = call(
+        &s.files,
+        "Edit",
+        json!({"file_path": path, "old_string": "x", "new_string": "y"}),
+    )
+    .await;
+    assert!(error);
+    assert!(text.contains("buffer locked"), "{text}");
+    assert!(s.editor.writes.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn files_outside_the_workspace_are_read_and_written_on_disk() {
+    let s = setup();
+    let outside = tempfile::tempdir().unwrap();
+    let path = outside.path().join("b.txt");
+    std::fs::write(&path, "far\n").unwrap();
+    let (text, _) = call(&s.files, "Read", json!({"file_path": path})).await;
+    assert_eq!(text, "1\tfar\n2\t");
+    let (_, error) = call(
+        &s.files,
+        "Write",
+        json!({"file_path": path, "content": "near\n"}),
+    )
+    .await;
+    assert!(!error);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "near\n");
+    assert!(s.editor.writes.lock().unwrap().is_empty());
+}
+
+#[test]
+fn builtin_names_map_only_this_servers_tools() {
+    assert_eq!(builtin_name("mcp__acp__Edit"), Some("Edit"));
+    assert_eq!(builtin_name("mcp__acp__Read"), Some("Read"));
+    assert_eq!(builtin_name("mcp__acpx__Edit"), None);
+    assert_eq!(builtin_name("mcp__other__Edit"), None);
+    assert_eq!(builtin_name("Edit"), None);
+}

@@ -1,0 +1,85 @@
+//! Asks about the editor-served Read, Write and Edit (`mcp__acp__*`), which claude asks about as
+//! MCP tools (always, whatever the mode): decided here as claude decides for its own tools, so
+//! modes and "always" answers keep their meaning.
+//!
+//! - Read inside the workspace is allowed without asking (claude's own Read is not asked there).
+//! - Write and Edit: `plan` denies, `acceptEdits` allows inside the workspace, otherwise the
+//!   editor is asked with the call shown as claude's own tool, the diff taken against the
+//!   editor's buffer, and claude's own "always" suggestion for an edit (accept edits for the
+//!   session).
+//! - "Always reject" puts a rule for the built-in (`Edit(//path)`) in force; claude does not
+//!   apply it to an MCP tool, so it is applied here before any ask.
+
+use serde_json::Value;
+
+use super::asker::PermissionAsker;
+use super::{Decision, allowed_input, call_update, deny, options, reply, tool_call};
+use crate::claude::wire::{CanUseTool, PermissionDecision};
+
+/// claude's own suggestion for "always allow" of an edit (`b_write_allow`, seq 10).
+fn accept_edits_suggestion() -> Value {
+    let mut suggestion = serde_json::Map::new();
+    suggestion.insert("type".into(), "setMode".into());
+    suggestion.insert("mode".into(), "acceptEdits".into());
+    suggestion.insert("destination".into(), "session".into());
+    Value::Object(suggestion)
+}
+
+pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> Decision {
+    let files = asker
+        .files
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    let mode = asker.mode.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let inside = files.as_ref().is_some_and(|files| {
+        files
+            .input_path(&req.input)
+            .is_some_and(|path| files.in_workspace(&path))
+    });
+    let allow = || {
+        Decision::plain(PermissionDecision::Allow {
+            updated_input: allowed_input(&req),
+            updated_permissions: Vec::new(),
+        })
+    };
+    // The call as claude's own tool: its title, kind, options and rules.
+    let mut shown = req.clone();
+    shown.tool_name = builtin.to_owned();
+    shown.display_name = None;
+    shown.mcp_server = None;
+    shown.permission_suggestions = Vec::new();
+    let choices = options::build(&shown, &asker.cwd);
+    let ruled_out: Vec<String> = choices.deny_rules.iter().map(|r| r.setting()).collect();
+    if asker.rules.denies_all(&ruled_out) {
+        return Decision::plain(deny(format!(
+            "The user rejected every {builtin} call like this one for the rest of the session ({}).",
+            options::labels(&choices.deny_rules)
+        )));
+    }
+    match builtin {
+        "Read" if inside => return allow(),
+        "Write" | "Edit" if mode == "plan" => {
+            return Decision::plain(deny(format!(
+                "{builtin} is not allowed in plan mode: present the plan with ExitPlanMode first."
+            )));
+        }
+        "Write" | "Edit" if mode == "acceptEdits" && inside => return allow(),
+        "Write" | "Edit" => shown.permission_suggestions = vec![accept_edits_suggestion()],
+        _ => {}
+    }
+    let choices = options::build(&shown, &asker.cwd);
+    let mut call = call_update(tool_call(&shown, &asker.cwd));
+    if let Some(files) = &files
+        && let Some(diff) = files.preview(builtin, &req.input).await
+    {
+        call.content = Some(vec![diff]);
+    }
+    let ask = crate::domain::PermissionAsk {
+        session_id: asker.session_id.clone(),
+        tool_call: call,
+        options: choices.options.clone(),
+    };
+    let answer = asker.editor.request_permission(ask).await;
+    reply::answer(&shown, &choices, answer, &asker.rules)
+}
