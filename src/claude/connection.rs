@@ -184,6 +184,8 @@ fn subtype_of(request: &OutboundControl) -> &'static str {
         OutboundControl::SetPermissionMode { .. } => "set_permission_mode",
         OutboundControl::SetModel { .. } => "set_model",
         OutboundControl::ApplyFlagSettings { .. } => "apply_flag_settings",
+        OutboundControl::GetContextUsage { .. } => "get_context_usage",
+        OutboundControl::RewindFiles(_) => "rewind_files",
     }
 }
 

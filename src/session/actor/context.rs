@@ -24,6 +24,7 @@ impl SessionActor {
             blocks,
             cancelled: false,
             deadline: None,
+            local: None,
         });
         // `summary`: from the last response's usage and local estimates, no API request at all.
         let request = handle.request(

@@ -199,6 +199,7 @@ impl Job {
             locations: vec![],
             content: vec![],
             raw_input: None,
+            parent_tool_call: None,
         }));
         let target = match self.command {
             RewindCommand::Undo => last,

@@ -174,6 +174,7 @@ impl EditorFiles {
             content: Some(content),
             raw_input: None,
             raw_output: None,
+            elapsed_seconds: None,
         };
         self.editor
             .session_update(&self.session_id, SessionUpdate::ToolCallUpdate(update));

@@ -10,20 +10,11 @@
 //! - "Always reject" puts a rule for the built-in (`Edit(//path)`) in force; claude does not
 //!   apply it to an MCP tool, so it is applied here before any ask.
 
-use serde_json::Value;
 
 use super::asker::PermissionAsker;
 use super::{Decision, allowed_input, call_update, deny, options, reply, tool_call};
-use crate::claude::wire::{CanUseTool, PermissionDecision};
+use crate::claude::wire::{CanUseTool, PermissionDecision, PermissionUpdate};
 
-/// claude's own suggestion for "always allow" of an edit (`b_write_allow`, seq 10).
-fn accept_edits_suggestion() -> Value {
-    let mut suggestion = serde_json::Map::new();
-    suggestion.insert("type".into(), "setMode".into());
-    suggestion.insert("mode".into(), "acceptEdits".into());
-    suggestion.insert("destination".into(), "session".into());
-    Value::Object(suggestion)
-}
 
 pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> Decision {
     let files = asker
@@ -65,7 +56,10 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
             )));
         }
         "Write" | "Edit" if mode == "acceptEdits" && inside => return allow(),
-        "Write" | "Edit" => shown.permission_suggestions = vec![accept_edits_suggestion()],
+        "Write" | "Edit" => shown.permission_suggestions = vec![
+            // claude's own suggestion for "always allow" of an edit (`b_write_allow`, seq 10).
+            PermissionUpdate::set_mode_for_session("acceptEdits"),
+        ],
         _ => {}
     }
     let choices = options::build(&shown, &asker.cwd);
