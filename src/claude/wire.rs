@@ -19,6 +19,7 @@ mod prompt;
 mod rewind;
 mod tool_result;
 
+pub use super::replies::{ContextCategory, ContextUsage, ModelInfo};
 pub use mcp_config::{McpConfig, McpServerConfig};
 pub use permission_prompt::{PermissionPromptArgs, permission_prompt_schema};
 pub use permission_update::{
@@ -27,7 +28,6 @@ pub use permission_update::{
 pub use prompt::{ImageSource, InputBlock};
 pub use rewind::{FILE_CHECKPOINTING_ENV, RewindFilesRequest, RewindFilesResult};
 pub use tool_result::ToolResultContent;
-pub use super::replies::{ContextCategory, ContextUsage, ModelInfo};
 
 /// One line claude printed on stdout.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,11 +10,9 @@
 //! - "Always reject" puts a rule for the built-in (`Edit(//path)`) in force; claude does not
 //!   apply it to an MCP tool, so it is applied here before any ask.
 
-
 use super::asker::PermissionAsker;
 use super::{Decision, allowed_input, call_update, deny, options, reply, tool_call};
 use crate::claude::wire::{CanUseTool, PermissionDecision, PermissionUpdate};
-
 
 pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> Decision {
     let files = asker
@@ -56,10 +54,12 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
             )));
         }
         "Write" | "Edit" if mode == "acceptEdits" && inside => return allow(),
-        "Write" | "Edit" => shown.permission_suggestions = vec![
-            // claude's own suggestion for "always allow" of an edit (`b_write_allow`, seq 10).
-            PermissionUpdate::set_mode_for_session("acceptEdits"),
-        ],
+        "Write" | "Edit" => {
+            shown.permission_suggestions = vec![
+                // claude's own suggestion for "always allow" of an edit (`b_write_allow`, seq 10).
+                PermissionUpdate::set_mode_for_session("acceptEdits"),
+            ]
+        }
         _ => {}
     }
     let choices = options::build(&shown, &asker.cwd);
