@@ -115,8 +115,7 @@ impl StandIn {
             script.display()
         );
         std::fs::write(&path, body).expect("wrapper");
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        claude_acp::platform::files::make_executable(&path).expect("chmod");
         StandIn {
             _dir: dir,
             path,

@@ -190,8 +190,9 @@ mod tests {
             .next()
             .unwrap()
             .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        assert_eq!(file.metadata().unwrap().permissions().mode() & 0o777, 0o600);
+        assert!(crate::platform::files::is_owner_only(
+            &file.metadata().unwrap()
+        ));
     }
 
     #[test]
