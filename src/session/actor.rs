@@ -23,7 +23,7 @@ use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
 use super::config::AdapterConfig;
 use super::editor_fs::{EditorFiles, FileEdits};
-use super::fallback::PermissionPath;
+use super::fallback::{BreakSymptom, PermissionPath};
 use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
 use crate::claude::ExitInfo;
@@ -109,6 +109,8 @@ enum Internal {
     ContextUsage(Result<Value, String>),
     /// A `/undo` or `/rewind` has run its course.
     RewindDone(Result<RewindDone, AgentError>),
+    /// The claude a switch to the MCP permission path stopped has exited.
+    SwitchReady(BreakSymptom),
     /// claude answered a mode or model change, or did not in time.
     SettingDone {
         setting: Setting,
@@ -463,6 +465,7 @@ impl SessionActor {
             Internal::OptionsDeadline => self.options_known(),
             Internal::ContextUsage(answer) => self.on_context_usage(answer),
             Internal::RewindDone(done) => self.on_rewind_done(done).await,
+            Internal::SwitchReady(symptom) => self.retry_on_mcp(symptom),
             Internal::SettingDone {
                 setting,
                 answer,

@@ -161,9 +161,11 @@ impl SessionActor {
     pub(super) fn restart_if_due(&mut self) {
         if self.restart_for_files && self.turn.is_none() {
             self.restart_for_files = false;
-            if let Some(claude) = self.claude.ended() {
+            if let Some(mut claude) = self.claude.ended() {
                 tracing::info!(session = %self.id, "restarting claude for the file edits setting");
-                claude.kill();
+                // Stdin closed: claude writes out its transcript before it exits, for the next
+                // claude's `--resume`.
+                tokio::spawn(async move { claude.shutdown(super::idle::STOP_GRACE).await });
             }
             self.abort_file_tasks();
         }

@@ -1,8 +1,9 @@
 //! The actor's side of a switch to the MCP permission path (the why and the what-to-say live in
 //! `session/fallback/`): claude restarted with the conversation intact, and the turn kept.
 
-use super::SessionActor;
-use crate::domain::{AgentError, ContentChunk, SessionUpdate};
+use super::idle::STOP_GRACE;
+use super::{Internal, SessionActor};
+use crate::domain::{AgentError, ContentChunk, SessionUpdate, StopReason};
 use crate::session::fallback::{self, BreakSymptom};
 use crate::translate;
 
@@ -16,7 +17,32 @@ impl SessionActor {
                 content: ContentChunk::text(fallback::switch_notice(&symptom)),
             },
         );
-        self.stop_claude();
+        match self.claude.ended() {
+            // Stopped politely, in a task: with its stdin closed claude writes out the rest of its
+            // transcript before it exits, and the new claude resumes all of it. Killed at once,
+            // it could lose the turn's last lines, or the whole conversation if it had stored none.
+            Some(mut old) => {
+                let internal = self.internal_tx.clone();
+                tokio::spawn(async move {
+                    old.shutdown(STOP_GRACE).await;
+                    let _ = internal.send(Internal::SwitchReady(symptom));
+                });
+            }
+            None => self.retry_on_mcp(symptom),
+        }
+    }
+
+    /// The old claude is gone: starts the new one and sends the retry, unless the turn ended or
+    /// was cancelled meanwhile.
+    pub(super) fn retry_on_mcp(&mut self, symptom: BreakSymptom) {
+        match &self.turn {
+            None => return,
+            Some(turn) if turn.cancelled => {
+                self.finish_turn(Ok(StopReason::Cancelled));
+                return;
+            }
+            Some(_) => {}
+        }
         if let Err(e) = self.ensure_claude() {
             self.finish_turn(Err(e));
             return;
