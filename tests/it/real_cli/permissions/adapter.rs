@@ -194,10 +194,22 @@ async fn auto_recovers_from_a_broken_stdio_channel(version: &str) {
     e.turn("Please create hello.txt").await;
 
     let text = e.c.agent_text(&e.id);
-    assert!(text.contains("[claude-acp] "), "the user is told: {text}");
-    assert_eq!(e.asks().len(), 1, "the retried Write reached the editor");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "Hello\n");
-    assert!(text.ends_with("Done."), "{text}");
+    let diagnostics = e.c.diagnostics();
+    assert!(
+        text.contains("[claude-acp] "),
+        "the user is told: {text}\n{diagnostics}"
+    );
+    assert_eq!(
+        e.asks().len(),
+        1,
+        "the retried Write reached the editor\n{diagnostics}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).ok().as_deref(),
+        Some("Hello\n"),
+        "{diagnostics}"
+    );
+    assert!(text.ends_with("Done."), "{text}\n{diagnostics}");
     let retry = e
         .mock
         .requests()
@@ -207,7 +219,7 @@ async fn auto_recovers_from_a_broken_stdio_channel(version: &str) {
         retry
             .expect("claude was asked to retry")
             .contains("Please create hello.txt"),
-        "the restarted claude resumed the conversation"
+        "the restarted claude resumed the conversation\n{diagnostics}"
     );
     let prompt_responses =
         e.c.transcript()
