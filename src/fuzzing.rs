@@ -125,11 +125,13 @@ pub fn editor_stdin(bytes: &[u8]) {
     );
 }
 
-/// How many lines of the input carry each request id (as JSON text).
+/// How many lines of the input carry each request id (as JSON text). Read as the transport reads
+/// them: a line that is not UTF-8 is still answered under its id, so it counts too.
 fn request_ids(bytes: &[u8]) -> HashMap<String, usize> {
     let mut ids = HashMap::new();
     for line in bytes.split(|b| *b == b'\n') {
-        if let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line)
+        let line = String::from_utf8_lossy(line);
+        if let Ok(Value::Object(message)) = serde_json::from_str::<Value>(&line)
             && let Some(id) = message.get("id")
         {
             *ids.entry(id.to_string()).or_default() += 1;

@@ -146,3 +146,16 @@ fn editor_seeds_and_their_mutations_keep_every_promise() {
         }
     }
 }
+
+/// Found by `cargo fuzz run editor_stdin` (Dec 3): a request id sent twice, once on a line that is
+/// not UTF-8 (answered -32700 under its id) and once well-formed (answered "method not found"), is
+/// rightly answered twice; the check counted only the well-formed line.
+#[test]
+fn an_id_sent_on_a_non_utf8_line_and_again_is_answered_once_for_each() {
+    let mut bytes =
+        b"{\"json\xf0pc\":\"2.0\",\"id\":13,\"method\":\"no/such\",\"params\":{}}\n".to_vec();
+    bytes.extend_from_slice(
+        b"{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"no/such\",\"params\":{}}\n",
+    );
+    editor_stdin(&bytes);
+}
