@@ -53,11 +53,15 @@ pub struct EditorEdit {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Before {
-    Text { text: String },
+    Text {
+        text: String,
+    },
     /// It did not exist.
     Missing,
     /// Its text was over [`MAX_FILE_BYTES`] and was not kept.
-    TooLarge { bytes: u64 },
+    TooLarge {
+        bytes: u64,
+    },
 }
 
 impl Before {
@@ -138,12 +142,18 @@ pub fn load_editor_edits(path: &Path) -> EditorEdits {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return EditorEdits::default(),
         Err(e) => {
-            tracing::warn!("ignoring the unreadable editor edits record {}: {e}", path.display());
+            tracing::warn!(
+                "ignoring the unreadable editor edits record {}: {e}",
+                path.display()
+            );
             return EditorEdits::default();
         }
     };
     serde_json::from_str(&text).unwrap_or_else(|e| {
-        tracing::warn!("ignoring the broken editor edits record {}: {e}", path.display());
+        tracing::warn!(
+            "ignoring the broken editor edits record {}: {e}",
+            path.display()
+        );
         EditorEdits::default()
     })
 }

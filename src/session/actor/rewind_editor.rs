@@ -166,7 +166,10 @@ impl EditorPlan {
             };
             let before = match done.is_empty() {
                 true => "No file was put back through the editor before it.".to_owned(),
-                false => format!("Put back through the editor before it: {}.", done.join(", ")),
+                false => format!(
+                    "Put back through the editor before it: {}.",
+                    done.join(", ")
+                ),
             };
             return Err(RestoreFailed {
                 message: format!("the editor could not write {shown} ({error}). {before}"),
@@ -231,6 +234,133 @@ pub fn line_changes(before: &str, now: &str) -> (u64, u64) {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+
+    use super::*;
+    use crate::domain::{EditorError, PermissionAsk, PermissionOutcome, SessionUpdate};
+
+    /// An editor holding buffers; writes to `refused` fail.
+    #[derive(Default)]
+    struct Buffers {
+        files: Mutex<HashMap<PathBuf, String>>,
+        refused: Option<PathBuf>,
+    }
+
+    #[async_trait]
+    impl EditorClient for Buffers {
+        fn session_update(&self, _: &str, _: SessionUpdate) {}
+        async fn request_permission(
+            &self,
+            _: PermissionAsk,
+        ) -> Result<PermissionOutcome, EditorError> {
+            Err(EditorError::Closed)
+        }
+        async fn read_text_file(&self, _: &str, path: &Path) -> Result<String, EditorError> {
+            let files = self.files.lock().unwrap();
+            files
+                .get(path)
+                .cloned()
+                .ok_or_else(|| EditorError::Rejected("not open".into()))
+        }
+        async fn write_text_file(
+            &self,
+            _: &str,
+            path: &Path,
+            text: String,
+        ) -> Result<(), EditorError> {
+            if self.refused.as_deref() == Some(path) {
+                return Err(EditorError::Rejected("read-only buffer".into()));
+            }
+            self.files.lock().unwrap().insert(path.to_path_buf(), text);
+            Ok(())
+        }
+    }
+
+    fn prompt_at(timestamp: &str) -> StoredPrompt {
+        StoredPrompt {
+            uuid: "p".into(),
+            parent: None,
+            text: "change things".into(),
+            timestamp: Some(timestamp.into()),
+        }
+    }
+
+    /// A turn that edited a.txt and created b.txt through the editor.
+    async fn one_turn(editor: &Buffers) -> (EditLog, StoredPrompt) {
+        let log = EditLog::new(None, "s".into());
+        let prompt = prompt_at(&crate::history::now_rfc3339());
+        log.start_turn();
+        log.note_write(Path::new("/w/a.txt"), Some("one\nsecond\n"))
+            .await;
+        log.note_write(Path::new("/w/b.txt"), None).await;
+        let mut files = editor.files.lock().unwrap();
+        files.insert("/w/a.txt".into(), "one\n2nd\n".into());
+        files.insert("/w/b.txt".into(), "bee\n".into());
+        (log, prompt)
+    }
+
+    #[tokio::test]
+    async fn the_dry_run_names_the_files_and_lines_and_the_restore_writes_them_back() {
+        let editor = Buffers::default();
+        let (log, prompt) = one_turn(&editor).await;
+        let plan = plan(&log, &editor, "s", &prompt).await;
+        let said = plan.describe(Path::new("/w")).unwrap();
+        assert!(
+            said.contains(
+                "Files put back through the editor: a.txt, b.txt (1 line back in, 2 out)."
+            ) && said.contains("Written empty, as they did not exist before")
+                && said.contains(": b.txt."),
+            "{said}"
+        );
+        assert_eq!(plan.paths(), ["/w/a.txt", "/w/b.txt"]);
+        plan.restore(&editor, "s", Path::new("/w")).await.unwrap();
+        let files = editor.files.lock().unwrap();
+        assert_eq!(files[Path::new("/w/a.txt")], "one\nsecond\n");
+        assert_eq!(files[Path::new("/w/b.txt")], "");
+    }
+
+    #[tokio::test]
+    async fn a_refused_write_stops_the_restore_and_says_what_went_back() {
+        let editor = Buffers {
+            refused: Some("/w/b.txt".into()),
+            ..Buffers::default()
+        };
+        let (log, prompt) = one_turn(&editor).await;
+        let plan = plan(&log, &editor, "s", &prompt).await;
+        let failed = plan
+            .restore(&editor, "s", Path::new("/w"))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            failed.message,
+            "the editor could not write b.txt (the editor answered with an error: read-only buffer). \
+             Put back through the editor before it: a.txt."
+        );
+    }
+
+    #[tokio::test]
+    async fn nothing_written_through_the_editor_since_the_prompt_adds_nothing() {
+        let editor = Buffers::default();
+        let (log, _) = one_turn(&editor).await;
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        let later = prompt_at(&crate::history::now_rfc3339());
+        let plan = plan(&log, &editor, "s", &later).await;
+        assert_eq!(plan.describe(Path::new("/w")), None);
+        let no_time = StoredPrompt {
+            timestamp: None,
+            ..later
+        };
+        assert!(plan_is_empty(&log, &editor, &no_time).await);
+    }
+
+    async fn plan_is_empty(log: &EditLog, editor: &Buffers, prompt: &StoredPrompt) -> bool {
+        plan(log, editor, "s", prompt).await.paths().is_empty()
+    }
+
     use super::line_changes;
 
     #[test]

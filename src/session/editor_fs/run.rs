@@ -275,7 +275,9 @@ impl EditorFiles {
         };
         self.show(tool_use_id, &path, current.as_deref(), content, holder);
         if let Err(answer) = self
-            .store(&path, holder, current.as_deref(), content.to_owned()).await {
+            .store(&path, holder, current.as_deref(), content.to_owned())
+            .await
+        {
             return answer.into();
         }
         self.saw(&path, Seen::Whole(content.to_owned()));
@@ -314,7 +316,9 @@ impl EditorFiles {
             };
         self.show(tool_use_id, &path, current.as_deref(), &new_text, holder);
         if let Err(answer) = self
-            .store(&path, holder, current.as_deref(), new_text.clone()).await {
+            .store(&path, holder, current.as_deref(), new_text.clone())
+            .await
+        {
             return answer.into();
         }
         self.saw(&path, Seen::Whole(new_text));

@@ -258,7 +258,10 @@ async fn each_turns_first_write_of_a_file_notes_what_the_editor_held_before() {
     let text = |t: &str| Before::Text { text: t.into() };
     assert_eq!(
         noted(first_turn).await,
-        [(a.clone(), text("one\ntwo\n")), (b.clone(), Before::Missing)]
+        [
+            (a.clone(), text("one\ntwo\n")),
+            (b.clone(), Before::Missing)
+        ]
     );
     assert_eq!(noted(second_turn).await, [(a.clone(), text("1\n2\n"))]);
 }
