@@ -100,6 +100,10 @@ async fn undo_puts_the_editors_old_text_back_through_the_editor_after_a_restart_
     let record = transcript(&s)
         .with_extension("")
         .join("claude-acp-editor-edits.json");
+    assert!(
+        record.is_file(),
+        "the writes are recorded beside the transcript"
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
