@@ -1,14 +1,17 @@
 //! `/undo` and `/rewind` with the real claude: the files go back (claude's own file checkpoints),
 //! the model's next request no longer carries the dropped turns, nothing changes before the user
-//! confirms, and a new claude-acp process replays and continues the rewound thread.
+//! confirms, and a new claude-acp process replays and continues the rewound thread. An edit made
+//! through the editor (which claude never sees) is put back through the editor.
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
-use crate::support::acp_client::AcpClient;
-use crate::support::mock_api::{Reply, Rule};
-use crate::support::real_editor::{Editor, pick_by_name, write};
+use crate::support::acp_client::{AcpClient, choose_permission};
+use crate::support::editor_buffers::{Buffers, fs_capabilities};
+use crate::support::mock_api::{MockApi, Reply, Rule};
+use crate::support::real_cli::{ClaudeEnv, pinned_version};
+use crate::support::real_editor::{Editor, STEP, pick_by_name, write};
 
 const FIRST: &str = "first: create a.txt";
 const SECOND: &str = "second: change a.txt";
@@ -142,5 +145,82 @@ async fn undo_and_rewind_restore_files_and_history_after_a_confirm_and_across_a_
     assert!(
         fifth.contains(FIFTH) && !fifth.contains(FIRST) && !fifth.contains(FOURTH),
         "the model starts afresh: {fifth}"
+    );
+}
+
+/// Answers the permission prompts with these option kinds, in turn.
+fn kinds(
+    kinds: &'static [&'static str],
+) -> impl Fn(&Value) -> Result<Value, (i64, String)> + Send + Sync + 'static {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    move |params| {
+        let kind = kinds[next.fetch_add(1, std::sync::atomic::Ordering::SeqCst)];
+        choose_permission(kind)(params)
+    }
+}
+
+#[tokio::test]
+async fn undo_puts_back_an_edit_made_through_the_editor() {
+    const BUFFER: &str = "from the buffer\nsecond\n";
+    let mock = MockApi::start(Vec::new());
+    let env = ClaudeEnv::for_version(&mock, pinned_version());
+    let a = env.work_dir().join("a.txt");
+    std::fs::write(&a, "on disk\n").unwrap();
+    let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
+    c.set_timeout(STEP);
+    let editor = Buffers::default();
+    editor.open(&a, BUFFER);
+    editor.serve(&c);
+    c.initialize_with_capabilities(fs_capabilities()).await;
+    let id = c.new_session(env.work_dir()).await;
+    let edit = json!({"file_path": a, "old_string": "second", "new_string": "2nd"});
+    mock.push_rule(Rule::on_prompt("first:", Reply::text("Hi.")).once());
+    let read = Reply::tool_use("mcp__acp__Read", json!({"file_path": a}));
+    mock.push_rule(Rule::on_prompt("fix", read).once());
+    mock.push_rule(
+        Rule::on_tool_result_containing("from the buffer", Reply::tool_use("mcp__acp__Edit", edit))
+            .once(),
+    );
+    mock.push_rule(
+        Rule::on_tool_result_containing("has been updated", Reply::text("Done.")).once(),
+    );
+    mock.push_rule(Rule::always(Reply::text("Only the first turn is left.")));
+    c.on_request(
+        "session/request_permission",
+        kinds(&["allow_once", "reject_once", "allow_once"]),
+    );
+    let turn = |text: &'static str| {
+        let c = &c;
+        let id = &id;
+        async move {
+            let stop = c.prompt(id, text).await;
+            let stop = stop.unwrap_or_else(|e| panic!("{text}: {e}\n{}", c.diagnostics()));
+            assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+        }
+    };
+    turn(FIRST).await;
+    turn("fix a.txt").await;
+    let edited = (a.display().to_string(), "from the buffer\n2nd\n".to_owned());
+    assert_eq!(editor.writes(), [edited.clone()]);
+
+    // claude never saw that edit; the confirm names it all the same, and a kept /undo writes nothing.
+    turn("/undo").await;
+    let ask = c.requests().pop().unwrap().params;
+    let shown = ask["toolCall"]["content"].to_string();
+    assert!(
+        shown.contains("Files put back through the editor: a.txt (1 line back in, 1 out)."),
+        "{shown}"
+    );
+    assert_eq!(editor.writes(), [edited.clone()]);
+
+    turn("/undo").await;
+    let restored = (a.display().to_string(), BUFFER.to_owned());
+    assert_eq!(editor.writes(), [edited, restored]);
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "on disk\n");
+    turn("what now?").await;
+    let last = serde_json::to_string(mock.requests().pop().unwrap().messages()).unwrap();
+    assert!(
+        last.contains(FIRST) && !last.contains("fix a.txt"),
+        "the model no longer sees the undone turn: {last}"
     );
 }
