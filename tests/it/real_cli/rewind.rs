@@ -148,23 +148,28 @@ async fn undo_and_rewind_restore_files_and_history_after_a_confirm_and_across_a_
     );
 }
 
-/// Answers the permission prompts with these option kinds, in turn.
-fn kinds(
-    kinds: &'static [&'static str],
+/// Answers the permission prompts in turn, each with the option of that name or else of that kind.
+fn answers(
+    picks: &'static [&'static str],
 ) -> impl Fn(&Value) -> Result<Value, (i64, String)> + Send + Sync + 'static {
     let next = std::sync::atomic::AtomicUsize::new(0);
     move |params| {
-        let kind = kinds[next.fetch_add(1, std::sync::atomic::Ordering::SeqCst)];
-        choose_permission(kind)(params)
+        let pick = picks[next.fetch_add(1, std::sync::atomic::Ordering::SeqCst)];
+        let options = params["options"].as_array().unwrap();
+        match options.iter().find(|o| o["name"] == pick) {
+            Some(o) => Ok(json!({"outcome": {"outcome": "selected", "optionId": o["optionId"]}})),
+            None => choose_permission(pick)(params),
+        }
     }
 }
 
 #[tokio::test]
-async fn undo_puts_back_an_edit_made_through_the_editor() {
+async fn rewind_puts_back_edits_made_on_disk_and_through_the_editor_in_one_session() {
     const BUFFER: &str = "from the buffer\nsecond\n";
+    const FIX: &str = "fix a.txt";
     let mock = MockApi::start(Vec::new());
     let env = ClaudeEnv::for_version(&mock, pinned_version());
-    let a = env.work_dir().join("a.txt");
+    let (a, b) = (env.work_dir().join("a.txt"), env.work_dir().join("b.txt"));
     std::fs::write(&a, "on disk\n").unwrap();
     let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
     c.set_timeout(STEP);
@@ -173,54 +178,84 @@ async fn undo_puts_back_an_edit_made_through_the_editor() {
     editor.serve(&c);
     c.initialize_with_capabilities(fs_capabilities()).await;
     let id = c.new_session(env.work_dir()).await;
+    let file_edits = |value: &'static str| {
+        let params = json!({"sessionId": id, "configId": "file_edits", "value": value});
+        c.request("session/set_config_option", params)
+    };
     let edit = json!({"file_path": a, "old_string": "second", "new_string": "2nd"});
-    mock.push_rule(Rule::on_prompt("first:", Reply::text("Hi.")).once());
     let read = Reply::tool_use("mcp__acp__Read", json!({"file_path": a}));
-    mock.push_rule(Rule::on_prompt("fix", read).once());
-    mock.push_rule(
-        Rule::on_tool_result_containing("from the buffer", Reply::tool_use("mcp__acp__Edit", edit))
-            .once(),
-    );
-    mock.push_rule(
-        Rule::on_tool_result_containing("has been updated", Reply::text("Done.")).once(),
-    );
-    mock.push_rule(Rule::always(Reply::text("Only the first turn is left.")));
+    mock.push_rule(Rule::on_prompt("first:", write(&b, "bee\n")).once());
+    mock.push_rule(Rule::on_prompt(FIX, read).once());
+    let edit = Reply::tool_use("mcp__acp__Edit", edit);
+    mock.push_rule(Rule::on_tool_result_containing("from the buffer", edit).once());
+    mock.push_rule(Rule::on_tool_result(Reply::text("Done.")));
+    mock.push_rule(Rule::always(Reply::text("Nothing is left.")));
     c.on_request(
         "session/request_permission",
-        kinds(&["allow_once", "reject_once", "allow_once"]),
+        answers(&[
+            "allow_once",
+            "allow_once",
+            "reject_once",
+            "1. first: create a.txt",
+            "Rewind",
+        ]),
     );
     let turn = |text: &'static str| {
-        let c = &c;
-        let id = &id;
+        let (c, id) = (&c, &id);
         async move {
             let stop = c.prompt(id, text).await;
             let stop = stop.unwrap_or_else(|e| panic!("{text}: {e}\n{}", c.diagnostics()));
             assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
         }
     };
+    // A turn with claude's own Write on disk, then one with an Edit through the editor.
+    file_edits("disk").await.unwrap();
     turn(FIRST).await;
-    turn("fix a.txt").await;
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), "bee\n");
+    file_edits("editor").await.unwrap();
+    turn(FIX).await;
     let edited = (a.display().to_string(), "from the buffer\n2nd\n".to_owned());
     assert_eq!(editor.writes(), [edited.clone()]);
 
-    // claude never saw that edit; the confirm names it all the same, and a kept /undo writes nothing.
+    // claude never saw the editor's edit; the confirm names it all the same. Kept: nothing written.
     turn("/undo").await;
-    let ask = c.requests().pop().unwrap().params;
-    let shown = ask["toolCall"]["content"].to_string();
+    let shown = asked_last(&c);
     assert!(
         shown.contains("Files put back through the editor: a.txt (1 line back in, 1 out)."),
         "{shown}"
     );
     assert_eq!(editor.writes(), [edited.clone()]);
 
-    turn("/undo").await;
+    // Back to before the first prompt: claude's checkpoint removes b.txt, the editor gets a.txt back.
+    turn("/rewind").await;
+    let shown = asked_last(&c);
+    assert!(
+        shown.contains("Files put back as they were: b.txt")
+            && shown.contains("Files put back through the editor: a.txt"),
+        "{shown}"
+    );
+    assert!(
+        !b.exists(),
+        "claude's checkpoint removed the file it created"
+    );
     let restored = (a.display().to_string(), BUFFER.to_owned());
     assert_eq!(editor.writes(), [edited, restored]);
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "on disk\n");
     turn("what now?").await;
     let last = serde_json::to_string(mock.requests().pop().unwrap().messages()).unwrap();
     assert!(
-        last.contains(FIRST) && !last.contains("fix a.txt"),
-        "the model no longer sees the undone turn: {last}"
+        !last.contains(FIRST) && !last.contains(FIX),
+        "the model no longer sees the rewound turns: {last}"
     );
+}
+
+/// The text of the latest permission prompt.
+fn asked_last(c: &AcpClient) -> String {
+    let ask = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "session/request_permission")
+        .next_back()
+        .expect("a permission prompt");
+    ask.params["toolCall"]["content"].to_string()
 }
