@@ -215,7 +215,7 @@ async fn rewind_puts_back_edits_made_on_disk_and_through_the_editor_in_one_sessi
     file_edits("editor").await.unwrap();
     turn(FIX).await;
     let edited = (a.display().to_string(), "from the buffer\n2nd\n".to_owned());
-    assert_eq!(editor.writes(), [edited.clone()]);
+    assert_eq!(editor.writes(), std::slice::from_ref(&edited));
 
     // claude never saw the editor's edit; the confirm names it all the same. Kept: nothing written.
     turn("/undo").await;
@@ -224,7 +224,7 @@ async fn rewind_puts_back_edits_made_on_disk_and_through_the_editor_in_one_sessi
         shown.contains("Files put back through the editor: a.txt (1 line back in, 1 out)."),
         "{shown}"
     );
-    assert_eq!(editor.writes(), [edited.clone()]);
+    assert_eq!(editor.writes(), std::slice::from_ref(&edited));
 
     // Back to before the first prompt: claude's checkpoint removes b.txt, the editor gets a.txt back.
     turn("/rewind").await;
@@ -254,8 +254,7 @@ fn asked_last(c: &AcpClient) -> String {
     let ask = c
         .requests()
         .into_iter()
-        .filter(|r| r.method == "session/request_permission")
-        .next_back()
+        .rfind(|r| r.method == "session/request_permission")
         .expect("a permission prompt");
     ask.params["toolCall"]["content"].to_string()
 }
