@@ -230,7 +230,11 @@ impl Job {
             .as_ref()
             .map(|d| d.files_changed.clone())
             .unwrap_or_default();
-        files.extend(editor_plan.paths());
+        for path in editor_plan.paths() {
+            if !files.contains(&path) {
+                files.push(path);
+            }
+        }
         let files_text = rewind_editor::files_text(&self.cwd, &dry, &editor_plan);
         let text = summary(&target, &files_text);
         match confirm(
