@@ -1,6 +1,7 @@
 //! `/undo` and `/rewind` typed in the prompt box: the files the dropped turns changed go back to how
-//! they were before them (claude's file checkpoints, `rewind_files`), and the conversation forgets
-//! them (the next claude resumes with `--resume-session-at` the entry before the dropped prompt).
+//! they were before them (claude's file checkpoints, `rewind_files`; for edits made through the
+//! editor, claude-acp's own record, [`super::rewind_editor`]), and the conversation forgets them (the
+//! next claude resumes with `--resume-session-at` the entry before the dropped prompt).
 //!
 //! `/undo` drops the last prompt's turn; `/rewind` asks which of the latest prompts to go back to
 //! before. Either asks the user to confirm first, showing claude's dry run (files, lines in and
