@@ -14,6 +14,7 @@
 //! cut off mid-write) is skipped.
 
 mod delete;
+mod editor_edits;
 mod lines;
 mod list;
 mod paths;
@@ -27,6 +28,10 @@ mod tests;
 use std::path::PathBuf;
 
 pub use delete::delete;
+pub use editor_edits::{
+    Before, EditorEdit, EditorEdits, MAX_FILE_BYTES, MAX_KEPT_BYTES, editor_edits_path,
+    load_editor_edits, save_editor_edits,
+};
 pub use list::{DEFAULT_PAGE_SIZE, is_listed, list, prompt_title, stored_title};
 pub use paths::{default_config_dir, find, project_slug};
 pub use replay::{replay, replay_file};

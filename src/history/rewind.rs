@@ -40,9 +40,12 @@ pub struct StoredPrompt {
     pub parent: Option<String>,
     /// What the person typed (text only), as shown in a list of prompts.
     pub text: String,
+    /// When claude stored it (its `timestamp`, RFC 3339 in UTC with milliseconds): the editor
+    /// writes claude-acp made after it belong to its turn or a later one.
+    pub timestamp: Option<String>,
 }
 
-fn transcript_of(config_dir: &Path, session_id: &str) -> Result<PathBuf, HistoryError> {
+pub(super) fn transcript_of(config_dir: &Path, session_id: &str) -> Result<PathBuf, HistoryError> {
     check_session_id(session_id)?;
     find(config_dir, session_id)
         .map(|(file, _)| file)
@@ -81,6 +84,10 @@ pub fn prompts(config_dir: &Path, session_id: &str) -> Result<Vec<StoredPrompt>,
                     .and_then(Value::as_str)
                     .map(str::to_owned),
                 text,
+                timestamp: line
+                    .get("timestamp")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
             })
         })
         .collect();

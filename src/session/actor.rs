@@ -22,7 +22,7 @@ use self::rewind::{RewindCommand, RewindDone};
 use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
 use super::config::AdapterConfig;
-use super::editor_fs::{EditorFiles, FileEdits};
+use super::editor_fs::{EditLog, EditorFiles, FileEdits};
 use super::fallback::{BreakSymptom, PermissionPath};
 use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
@@ -45,6 +45,7 @@ mod logout;
 mod options;
 mod rewind;
 mod rewind_asks;
+mod rewind_editor;
 mod running;
 mod settings;
 mod switch;
@@ -194,6 +195,8 @@ pub struct SessionActor {
     file_edits: Option<FileEdits>,
     /// The editor-served file tools of the running claude (fixed at its start).
     served_files: Option<EditorFiles>,
+    /// What those tools' writes replaced, for `/undo` (kept beside claude's transcript).
+    edit_log: EditLog,
     /// Tool calls of those tools still running.
     file_tasks: Vec<files::FileCall>,
     /// The setting changed while claude ran: restart it once no turn runs.
@@ -236,6 +239,7 @@ impl SessionActor {
         let model = flags.value_of("--model").map(str::to_owned);
         let effort = flags.value_of("--effort").map(str::to_owned);
         let idle = idle::Idle::new(config.idle_timeout);
+        let edit_log = EditLog::new(config.claude_config_dir.clone(), id.clone());
         Self {
             asker,
             mode_rx,
@@ -266,6 +270,7 @@ impl SessionActor {
             rewind,
             file_edits,
             served_files: None,
+            edit_log,
             file_tasks: Vec::new(),
             restart_for_files: false,
         }
@@ -398,6 +403,7 @@ impl SessionActor {
         }
         let message = translate::user_message(&self.id, &blocks);
         self.path.turn_started();
+        self.edit_log.start_turn();
         let handle = self.claude.handle().expect("claude is running");
         self.translator.start_turn();
         self.turn = Some(Turn {

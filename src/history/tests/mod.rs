@@ -1,6 +1,7 @@
 //! Tests of the history module: replay and listing of real CLI transcripts (`fixtures/history/`,
 //! written by CLI 2.1.332 via `tests/history_fixture.rs`), and of hand-made transcripts in temp dirs.
 
+mod editor_edits;
 mod list;
 mod replay;
 mod rewind;

@@ -39,6 +39,7 @@ fn prompts_name_their_uuid_and_the_entry_before_them() {
         uuid: "p2".into(),
         parent: Some("a1".into()),
         text: "second".into(),
+        timestamp: None,
     };
     assert_eq!(found.len(), 2);
     assert_eq!(found[0].parent, None);

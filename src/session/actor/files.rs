@@ -34,6 +34,7 @@ impl SessionActor {
                 self.id.clone(),
                 self.cwd.clone(),
                 roots,
+                self.edit_log.clone(),
             )
         });
         *self.asker.files.lock().unwrap_or_else(|p| p.into_inner()) = files.clone();

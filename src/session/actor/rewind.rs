@@ -1,6 +1,7 @@
 //! `/undo` and `/rewind` typed in the prompt box: the files the dropped turns changed go back to how
-//! they were before them (claude's file checkpoints, `rewind_files`), and the conversation forgets
-//! them (the next claude resumes with `--resume-session-at` the entry before the dropped prompt).
+//! they were before them (claude's file checkpoints, `rewind_files`; for edits made through the
+//! editor, claude-acp's own record, [`super::rewind_editor`]), and the conversation forgets them (the
+//! next claude resumes with `--resume-session-at` the entry before the dropped prompt).
 //!
 //! `/undo` drops the last prompt's turn; `/rewind` asks which of the latest prompts to go back to
 //! before. Either asks the user to confirm first, showing claude's dry run (files, lines in and
@@ -14,6 +15,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::rewind_asks::{self, choose, confirm, summary};
+use super::rewind_editor::{self, EditorPlan};
 use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor, Turn, idle::STOP_GRACE};
 use crate::claude::ClaudeHandle;
 use crate::claude::wire::{OutboundControl, RewindFilesRequest, RewindFilesResult};
@@ -22,6 +24,7 @@ use crate::domain::{
     ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolStatus, TurnOutcome,
 };
 use crate::history::{self, HistoryError, RewindPoint, StoredPrompt};
+use crate::session::editor_fs::EditLog;
 
 /// The two commands, as typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +81,8 @@ struct Job {
     cwd: PathBuf,
     config_dir: PathBuf,
     claude: ClaudeHandle,
+    /// The files written through the editor, which claude's checkpoints never saw.
+    edit_log: EditLog,
     command: RewindCommand,
     tool_call_id: String,
 }
@@ -106,6 +111,7 @@ impl SessionActor {
             cwd: self.cwd.clone(),
             config_dir,
             claude: self.claude.handle().expect("claude is running"),
+            edit_log: self.edit_log.clone(),
             command,
             tool_call_id: format!("rewind-{}", uuid::Uuid::new_v4()),
         };
@@ -219,11 +225,19 @@ impl Job {
             }
         };
         let dry = self.rewind_files(&target, true).await;
-        let files = dry
+        let editor_plan =
+            rewind_editor::plan(&self.edit_log, &*self.editor, &self.session_id, &target).await;
+        let mut files = dry
             .as_ref()
             .map(|d| d.files_changed.clone())
             .unwrap_or_default();
-        let text = summary(&self.cwd, &target, &dry);
+        for path in editor_plan.paths() {
+            if !files.contains(&path) {
+                files.push(path);
+            }
+        }
+        let files_text = rewind_editor::files_text(&self.cwd, &dry, &editor_plan);
+        let text = summary(&target, &files_text);
         match confirm(
             &*self.editor,
             &self.session_id,
@@ -253,6 +267,8 @@ impl Job {
                 )));
             }
         }
+        self.restore_through_editor(&target, &dry, &editor_plan)
+            .await?;
         let point = RewindPoint {
             dropped_prompt: target.uuid.clone(),
             resume_at: target.parent.clone(),
@@ -265,11 +281,46 @@ impl Job {
         Ok(RewindDone::Rewound {
             point,
             message: format!(
-                "Rewound to before “{}”. {}",
+                "Rewound to before “{}”. {files_text}",
                 rewind_asks::short(&target.text),
-                rewind_asks::files_line(&self.cwd, &dry)
             ),
         })
+    }
+
+    /// Puts back the files written through the editor, after claude put back its own; a refused
+    /// write fails the command, saying what was put back already.
+    async fn restore_through_editor(
+        &self,
+        target: &StoredPrompt,
+        dry: &Result<RewindFilesResult, String>,
+        plan: &EditorPlan,
+    ) -> Result<(), AgentError> {
+        if let Err(failed) = plan
+            .restore(&*self.editor, &self.session_id, &self.cwd)
+            .await
+        {
+            let claude_did = match dry {
+                Ok(d) if d.can_rewind && !d.files_changed.is_empty() => {
+                    let shown: Vec<String> = d
+                        .files_changed
+                        .iter()
+                        .map(|f| rewind_asks::shown(&self.cwd, f))
+                        .collect();
+                    format!(" claude's checkpoints put back {}.", shown.join(", "))
+                }
+                _ => String::new(),
+            };
+            let text = format!(
+                "Not all files went back: {}{claude_did} The conversation was not changed.",
+                failed.message
+            );
+            self.finish(ToolStatus::Failed, text.clone());
+            return Err(AgentError::Internal(text));
+        }
+        if let Some(from) = target.timestamp.clone() {
+            self.edit_log.forget_since(from).await;
+        }
+        Ok(())
     }
 
     async fn rewind_files(

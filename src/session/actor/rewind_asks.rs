@@ -118,16 +118,11 @@ pub async fn choose(
 }
 
 /// What going back to before `prompt` changes, for the user to confirm: the conversation, the
-/// files (from claude's dry run), and what is never restored.
-pub fn summary(
-    cwd: &Path,
-    prompt: &StoredPrompt,
-    files: &Result<RewindFilesResult, String>,
-) -> String {
+/// `files` (claude's dry run and the editor's part), and what is never restored.
+pub fn summary(prompt: &StoredPrompt, files: &str) -> String {
     format!(
-        "The conversation goes back to before “{}”.\n{}\nChanges made by shell commands are not restored.",
+        "The conversation goes back to before “{}”.\n{files}\nChanges made by shell commands are not restored.",
         prompt.text.trim(),
-        files_line(cwd, files)
     )
 }
 
@@ -158,7 +153,8 @@ pub fn files_line(cwd: &Path, files: &Result<RewindFilesResult, String>) -> Stri
     }
 }
 
-fn shown(cwd: &Path, file: &str) -> String {
+/// A file as the user sees it: relative to the cwd where it is inside it.
+pub fn shown(cwd: &Path, file: &str) -> String {
     Path::new(file)
         .strip_prefix(cwd)
         .map_or_else(|_| file.to_owned(), |p| p.display().to_string())

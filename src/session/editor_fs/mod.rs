@@ -4,9 +4,10 @@
 //! built-ins are turned off for the session (`--disallowedTools`).
 //!
 //! This module answers the JSON-RPC messages; [`run`] does the file work, [`logic`] the pure
-//! part, [`texts`] holds claude's own words.
+//! part, [`texts`] holds claude's own words, [`record`] keeps what each write replaced.
 
 mod logic;
+mod record;
 mod run;
 mod texts;
 
@@ -21,6 +22,7 @@ use crate::claude::sdk_mcp::{self, McpMessage, McpTool, McpToolMeta};
 use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 
 pub use logic::Seen;
+pub use record::{EditLog, EditorRestore};
 
 /// The server's name as claude knows it: its tools reach the model as `mcp__acp__Read`, ...
 pub const SERVER_NAME: &str = "acp";
@@ -133,6 +135,8 @@ pub struct EditorFiles {
     roots: Vec<PathBuf>,
     /// What the model last saw of each file, to tell a changed file as claude does.
     seen: Arc<Mutex<HashMap<PathBuf, Seen>>>,
+    /// The session's record of what the editor held before each write, for `/undo`.
+    log: EditLog,
     timeout: Duration,
 }
 
@@ -142,6 +146,7 @@ impl EditorFiles {
         session_id: String,
         cwd: PathBuf,
         roots: Vec<PathBuf>,
+        log: EditLog,
     ) -> Self {
         Self {
             editor,
@@ -149,6 +154,7 @@ impl EditorFiles {
             cwd,
             roots,
             seen: Arc::default(),
+            log,
             timeout: EDITOR_TIMEOUT,
         }
     }

@@ -99,7 +99,15 @@ impl EditorFiles {
         }
     }
 
-    async fn store(&self, path: &Path, holder: Holder, text: String) -> Result<(), Answer> {
+    /// Writes `text` over `before` (`None`: the file does not exist). A write through the editor
+    /// is noted first, so `/undo` can put `before` back (claude's checkpoints never see it).
+    async fn store(
+        &self,
+        path: &Path,
+        holder: Holder,
+        before: Option<&str>,
+        text: String,
+    ) -> Result<(), Answer> {
         match holder {
             Holder::Disk => {
                 if let Some(parent) = path.parent() {
@@ -108,6 +116,7 @@ impl EditorFiles {
                 std::fs::write(path, text).map_err(|e| Answer::error(format!("{e}")))
             }
             Holder::Editor => {
+                self.log.note_write(path, before).await;
                 let write = self.editor.write_text_file(&self.session_id, path, text);
                 match tokio::time::timeout(self.timeout, write).await {
                     Ok(Ok(())) => Ok(()),
@@ -265,7 +274,10 @@ impl EditorFiles {
             Err(answer) => return answer.into(),
         };
         self.show(tool_use_id, &path, current.as_deref(), content, holder);
-        if let Err(answer) = self.store(&path, holder, content.to_owned()).await {
+        if let Err(answer) = self
+            .store(&path, holder, current.as_deref(), content.to_owned())
+            .await
+        {
             return answer.into();
         }
         self.saw(&path, Seen::Whole(content.to_owned()));
@@ -303,7 +315,10 @@ impl EditorFiles {
                 Err(answer) => return answer.into(),
             };
         self.show(tool_use_id, &path, current.as_deref(), &new_text, holder);
-        if let Err(answer) = self.store(&path, holder, new_text.clone()).await {
+        if let Err(answer) = self
+            .store(&path, holder, current.as_deref(), new_text.clone())
+            .await
+        {
             return answer.into();
         }
         self.saw(&path, Seen::Whole(new_text));

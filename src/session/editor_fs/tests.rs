@@ -69,14 +69,27 @@ struct Setup {
     dir: tempfile::TempDir,
     editor: Arc<Buffers>,
     files: EditorFiles,
+    log: EditLog,
 }
 
 fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let editor = Arc::new(Buffers::default());
     let cwd = dir.path().to_path_buf();
-    let files = EditorFiles::new(editor.clone(), "s".into(), cwd.clone(), vec![cwd]);
-    Setup { dir, editor, files }
+    let log = EditLog::new(None, "s".into());
+    let files = EditorFiles::new(
+        editor.clone(),
+        "s".into(),
+        cwd.clone(),
+        vec![cwd],
+        log.clone(),
+    );
+    Setup {
+        dir,
+        editor,
+        files,
+        log,
+    }
 }
 
 async fn call(files: &EditorFiles, tool: &str, args: Value) -> (String, bool) {
@@ -205,6 +218,52 @@ async fn files_outside_the_workspace_are_read_and_written_on_disk() {
     assert!(!error);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "near\n");
     assert!(s.editor.writes.lock().unwrap().is_empty());
+    let noted = s.log.since("1970-01-01T00:00:00.000Z".into()).await;
+    assert!(noted.files.is_empty(), "only editor writes are noted");
+}
+
+#[tokio::test]
+async fn each_turns_first_write_of_a_file_notes_what_the_editor_held_before() {
+    use crate::history::Before;
+    let s = setup();
+    let (a, b) = (s.dir.path().join("a.txt"), s.dir.path().join("b.txt"));
+    std::fs::write(&a, "on disk\n").unwrap();
+    s.editor
+        .files
+        .lock()
+        .unwrap()
+        .insert(a.clone(), "one\ntwo\n".into());
+    let edit = |old: &str, new: &str| json!({"file_path": a, "old_string": old, "new_string": new});
+    s.log.start_turn();
+    let first_turn = crate::history::now_rfc3339();
+    call(&s.files, "Read", json!({"file_path": a})).await;
+    assert!(!call(&s.files, "Edit", edit("one", "1")).await.1);
+    assert!(!call(&s.files, "Edit", edit("two", "2")).await.1);
+    let write = json!({"file_path": b, "content": "bee\n"});
+    assert!(!call(&s.files, "Write", write).await.1);
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    s.log.start_turn();
+    let second_turn = crate::history::now_rfc3339();
+    assert!(!call(&s.files, "Edit", edit("1", "uno")).await.1);
+
+    let noted = |from: String| async {
+        s.log
+            .since(from)
+            .await
+            .files
+            .into_iter()
+            .map(|e| (e.path, e.before))
+            .collect::<Vec<_>>()
+    };
+    let text = |t: &str| Before::Text { text: t.into() };
+    assert_eq!(
+        noted(first_turn).await,
+        [
+            (a.clone(), text("one\ntwo\n")),
+            (b.clone(), Before::Missing)
+        ]
+    );
+    assert_eq!(noted(second_turn).await, [(a.clone(), text("1\n2\n"))]);
 }
 
 #[test]

@@ -19,6 +19,8 @@ pub fn fs_capabilities() -> Value {
 pub struct Buffers {
     files: Arc<Mutex<HashMap<String, String>>>,
     writes: Arc<Mutex<Vec<(String, String)>>>,
+    /// A path whose `fs/write_text_file` the editor refuses (a read-only buffer).
+    refused: Arc<Mutex<Option<String>>>,
 }
 
 impl Buffers {
@@ -35,6 +37,11 @@ impl Buffers {
         self.writes.lock().unwrap().clone()
     }
 
+    /// From now on, refuses to write `path` (`None`: writes everything again).
+    pub fn refuse_writes_to(&self, path: Option<&Path>) {
+        *self.refused.lock().unwrap() = path.map(|p| p.display().to_string());
+    }
+
     /// Answers the client's `fs/*` requests from these buffers from now on.
     pub fn serve(&self, c: &AcpClient) {
         let files = self.files.clone();
@@ -46,8 +53,12 @@ impl Buffers {
             }
         });
         let (files, writes) = (self.files.clone(), self.writes.clone());
+        let refused = self.refused.clone();
         c.on_request("fs/write_text_file", move |params| {
             let path = params["path"].as_str().unwrap_or_default().to_owned();
+            if refused.lock().unwrap().as_deref() == Some(path.as_str()) {
+                return Err((-32000, "the buffer is read-only".into()));
+            }
             let content = params["content"].as_str().unwrap_or_default().to_owned();
             writes.lock().unwrap().push((path.clone(), content.clone()));
             files.lock().unwrap().insert(path, content);
