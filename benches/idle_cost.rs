@@ -31,11 +31,16 @@ fn main() {
     let claude = Claude::new();
     println!("claude-acp idle cost (claude: {})\n", claude.label);
     for timeout in ["0", "1"] {
-        let (kib, processes) = memory_with_idle_sessions(&claude, timeout);
+        let m = memory_with_idle_sessions(&claude, timeout);
         println!(
-            "--idle-timeout {timeout}: 1 active + {IDLE} idle sessions: {:.1} MiB in {processes} \
-             processes (adapter + claude)",
-            kib as f64 / 1024.0
+            "--idle-timeout {timeout}: 1 active + {IDLE} idle sessions: {:.1} MiB in all; \
+             claude-acp {:.1} MiB in {} processes (itself and its reaper), claude {:.1} MiB in {} \
+             processes",
+            (m.adapter_kib + m.claude_kib) as f64 / 1024.0,
+            m.adapter_kib as f64 / 1024.0,
+            m.adapter_processes,
+            m.claude_kib as f64 / 1024.0,
+            m.claude_processes
         );
     }
     let (running, stopped) = first_chunk_latency(&claude);
@@ -194,15 +199,31 @@ impl Editor {
         found
     }
 
+    /// The adapter's own processes: itself and its reaper (`claude-acp reaper`, which ends the
+    /// claude trees if the adapter is killed), as against the claudes it runs.
+    fn own_processes(&self) -> Vec<u32> {
+        let mut own = vec![self.child.id()];
+        own.extend(self.tree().into_iter().filter(|&pid| is_reaper(pid)));
+        own
+    }
+
+    /// The claude processes under the adapter (and whatever they started).
+    fn claudes(&self) -> Vec<u32> {
+        let own = self.own_processes();
+        self.tree()
+            .into_iter()
+            .filter(|pid| !own.contains(pid))
+            .collect()
+    }
+
     /// Polls until the adapter runs `n` claude processes.
     fn wait_for_claudes(&self, n: usize) {
         let deadline = Instant::now() + Duration::from_secs(60);
-        while self.tree().len() != n + 1 {
+        while self.claudes().len() != n {
             assert!(
                 Instant::now() < deadline,
-                "{} processes, waiting for {}",
-                self.tree().len(),
-                n + 1
+                "{} claude processes, waiting for {n}",
+                self.claudes().len()
             );
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -226,7 +247,7 @@ fn rss_kib(pid: u32) -> u64 {
 }
 
 /// 20 sessions used once and left idle, then one more in use: total VmRSS and process count.
-fn memory_with_idle_sessions(claude: &Claude, idle_timeout: &str) -> (u64, usize) {
+fn memory_with_idle_sessions(claude: &Claude, idle_timeout: &str) -> Memory {
     let mut editor = claude.adapter(idle_timeout);
     for _ in 0..IDLE {
         let id = editor.new_session(&claude.work);
@@ -237,8 +258,28 @@ fn memory_with_idle_sessions(claude: &Claude, idle_timeout: &str) -> (u64, usize
     }
     let active = editor.new_session(&claude.work);
     editor.prompt(&active);
-    let tree = editor.tree();
-    (tree.iter().map(|&pid| rss_kib(pid)).sum(), tree.len())
+    let sum = |pids: &[u32]| pids.iter().map(|&pid| rss_kib(pid)).sum::<u64>();
+    let (own, claudes) = (editor.own_processes(), editor.claudes());
+    Memory {
+        adapter_kib: sum(&own),
+        adapter_processes: own.len(),
+        claude_kib: sum(&claudes),
+        claude_processes: claudes.len(),
+    }
+}
+
+/// Resident memory of the adapter (with its reaper) and of the claudes it runs.
+struct Memory {
+    adapter_kib: u64,
+    adapter_processes: usize,
+    claude_kib: u64,
+    claude_processes: usize,
+}
+
+fn is_reaper(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|cmdline| cmdline.split(|b| *b == 0).nth(1) == Some(b"reaper".as_slice()))
+        .unwrap_or(false)
 }
 
 /// Prompt -> first chunk, in a session whose claude runs and in one whose claude was stopped.
