@@ -33,7 +33,11 @@ fn redact_emails(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find('@') {
-        let start = rest[..at].rfind(|c: char| !local(c)).map_or(0, |i| i + 1);
+        // Just past the last character that cannot be in an address, which may be several bytes.
+        let start = rest[..at]
+            .char_indices()
+            .rfind(|&(_, c)| !local(c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let after = &rest[at + 1..];
         let end = after.find(|c: char| !domain(c)).unwrap_or(after.len());
         let host = after[..end].trim_end_matches('.');
@@ -84,6 +88,12 @@ mod tests {
             "npm i @anthropic-ai/claude-code"
         );
         assert_eq!(redact_secrets("user@localhost"), "user@localhost");
+        // Found by `cargo fuzz run claude_stdout`: a multi-byte character right before the address
+        // panicked (the log of a line of claude's took the adapter's reader down).
+        assert_eq!(
+            redact_secrets("from �ada@example.com and é bob@example.org"),
+            "from �[EMAIL] and é [EMAIL]"
+        );
     }
 
     #[test]
