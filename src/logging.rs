@@ -8,8 +8,18 @@ pub fn init(log_file: Option<&Path>) -> std::io::Result<()> {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     // At trace level the ACP SDK and rmcp log whole messages, whose prompts, settings and headers
     // can hold secrets; their debug level logs only methods and ids.
-    let filter = [crate::acp::SDK_LOG_TARGET, "rmcp"]
-        .into_iter()
+    // A cap, so added only where trace is on: a `target=debug` directive would also raise them
+    // to debug under the default `info` (the demo and every editor's stderr would fill with them).
+    let tracing_everything = filter
+        .max_level_hint()
+        .is_none_or(|level| level >= tracing_subscriber::filter::LevelFilter::TRACE);
+    let caps: &[&str] = if tracing_everything {
+        &[crate::acp::SDK_LOG_TARGET, "rmcp"]
+    } else {
+        &[]
+    };
+    let filter = caps
+        .iter()
         .filter_map(|target| format!("{target}=debug").parse().ok())
         .fold(filter, EnvFilter::add_directive);
     let builder = tracing_subscriber::fmt()

@@ -32,4 +32,11 @@ fn the_demo_plays_a_whole_session_offline_and_shows_the_written_file() {
     ] {
         assert!(text.contains(expected), "missing `{expected}` in:\n{text}");
     }
+    // Without RUST_LOG the adapter logs warnings only: what a newcomer reads is the session, not the
+    // SDK's debug lines.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("DEBUG") && !text.contains("DEBUG"),
+        "debug logs at the default level:\n{stderr}"
+    );
 }
