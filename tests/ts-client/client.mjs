@@ -1,5 +1,6 @@
 // Drives claude-acp with the official TypeScript ACP client library, as an editor built on it
-// would: initialize, open a session, prompt, allow the permission the agent asks for, and check
+// would: initialize, open a session, prompt, answer the permissions the agent asks for (and, given
+// a buffer, serve fs/* from it), and check
 // what the user would see (streamed text, a tool call card, the stop reason).
 //
 // Usage: node client.mjs [path/to/claude-acp]    (or env CLAUDE_ACP_BIN)
@@ -7,6 +8,12 @@
 //        ACP_SESSION_CWD   the session's working directory (default: a fresh temporary directory)
 //        ACP_PROMPT        the prompt text (default: "Please create hello.txt")
 //        ACP_TIMEOUT_MS    overall time limit (default 60000)
+//        ACP_PERMISSIONS   the option kind picked for each permission ask in turn, comma-separated
+//                          (the last one repeats; default "allow_once")
+//        ACP_EXPECT_ASKS   how many permission asks the turn must bring (default 1)
+//        ACP_BUFFER_PATH   when set, the client declares fs.readTextFile/writeTextFile and serves
+//        ACP_BUFFER_TEXT   this one buffer from memory (other paths: "no buffer" error); the ok
+//                          line then ends with every fs/write_text_file as JSON
 // Exits 0 when every check passes; otherwise prints why on stderr and exits 1.
 
 import { spawn } from "node:child_process";
@@ -21,6 +28,10 @@ const claudePath = process.env.CLAUDE_PATH;
 const cwd = process.env.ACP_SESSION_CWD ?? mkdtempSync(join(tmpdir(), "ts-client-"));
 const promptText = process.env.ACP_PROMPT ?? "Please create hello.txt";
 const timeoutMs = Number(process.env.ACP_TIMEOUT_MS ?? 60000);
+const permissionKinds = (process.env.ACP_PERMISSIONS ?? "allow_once").split(",");
+const bufferPath = process.env.ACP_BUFFER_PATH;
+const buffers = new Map(bufferPath ? [[bufferPath, process.env.ACP_BUFFER_TEXT ?? ""]] : []);
+const writes = [];
 
 function fail(message) {
   process.stderr.write(`ts-client: FAIL: ${message}\n`);
@@ -54,17 +65,28 @@ const timer = setTimeout(() => {
 }, timeoutMs);
 
 const permissionRequests = [];
-const app = acp.client({ name: "claude-acp-ts-client-test" }).onRequest(
-  acp.methods.client.session.requestPermission,
-  ({ params }) => {
+const app = acp
+  .client({ name: "claude-acp-ts-client-test" })
+  .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+    const kind = permissionKinds[Math.min(permissionRequests.length, permissionKinds.length - 1)];
     permissionRequests.push(params);
-    const allow = params.options.find((option) => option.kind === "allow_once");
-    if (!allow) {
+    const pick = params.options.find((option) => option.kind === kind);
+    if (!pick) {
       return { outcome: { outcome: "cancelled" } };
     }
-    return { outcome: { outcome: "selected", optionId: allow.optionId } };
-  },
-);
+    return { outcome: { outcome: "selected", optionId: pick.optionId } };
+  })
+  .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+    if (!buffers.has(params.path)) {
+      throw acp.RequestError.resourceNotFound(params.path);
+    }
+    return { content: buffers.get(params.path) };
+  })
+  .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+    writes.push({ path: params.path, content: params.content });
+    buffers.set(params.path, params.content);
+    return {};
+  });
 
 // The library answers a non-JSON line with a parse error and goes on; stdout of the agent must be
 // the protocol only, so such lines are recorded on the way in.
@@ -94,7 +116,10 @@ const { init, updates, response, sessionId } = await app
   .connectWith(stream, async (ctx) => {
     const init = await ctx.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: {
+        fs: { readTextFile: Boolean(bufferPath), writeTextFile: Boolean(bufferPath) },
+        terminal: false,
+      },
       clientInfo: { name: "claude-acp-ts-client-test", version: "0.0.0" },
     });
     const session = await ctx.buildSession(cwd).start();
@@ -131,7 +156,11 @@ check(text.trim().length > 0, "no agent_message_chunk text was streamed");
 const toolCalls = updates.filter((u) => u.sessionUpdate === "tool_call");
 check(toolCalls.length > 0, "no tool_call update was streamed");
 
-check(permissionRequests.length === 1, `${permissionRequests.length} permission requests, want 1`);
+const wantAsks = Number(process.env.ACP_EXPECT_ASKS ?? 1);
+check(
+  permissionRequests.length === wantAsks,
+  `${permissionRequests.length} permission requests, want ${wantAsks}`,
+);
 for (const asked of permissionRequests) {
   const id = asked.toolCall.toolCallId;
   check(asked.sessionId === sessionId, `permission request for session ${asked.sessionId}, want ${sessionId}`);
@@ -157,6 +186,8 @@ if (problems.length > 0) {
   fail(`${problems.join("\n  ")}\nupdates seen: ${JSON.stringify(updates)}`);
 }
 process.stdout.write(
-  `ts-client: ok: ${updates.length} updates, ${toolCalls.length} tool call(s), text ${JSON.stringify(text)}\n`,
+  `ts-client: ok: ${updates.length} updates, ${toolCalls.length} tool call(s), text ${JSON.stringify(text)}` +
+    (bufferPath ? `, writes ${JSON.stringify(writes)}` : "") +
+    "\n",
 );
 process.exit(0);

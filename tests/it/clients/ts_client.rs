@@ -80,40 +80,78 @@ async fn ensure_client_library(client_dir: &Path) {
     );
 }
 
-#[tokio::test]
-async fn official_typescript_client_gets_text_a_tool_call_and_end_turn() {
+/// Runs `tests/ts-client/client.mjs` against the built adapter with `standin` as claude, in
+/// `workspace`, with the client's other settings in `env`; its stdout once it reported success.
+async fn run_client(standin: &Standin, workspace: &Path, env: &[(&str, &str)]) -> String {
     let client_dir = repo_path("tests/ts-client");
     ensure_client_library(&client_dir).await;
-
-    let scratch = tempfile::tempdir().unwrap();
-    let home = scratch.path().join("home");
-    let workspace = scratch.path().join("workspace");
-    for dir in [&home, &workspace] {
-        std::fs::create_dir(dir).unwrap();
-    }
-    // The stand-in through the shared support, so its verdict is read at the end like everywhere.
-    let standin = Standin::new("write_allow");
-    let claude = standin.wrapper.clone();
-
+    let home = tempfile::tempdir().unwrap();
     let mut node = Command::new("node");
     node.arg("client.mjs")
         .arg(ADAPTER)
         .current_dir(&client_dir)
-        .env("CLAUDE_PATH", &claude)
-        .env("ACP_SESSION_CWD", &workspace)
+        .env("CLAUDE_PATH", &standin.wrapper)
+        .env("ACP_SESSION_CWD", workspace)
         .env("ACP_TIMEOUT_MS", "60000")
         // Keep the adapter and the stand-in away from the developer's own ~/.claude.
-        .env("HOME", &home);
+        .env("HOME", home.path())
+        .envs(env.iter().copied());
     let output = run(&mut node, "node client.mjs", Duration::from_secs(120)).await;
     assert!(
         output.status.success(),
         "the TypeScript ACP client reported a failure\n{}",
         show(&output)
     );
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
         stdout.contains("ts-client: ok"),
         "client exited 0 without its ok line\n{}",
         show(&output)
     );
+    stdout
+}
+
+#[tokio::test]
+async fn official_typescript_client_gets_text_a_tool_call_and_end_turn() {
+    let scratch = tempfile::tempdir().unwrap();
+    // The stand-in through the shared support, so its verdict is read at the end like everywhere.
+    let standin = Standin::new("write_allow");
+    run_client(&standin, scratch.path(), &[]).await;
+}
+
+/// Edits the editor can review, with an editor built on the official library: claude's Read sees
+/// the client's buffer (not the disk), the allowed Edit reaches it as `fs/write_text_file`, the
+/// rejected one does not, and the disk is never written.
+#[tokio::test]
+async fn official_typescript_client_serves_reads_and_gets_the_edit_in_its_buffer() {
+    const BUFFER: &str = "from the buffer\nsecond\n";
+    const DISK: &str = "on disk, saved long ago\n";
+    let standin = Standin::new("editor_edits");
+    let path = standin.work.join("a.txt");
+    std::fs::write(&path, DISK).unwrap();
+    let key = path.display().to_string();
+    let stdout = run_client(
+        &standin,
+        &standin.work,
+        &[
+            ("ACP_PROMPT", "Fix a.txt"),
+            ("ACP_BUFFER_PATH", &key),
+            ("ACP_BUFFER_TEXT", BUFFER),
+            ("ACP_PERMISSIONS", "allow_once,reject_once,allow_once"),
+            ("ACP_EXPECT_ASKS", "3"),
+        ],
+    )
+    .await;
+    // The script checked each answer claude got (the numbered buffer, claude's own texts).
+    assert!(standin.problems().is_empty(), "{:?}", standin.problems());
+    let writes = stdout
+        .rsplit_once(", writes ")
+        .map(|(_, json)| json.trim())
+        .expect("the client listed its writes");
+    let writes: serde_json::Value = serde_json::from_str(writes).unwrap();
+    assert_eq!(
+        writes,
+        serde_json::json!([{"path": key, "content": "from the buffer\n2nd\n"}])
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), DISK);
 }
