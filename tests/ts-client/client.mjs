@@ -1,7 +1,7 @@
 // Drives claude-acp with the official TypeScript ACP client library, as an editor built on it
 // would: initialize, open a session, prompt, answer the permissions the agent asks for (and, given
-// a buffer, serve fs/* from it), and check
-// what the user would see (streamed text, a tool call card, the stop reason).
+// a buffer, serve fs/* from it), and check what the user would see (streamed text, a tool call
+// card, the stop reason).
 //
 // Usage: node client.mjs [path/to/claude-acp]    (or env CLAUDE_ACP_BIN)
 // Env:   CLAUDE_PATH       the claude executable passed to claude-acp as --claude-path (required)
