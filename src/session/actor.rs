@@ -22,7 +22,9 @@ use self::rewind::{RewindCommand, RewindDone};
 use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
 use super::config::AdapterConfig;
-use super::editor_fs::{EditorFiles, FileEdits};
+use super::acp_server::AcpServer;
+use super::editor_fs::FileEdits;
+use super::editor_terminal::TerminalSetting;
 use super::fallback::PermissionPath;
 use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
@@ -48,6 +50,7 @@ mod rewind_asks;
 mod running;
 mod settings;
 mod switch;
+mod terminal;
 mod title;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
@@ -132,6 +135,8 @@ pub struct SessionSpec {
     pub rewind: Option<RewindPoint>,
     /// Whether Read, Write and Edit go through the editor; `None` where it cannot serve files.
     pub file_edits: Option<FileEdits>,
+    /// Whether Bash runs in the editor's terminal; `None` where the editor has none.
+    pub terminal: Option<TerminalSetting>,
 }
 
 /// The prompt being answered.
@@ -190,8 +195,10 @@ pub struct SessionActor {
     rewind: Option<RewindPoint>,
     /// The "File edits" setting; `None` where the editor cannot serve files.
     file_edits: Option<FileEdits>,
-    /// The editor-served file tools of the running claude (fixed at its start).
-    served_files: Option<EditorFiles>,
+    /// The "Terminal" setting; `None` where the editor declared no terminal.
+    terminal: Option<TerminalSetting>,
+    /// The `acp` server's tools for the running claude (fixed at its start).
+    served: AcpServer,
     /// Tool calls of those tools still running.
     file_tasks: Vec<files::FileCall>,
     /// The setting changed while claude ran: restart it once no turn runs.
@@ -214,6 +221,7 @@ impl SessionActor {
             models,
             rewind,
             file_edits,
+            terminal,
         } = spec;
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_rx) = mpsc::unbounded_channel();
@@ -263,7 +271,8 @@ impl SessionActor {
             idle,
             rewind,
             file_edits,
-            served_files: None,
+            terminal,
+            served: AcpServer::default(),
             file_tasks: Vec::new(),
             restart_for_files: false,
         }
@@ -358,6 +367,10 @@ impl SessionActor {
                 "effort" => self.set_effort(value, SettingReply::ConfigOption(reply)),
                 FileEdits::OPTION_ID => {
                     let result = self.set_file_edits(&value).map(|()| self.config_options());
+                    let _ = reply.send(result);
+                }
+                TerminalSetting::OPTION_ID => {
+                    let result = self.set_terminal(&value).map(|()| self.config_options());
                     let _ = reply.send(result);
                 }
                 other => {
