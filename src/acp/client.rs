@@ -188,7 +188,8 @@ impl EditorClient for AcpEditor {
         terminal_id: &str,
     ) -> Result<TerminalOutput, EditorError> {
         let cx = self.connection()?.clone();
-        let request = acp::TerminalOutputRequest::new(session_id.to_owned(), terminal_id.to_owned());
+        let request =
+            acp::TerminalOutputRequest::new(session_id.to_owned(), terminal_id.to_owned());
         let response = cx
             .send_request(request)
             .block_task()

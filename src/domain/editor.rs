@@ -162,7 +162,11 @@ pub trait EditorClient: Send + Sync + 'static {
     }
 
     /// Kills the terminal's command; the terminal stays until released (`terminal/kill`).
-    async fn kill_terminal(&self, _session_id: &str, _terminal_id: &str) -> Result<(), EditorError> {
+    async fn kill_terminal(
+        &self,
+        _session_id: &str,
+        _terminal_id: &str,
+    ) -> Result<(), EditorError> {
         Err(EditorError::Unsupported("terminal/kill"))
     }
 

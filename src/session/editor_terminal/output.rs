@@ -38,9 +38,7 @@ pub struct BashResult {
 /// The timeout a call asks for, bounded as claude bounds it.
 pub fn timeout_of(requested_ms: Option<f64>) -> Duration {
     match requested_ms {
-        Some(ms) if ms.is_finite() && ms > 0.0 => {
-            Duration::from_millis(ms as u64).min(MAX_TIMEOUT)
-        }
+        Some(ms) if ms.is_finite() && ms > 0.0 => Duration::from_millis(ms as u64).min(MAX_TIMEOUT),
         _ => DEFAULT_TIMEOUT,
     }
 }
@@ -208,10 +206,7 @@ mod tests {
             text(&ended("hello\nerr\nbye\n", 0)),
             ("hello\nerr\nbye".into(), false)
         );
-        assert_eq!(
-            text(&ended("out\n", 3)),
-            ("Exit code 3\nout".into(), true)
-        );
+        assert_eq!(text(&ended("out\n", 3)), ("Exit code 3\nout".into(), true));
         let mut timed_out = ended("", 143);
         timed_out.timed_out_after = Some(Duration::from_millis(1000));
         assert_eq!(

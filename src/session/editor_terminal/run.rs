@@ -2,7 +2,7 @@
 //! embeds, waited for (up to its timeout, killed past it) or left running in the background with
 //! its output copied to a file, and every terminal released once its command is done with.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -222,16 +222,20 @@ impl EditorTerminal {
         }
         let terminal = self.clone();
         let (file, tid, shell) = (output_file.clone(), terminal_id.clone(), id.clone());
-        let copier = tokio::spawn(async move { terminal.copy_until_exit(&shell, &tid, &file).await });
-        self.shells.lock().unwrap_or_else(|p| p.into_inner()).insert(
-            id.clone(),
-            Shell {
-                terminal_id,
-                command: command.to_owned(),
-                output_file: output_file.clone(),
-                copier: copier.abort_handle(),
-            },
-        );
+        let copier =
+            tokio::spawn(async move { terminal.copy_until_exit(&shell, &tid, &file).await });
+        self.shells
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(
+                id.clone(),
+                Shell {
+                    terminal_id,
+                    command: command.to_owned(),
+                    output_file: output_file.clone(),
+                    copier: copier.abort_handle(),
+                },
+            );
         // claude's words, less its promise to re-invoke the model when the command ends: the
         // model reads the file to learn that.
         reply(
@@ -243,7 +247,7 @@ impl EditorTerminal {
         )
     }
 
-    async fn copy_until_exit(&self, shell: &str, terminal_id: &str, file: &PathBuf) {
+    async fn copy_until_exit(&self, shell: &str, terminal_id: &str, file: &Path) {
         loop {
             tokio::time::sleep(COPY_EVERY).await;
             let Ok(shown) = self.output_of(terminal_id).await else {
@@ -284,7 +288,8 @@ impl EditorTerminal {
         let _ = self
             .bounded(
                 "terminal/kill",
-                self.editor.kill_terminal(&self.session_id, &shell.terminal_id),
+                self.editor
+                    .kill_terminal(&self.session_id, &shell.terminal_id),
             )
             .await;
         if let Ok(shown) = self.output_of(&shell.terminal_id).await {
@@ -292,18 +297,15 @@ impl EditorTerminal {
             let _ = crate::platform::files::replace_private(&shell.output_file, text.as_bytes());
         }
         self.release(&shell.terminal_id).await;
-        // claude 2.1.332's own answer (tool_results_2.1.332.jsonl, run cap2).
-        let answer = serde_json::json!({
-            "message": format!("Successfully stopped task: {id} ({})", shell.command),
-            "task_id": id,
-            "task_type": "local_bash",
-            "command": shell.command,
-        });
-        reply(answer.to_string(), false)
+        reply(sdk_mcp::task_stopped_text(id, &shell.command), false)
     }
 
     async fn stop_claudes_task(&self, id: &str) -> Value {
-        let handle = self.claude.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let handle = self
+            .claude
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         let Some(handle) = handle else {
             return tool_use_error(&format!("No task found with ID: {id}"));
         };

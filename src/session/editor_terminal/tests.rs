@@ -151,7 +151,11 @@ async fn a_background_command_writes_its_output_file_and_task_stop_kills_it() {
     );
     assert_eq!(*editor.killed.lock().unwrap(), ["term-1"]);
     assert_eq!(*editor.released.lock().unwrap(), ["term-1"]);
-    assert!(std::fs::read_to_string(&file).unwrap().ends_with("[killed]\n"));
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .ends_with("[killed]\n")
+    );
 
     // Stopped once: the id is no longer ours, and no claude runs to know it.
     let again = terminal

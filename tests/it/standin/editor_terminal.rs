@@ -33,7 +33,8 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
     let c = s.adapter(&[]);
     terminals.serve(&c);
     c.on_request("session/request_permission", reject_the_third());
-    c.initialize_with_capabilities(terminal_capabilities()).await;
+    c.initialize_with_capabilities(terminal_capabilities())
+        .await;
     let id = c.new_session(&s.work).await;
     let outcome = c.prompt(&id, "Run the tests").await.unwrap();
     assert_eq!(outcome["stopReason"], "end_turn");
@@ -77,17 +78,23 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
     );
 
     // The cards embed the terminal, and keep it once claude reports the result.
-    let card = c.tool_call_state(&id, "toolu_bash1").expect("the Bash card");
+    let card = c
+        .tool_call_state(&id, "toolu_bash1")
+        .expect("the Bash card");
     assert_eq!(card["kind"], "execute");
     assert_eq!(card["status"], "completed");
     assert_eq!(
         card["content"],
         json!([{"type": "terminal", "terminalId": "term-1"}])
     );
-    let failed = c.tool_call_state(&id, "toolu_bash2").expect("the failed card");
+    let failed = c
+        .tool_call_state(&id, "toolu_bash2")
+        .expect("the failed card");
     assert_eq!(failed["status"], "failed");
     assert_eq!(failed["content"][0]["terminalId"], "term-2");
-    let rejected = c.tool_call_state(&id, "toolu_bash3").expect("the rejected card");
+    let rejected = c
+        .tool_call_state(&id, "toolu_bash3")
+        .expect("the rejected card");
     assert_eq!(rejected["status"], "failed");
     assert_ne!(rejected["content"][0]["type"], "terminal");
 }
@@ -101,7 +108,8 @@ async fn a_command_past_its_timeout_is_killed_and_claude_is_told_so() {
     // `npm run serve` never ends: the editor holds its wait_for_exit.
     c.hold_requests("terminal/wait_for_exit");
     c.allow_permissions();
-    c.initialize_with_capabilities(terminal_capabilities()).await;
+    c.initialize_with_capabilities(terminal_capabilities())
+        .await;
     let id = c.new_session(&s.work).await;
     let outcome = c.prompt(&id, "Start the server").await.unwrap();
     assert_eq!(outcome["stopReason"], "end_turn");
@@ -118,7 +126,8 @@ async fn a_cancel_kills_the_running_command_and_releases_its_terminal() {
     terminals.serve(&c);
     c.hold_requests("terminal/wait_for_exit");
     c.allow_permissions();
-    c.initialize_with_capabilities(terminal_capabilities()).await;
+    c.initialize_with_capabilities(terminal_capabilities())
+        .await;
     let id = c.new_session(&s.work).await;
     let started = std::time::Instant::now();
     let (outcome, _) = tokio::join!(c.prompt(&id, "Start the server"), async {
@@ -142,7 +151,8 @@ async fn the_terminal_option_and_meta_key_choose_claudes_own_bash() {
     let s = Standin::new("write_allow");
     let c = s.adapter(&[]);
     c.allow_permissions();
-    c.initialize_with_capabilities(terminal_capabilities()).await;
+    c.initialize_with_capabilities(terminal_capabilities())
+        .await;
     let opened = c
         .request(
             "session/new",

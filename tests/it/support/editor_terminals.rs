@@ -76,7 +76,10 @@ impl Terminals {
         c.on_request("terminal/output", move |params| {
             let s = state.lock().unwrap();
             let id = params["terminalId"].as_str().unwrap_or_default();
-            let command = s.running.get(id).ok_or((-32002, format!("no terminal {id}")))?;
+            let command = s
+                .running
+                .get(id)
+                .ok_or((-32002, format!("no terminal {id}")))?;
             let (output, code) = s
                 .scripted
                 .get(command)
@@ -95,7 +98,10 @@ impl Terminals {
         c.on_request("terminal/wait_for_exit", move |params| {
             let s = state.lock().unwrap();
             let id = params["terminalId"].as_str().unwrap_or_default();
-            let command = s.running.get(id).ok_or((-32002, format!("no terminal {id}")))?;
+            let command = s
+                .running
+                .get(id)
+                .ok_or((-32002, format!("no terminal {id}")))?;
             match s.scripted.get(command) {
                 Some((_, code)) => Ok(json!({"exitCode": code, "signal": null})),
                 None => Err((-32603, format!("{command} never ends: hold this request"))),
