@@ -313,7 +313,12 @@ impl EditorTerminal {
             task_id: id.to_owned(),
         };
         match handle.request(request, self.timeout).await {
-            Ok(_) => reply(format!("Successfully stopped task: {id}"), false),
+            // claude 2.1.332 answers `stop_task` with `{}` whether or not it knew the id, so the
+            // model is told no more than that.
+            Ok(_) => reply(
+                format!("Asked Claude Code to stop task {id}; it is stopped if it was running."),
+                false,
+            ),
             Err(e) => tool_use_error(&format!("No task found with ID: {id} ({e})")),
         }
     }
