@@ -2,15 +2,17 @@
 //! `mcp__acp__TaskStop`), which claude asks about as MCP tools: decided here as for claude's own
 //! Bash, so the prompt, its options and the session's rules read the same.
 //!
+//! claude applies no `Bash(...)` rule to an MCP tool, so the rules are applied here:
+//!
+//! - Deny rules first, in every mode: the settings files' ([`super::bash_rules`]) and the
+//!   session's "Always reject" (`Bash(npm test)`).
 //! - `bypassPermissions` allows; TaskStop is not asked (claude's own is not either).
-//! - "Always reject" puts claude's deny rule for the command (`Bash(npm test)`) in force, and it
-//!   is applied here before any ask (claude does not apply a Bash rule to an MCP tool).
-//! - "Always allow" allows the same command for the rest of the session (`Bash(<command>)`, as
-//!   claude suggests for its own Bash), checked here, since claude would not apply it either. It
-//!   is kept for the session only: a rule saved to the project's settings would not be read for
-//!   these tools.
+//! - Allow rules of the settings files allow; "Always allow" offers claude's own suggestion for
+//!   its Bash, the exact command saved to the project's `.claude/settings.local.json` (claude
+//!   writes it there), so it holds for claude's own Bash too.
 
 use super::asker::PermissionAsker;
+use super::bash_rules::BashRules;
 use super::{Decision, allowed_input, call_update, deny, options, reply, tool_call};
 use crate::claude::wire::{
     CanUseTool, PermissionDecision, PermissionRule, PermissionUpdate, UpdateKind,
@@ -24,7 +26,7 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
             updated_permissions: Vec::new(),
         })
     };
-    if builtin != "Bash" || mode == "bypassPermissions" {
+    if builtin != "Bash" {
         return allow();
     }
     let command = req
@@ -44,9 +46,15 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
             rule_content: Some(command.clone()),
         }],
         behavior: "allow".into(),
-        destination: "session".into(),
+        destination: "localSettings".into(),
     })];
     let choices = options::build(&shown, &asker.cwd);
+    let settings = BashRules::load(&asker.cwd);
+    if settings.denies(&command) {
+        return Decision::plain(deny(format!(
+            "Permission to run `{command}` is denied by a Bash rule in the settings."
+        )));
+    }
     let ruled_out: Vec<String> = choices.deny_rules.iter().map(|r| r.setting()).collect();
     if asker.rules.denies_all(&ruled_out) {
         return Decision::plain(deny(format!(
@@ -54,7 +62,7 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
             options::labels(&choices.deny_rules)
         )));
     }
-    if asker.rules.allows(&format!("Bash({command})")) {
+    if mode == "bypassPermissions" || settings.allows(&command) {
         return allow();
     }
     let ask = crate::domain::PermissionAsk {

@@ -9,6 +9,7 @@
 
 mod ask_user;
 pub(crate) mod asker;
+mod bash_rules;
 mod editor_bash;
 mod editor_tools;
 mod options;
@@ -143,11 +144,6 @@ impl SessionRules {
     fn denies_all(&self, rules: &[String]) -> bool {
         let lists = self.lists();
         !rules.is_empty() && rules.iter().all(|r| lists.deny.contains(r))
-    }
-
-    /// Whether an "always allow" of this session allows this rule (`Bash(npm test)`).
-    fn allows(&self, rule: &str) -> bool {
-        self.lists().allow.iter().any(|r| r == rule)
     }
 
     /// The settings to re-apply to a new claude process, if the session has any rule.

@@ -37,7 +37,7 @@ async fn bash_in_the_editor(args: &[&str]) {
     terminals.serve(&c);
     c.on_request(
         "session/request_permission",
-        choose_permission("allow_once"),
+        choose_permission("allow_always"),
     );
     c.initialize_with_capabilities(terminal_capabilities())
         .await;
@@ -77,6 +77,25 @@ async fn bash_in_the_editor(args: &[&str]) {
         .collect();
     assert_eq!(asks.len(), 1, "{asks:#?}");
     assert_eq!(asks[0]["toolCall"]["title"], "Run `make lint`");
+    // "Always allow" saved claude's own rule for its Bash, which holds for ours too: the same
+    // command again is not asked.
+    let saved =
+        std::fs::read_to_string(env.work_dir().join(".claude/settings.local.json")).unwrap();
+    assert!(saved.contains("Bash(make lint)"), "{saved}");
+    let again = Reply::tool_use(
+        "mcp__acp__Bash",
+        json!({"command": "make lint", "description": "Lint again"}),
+    );
+    mock.push_rule(Rule::on_prompt("again", again));
+    mock.push_rule(Rule::on_tool_result_containing("Exit code", Reply::text("Same.")).once());
+    turn(&c, &id, "lint again").await;
+    assert_eq!(terminals.created().len(), 2);
+    let asked = c
+        .requests()
+        .iter()
+        .filter(|r| r.method == "session/request_permission")
+        .count();
+    assert_eq!(asked, 1, "the saved rule allows it");
 
     // The model sees the built-ins' schemas and descriptions under our names; claude's own are gone.
     let tools = mock.requests()[0].body["tools"].clone();
@@ -100,7 +119,7 @@ async fn bash_in_the_editor(args: &[&str]) {
         );
     }
 
-    // 2. A background command, then a TaskStop of an id that is not ours: claude is asked (it
+    // 3. A background command, then a TaskStop of an id that is not ours: claude is asked (it
     // answers `stop_task` alike for any id).
     let background = Reply::tool_use(
         "mcp__acp__Bash",

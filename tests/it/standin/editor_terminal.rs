@@ -3,25 +3,12 @@
 //! gets the output and exit code in its own Bash format. The scripted editor here serves
 //! `terminal/*` from memory.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::acp_client::choose_permission;
 use crate::support::editor_terminals::{Terminals, terminal_capabilities};
 use crate::support::standin::Standin;
-
-/// Allows every ask but the third.
-fn reject_the_third() -> impl Fn(&Value) -> Result<Value, (i64, String)> + Send + Sync + 'static {
-    let asked = AtomicUsize::new(0);
-    let allow = choose_permission("allow_once");
-    let reject = choose_permission("reject_once");
-    move |params| match asked.fetch_add(1, Ordering::SeqCst) {
-        2 => reject(params),
-        _ => allow(params),
-    }
-}
 
 #[tokio::test]
 async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
@@ -30,9 +17,17 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
     terminals.script("cargo test", "running 1 test\r\ntest ok\r\n", 0);
     terminals.script("make lint", "lint: 2 problems\n", 3);
     terminals.script("true", "", 0);
+    // claude's rules in the project's settings: `make lint` allowed, `rm -rf` denied.
+    let settings = s.work.join(".claude");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.local.json"),
+        r#"{"permissions": {"allow": ["Bash(make lint)"], "deny": ["Bash(rm -rf:*)"]}}"#,
+    )
+    .unwrap();
     let c = s.adapter(&[]);
     terminals.serve(&c);
-    c.on_request("session/request_permission", reject_the_third());
+    c.allow_permissions();
     c.initialize_with_capabilities(terminal_capabilities())
         .await;
     let id = c.new_session(&s.work).await;
@@ -46,7 +41,7 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
     assert!(argv.contains("--disallowedTools Bash,TaskStop"), "{argv}");
 
     // The allowed commands ran in the workspace, each in a terminal released afterwards; the
-    // rejected one never reached the editor.
+    // denied one never reached the editor.
     let work = s.work.display().to_string();
     let commands: Vec<(String, String)> = ["cargo test", "make lint", "true"]
         .iter()
@@ -55,15 +50,16 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
     assert_eq!(terminals.created(), commands);
     assert_eq!(terminals.released(), ["term-1", "term-2", "term-3"]);
 
-    // The ask reads as for claude's own Bash: the command as title, an execute call, and the
-    // session-only "always" rule for this command.
+    // The settings' rules were applied without asking; the asks read as for claude's own Bash:
+    // the command as title, an execute call, claude's "always" rule for this command.
     let asks: Vec<Value> = c
         .requests()
         .into_iter()
         .filter(|r| r.method == "session/request_permission")
         .map(|r| r.params)
         .collect();
-    assert_eq!(asks.len(), 4, "{asks:#?}");
+    assert_eq!(asks.len(), 2, "{asks:#?}");
+    assert_eq!(asks[1]["toolCall"]["title"], "Run `true`");
     assert_eq!(asks[0]["toolCall"]["kind"], "execute");
     assert_eq!(asks[0]["toolCall"]["title"], "Run `cargo test`");
     let names: Vec<&str> = asks[0]["options"]
@@ -73,7 +69,9 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
         .filter_map(|o| o["name"].as_str())
         .collect();
     assert!(
-        names.contains(&"Always allow Bash(cargo test) in this session"),
+        names.contains(
+            &"Always allow Bash(cargo test) in this project (saved in .claude/settings.local.json)"
+        ),
         "{names:?}"
     );
 
