@@ -516,6 +516,8 @@ impl SessionActor {
 
     async fn shutdown(&mut self) {
         self.asks.withdraw_all();
+        // Commands still running in the editor's terminals are killed and their terminals freed.
+        self.abort_file_tasks();
         // With the process goes its MCP config, which may hold the editor's MCP secrets: gone
         // before the session says it is closed.
         if let Some(mut claude) = self.claude.ended() {

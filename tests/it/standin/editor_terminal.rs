@@ -189,3 +189,35 @@ async fn the_terminal_option_and_meta_key_choose_claudes_own_bash() {
         .unwrap_err();
     assert!(bad.message.contains("_meta.terminal"), "{}", bad.message);
 }
+
+#[tokio::test]
+async fn closing_the_session_kills_the_running_command_and_releases_its_terminal() {
+    let s = Standin::new("editor_terminal_cancel");
+    let terminals = Terminals::default();
+    let c = std::sync::Arc::new(s.adapter(&[]));
+    terminals.serve(&c);
+    c.hold_requests("terminal/wait_for_exit");
+    c.allow_permissions();
+    c.initialize_with_capabilities(terminal_capabilities())
+        .await;
+    let id = c.new_session(&s.work).await;
+    let prompt = {
+        let (c, id) = (c.clone(), id.clone());
+        tokio::spawn(async move { c.prompt(&id, "Start the server").await })
+    };
+    c.next_request("terminal/wait_for_exit").await;
+    c.request("session/close", json!({"sessionId": id}))
+        .await
+        .unwrap();
+    let answered = tokio::time::timeout(Duration::from_secs(5), prompt)
+        .await
+        .expect("the prompt in flight is answered")
+        .unwrap();
+    assert_eq!(answered.unwrap()["stopReason"], "cancelled");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while terminals.released().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(terminals.killed(), ["term-1"]);
+    assert_eq!(terminals.released(), ["term-1"]);
+}
