@@ -172,6 +172,13 @@ impl EditorClient for AcpEditor {
         let cx = self.connection()?.clone();
         let request = acp::CreateTerminalRequest::new(session_id.to_owned(), command.command)
             .args(command.args)
+            .env(
+                command
+                    .env
+                    .into_iter()
+                    .map(|(name, value)| acp::EnvVariable::new(name, value))
+                    .collect(),
+            )
             .cwd(command.cwd)
             .output_byte_limit(command.output_byte_limit);
         let response = cx

@@ -43,6 +43,8 @@ pub struct ElicitationRequest {
 pub struct TerminalCommand {
     pub command: String,
     pub args: Vec<String>,
+    /// Variables set for the command on top of the editor's environment.
+    pub env: Vec<(String, String)>,
     pub cwd: PathBuf,
     /// The most output the editor keeps (it drops the oldest beyond it).
     pub output_byte_limit: u64,

@@ -19,6 +19,11 @@ use crate::domain::{
 /// The most output an editor terminal keeps for one command.
 const OUTPUT_BYTE_LIMIT: u64 = 16 * 1024 * 1024;
 
+/// What claude 2.1.332 sets for its own Bash commands that the editor's environment lacks: the
+/// mark of a command run by claude, and no editor for git to wait on
+/// (`fixtures/editor_terminal/README.md`).
+const CLAUDE_SHELL_ENV: [(&str, &str); 2] = [("CLAUDECODE", "1"), ("GIT_EDITOR", "true")];
+
 /// How often a background command's output is copied to its file.
 const COPY_EVERY: Duration = Duration::from_secs(1);
 
@@ -109,6 +114,10 @@ impl EditorTerminal {
         let request = TerminalCommand {
             command: "bash".into(),
             args: vec!["-c".into(), command.into()],
+            env: CLAUDE_SHELL_ENV
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+                .collect(),
             cwd: self.cwd.clone(),
             output_byte_limit: OUTPUT_BYTE_LIMIT,
         };

@@ -63,7 +63,12 @@ impl Terminals {
                 .as_array()
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            if params["command"] != "bash" || args.first() != Some(&"-c") || args.len() != 2 {
+            let env = params["env"].to_string();
+            if params["command"] != "bash"
+                || args.first() != Some(&"-c")
+                || args.len() != 2
+                || !env.contains(r#"{"name":"GIT_EDITOR","value":"true"}"#)
+            {
                 return Err((-32602, format!("unexpected command: {params}")));
             }
             let id = format!("term-{}", s.created.len() + 1);
