@@ -221,3 +221,37 @@ async fn closing_the_session_kills_the_running_command_and_releases_its_terminal
     assert_eq!(terminals.killed(), ["term-1"]);
     assert_eq!(terminals.released(), ["term-1"]);
 }
+
+#[tokio::test]
+async fn switching_the_terminal_to_claude_restarts_claude_with_its_own_bash() {
+    let s = Standin::new("write_allow");
+    let c = s.adapter(&[]);
+    c.allow_permissions();
+    c.initialize_with_capabilities(terminal_capabilities())
+        .await;
+    let id = c.new_session(&s.work).await;
+    s.wait_started(1, Duration::from_secs(10)).await;
+    let options = c
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "terminal", "value": "claude"}),
+        )
+        .await
+        .unwrap();
+    let current = options["configOptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "terminal")
+        .map(|o| o["currentValue"].clone());
+    assert_eq!(current, Some(json!("claude")));
+    c.prompt(&id, "Please create hello.txt").await.unwrap();
+    let argvs: Vec<String> = s.argvs().into_iter().map(|a| a.join(" ")).collect();
+    assert_eq!(argvs.len(), 2, "{argvs:#?}");
+    assert!(
+        argvs[0].contains("--disallowedTools Bash,TaskStop"),
+        "{}",
+        argvs[0]
+    );
+    assert!(!argvs[1].contains("--disallowedTools"), "{}", argvs[1]);
+}
