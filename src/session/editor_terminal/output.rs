@@ -10,6 +10,11 @@ use std::time::Duration;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(120_000);
 pub const MAX_TIMEOUT: Duration = Duration::from_millis(600_000);
 
+/// How long a background command may run (`run_in_background`'s `timeout`: default 1800000,
+/// max 7200000 ms).
+pub const DEFAULT_BACKGROUND_TIMEOUT: Duration = Duration::from_millis(1_800_000);
+pub const MAX_BACKGROUND_TIMEOUT: Duration = Duration::from_millis(7_200_000);
+
 /// Output the model gets inline; past it claude saves the output and sends a preview (claude's
 /// `BASH_MAX_OUTPUT_LENGTH` default).
 pub const INLINE_LIMIT: usize = 30_000;
@@ -37,9 +42,22 @@ pub struct BashResult {
 
 /// The timeout a call asks for, bounded as claude bounds it.
 pub fn timeout_of(requested_ms: Option<f64>) -> Duration {
+    bounded(requested_ms, DEFAULT_TIMEOUT, MAX_TIMEOUT)
+}
+
+/// The same for a background command.
+pub fn background_timeout_of(requested_ms: Option<f64>) -> Duration {
+    bounded(
+        requested_ms,
+        DEFAULT_BACKGROUND_TIMEOUT,
+        MAX_BACKGROUND_TIMEOUT,
+    )
+}
+
+fn bounded(requested_ms: Option<f64>, default: Duration, max: Duration) -> Duration {
     match requested_ms {
-        Some(ms) if ms.is_finite() && ms > 0.0 => Duration::from_millis(ms as u64).min(MAX_TIMEOUT),
-        _ => DEFAULT_TIMEOUT,
+        Some(ms) if ms.is_finite() && ms > 0.0 => Duration::from_millis(ms as u64).min(max),
+        _ => default,
     }
 }
 
@@ -84,9 +102,11 @@ pub fn result(ended: &Ended, save: impl FnOnce(&str) -> Option<String>) -> BashR
 }
 
 /// claude's "1s", "2m 30s".
-fn duration_text(duration: Duration) -> String {
+pub fn duration_text(duration: Duration) -> String {
     let seconds = duration.as_secs();
-    if seconds < 60 {
+    if seconds == 0 {
+        format!("{}ms", duration.as_millis())
+    } else if seconds < 60 {
         format!("{seconds}s")
     } else {
         format!("{}m {}s", seconds / 60, seconds % 60)
@@ -246,6 +266,8 @@ mod tests {
         assert_eq!(timeout_of(Some(1000.0)), Duration::from_secs(1));
         assert_eq!(timeout_of(Some(9e9)), MAX_TIMEOUT);
         assert_eq!(timeout_of(Some(-5.0)), DEFAULT_TIMEOUT);
+        assert_eq!(background_timeout_of(None), DEFAULT_BACKGROUND_TIMEOUT);
+        assert_eq!(background_timeout_of(Some(9e9)), MAX_BACKGROUND_TIMEOUT);
     }
 
     #[test]

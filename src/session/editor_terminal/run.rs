@@ -168,7 +168,8 @@ impl EditorTerminal {
             Err(text) => return reply(text, true),
         };
         if input.get("run_in_background").and_then(Value::as_bool) == Some(true) {
-            return self.background(command, release.done());
+            let limit = output::background_timeout_of(input.get("timeout").and_then(Value::as_f64));
+            return self.background(command, release.done(), limit);
         }
         let terminal_id = release.terminal_id.clone().unwrap_or_default();
         let waited = tokio::time::timeout(
@@ -221,7 +222,7 @@ impl EditorTerminal {
 
     /// Leaves the command running; a task copies its output to a file the model can Read, as
     /// claude's own background commands do, and releases the terminal when it ends.
-    fn background(&self, command: &str, terminal_id: String) -> Value {
+    fn background(&self, command: &str, terminal_id: String, limit: Duration) -> Value {
         let id = shell_id();
         let output_file = crate::platform::files::private_dir()
             .join(format!("claude-acp-{}-{id}.output", self.session_id));
@@ -232,7 +233,7 @@ impl EditorTerminal {
         let terminal = self.clone();
         let (file, tid, shell) = (output_file.clone(), terminal_id.clone(), id.clone());
         let copier =
-            tokio::spawn(async move { terminal.copy_until_exit(&shell, &tid, &file).await });
+            tokio::spawn(async move { terminal.copy_until_exit(&shell, &tid, &file, limit).await });
         self.shells
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -256,18 +257,32 @@ impl EditorTerminal {
         )
     }
 
-    async fn copy_until_exit(&self, shell: &str, terminal_id: &str, file: &Path) {
+    /// Copies the output until the command ends, or kills it at its time limit.
+    async fn copy_until_exit(&self, shell: &str, terminal_id: &str, file: &Path, limit: Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
         loop {
-            tokio::time::sleep(COPY_EVERY).await;
+            tokio::time::sleep(COPY_EVERY.min(limit)).await;
+            let over = tokio::time::Instant::now() >= deadline;
+            if over {
+                let s = &self.session_id;
+                let _ = self
+                    .bounded("terminal/kill", self.editor.kill_terminal(s, terminal_id))
+                    .await;
+            }
             let Ok(shown) = self.output_of(terminal_id).await else {
                 continue;
             };
             let mut text = output::plain(&shown.output);
-            if let Some(exit) = &shown.exit {
+            if over {
+                let after = output::duration_text(limit);
+                text.push_str(&format!(
+                    "\n[killed: still running after its {after} timeout]\n"
+                ));
+            } else if let Some(exit) = &shown.exit {
                 text.push_str(&format!("\n[exited with code {}]\n", exit_code(exit)));
             }
             let _ = crate::platform::files::replace_private(file, text.as_bytes());
-            if shown.exit.is_some() {
+            if over || shown.exit.is_some() {
                 self.shells
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())

@@ -191,3 +191,18 @@ async fn claudes_end_ends_the_background_commands() {
     assert_eq!(*editor.released.lock().unwrap(), ["term-1"]);
     let _ = std::fs::remove_file(file);
 }
+
+#[tokio::test]
+async fn a_background_command_past_its_timeout_is_killed() {
+    let (editor, terminal) = setup(&[("npm run watch", "watching\n", None)]);
+    let input = json!({"command": "npm run watch", "run_in_background": true, "timeout": 300});
+    let (_, file) = started(&terminal.call("Bash", &input, None).await);
+    wait_for(|| !editor.released.lock().unwrap().is_empty()).await;
+    assert_eq!(*editor.killed.lock().unwrap(), ["term-1"]);
+    assert_eq!(*editor.released.lock().unwrap(), ["term-1"]);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "watching\n\n[killed: still running after its 300ms timeout]\n"
+    );
+    let _ = std::fs::remove_file(file);
+}
