@@ -3,6 +3,7 @@
 //! the output as the terminal gave it, `Exit code N` first when it failed, claude's texts for no
 //! output and a timeout, and output past 30 000 characters saved to a file with a 2 KB preview.
 
+use std::path::Path;
 use std::time::Duration;
 
 /// claude's default and largest foreground timeout (its Bash description: default 120000, max
@@ -99,6 +100,23 @@ pub fn result(ended: &Ended, save: impl FnOnce(&str) -> Option<String>) -> BashR
         },
         is_error: false,
     }
+}
+
+/// The result of a foreground command that outlived its timeout after printing something: it
+/// runs on in the background (claude 2.1.332's words, less its promise to re-invoke the model).
+pub fn moved_to_background(output: &str, after: Duration, id: &str, file: &Path) -> String {
+    let output = trimmed(output);
+    format!(
+        "{output}\nCommand did not complete within its {} timeout and was moved to the background (ID: {id}). Output is being written to: {}. If it is still running after {} in the background, it will be stopped. It is running now: do not start a second copy while it runs. If it is no longer needed, stop it with TaskStop. To check interim output, use Read on that file path.",
+        duration_text(after),
+        file.display(),
+        minutes_text(DEFAULT_BACKGROUND_TIMEOUT),
+    )
+}
+
+/// claude's "30m".
+fn minutes_text(duration: Duration) -> String {
+    format!("{}m", duration.as_secs() / 60)
 }
 
 /// claude's "1s", "2m 30s".
@@ -258,6 +276,21 @@ mod tests {
         assert!(r.text.ends_with("\n526\n527\n...\n</persisted-output>"));
         assert_eq!(saved, output.trim_end());
         assert_eq!(saved.len() + 1, 228_894);
+    }
+
+    #[test]
+    fn a_timeout_after_some_output_reads_as_claudes_move_to_the_background() {
+        // tool_results_2.1.332.jsonl, run cap2: `echo out; echo err >&2; sleep 3` with timeout 1000.
+        let text = moved_to_background(
+            "out\nerr\n",
+            Duration::from_secs(1),
+            "b5a98148w",
+            Path::new("/run/tmp/b5a98148w.output"),
+        );
+        assert_eq!(
+            text,
+            "out\nerr\nCommand did not complete within its 1s timeout and was moved to the background (ID: b5a98148w). Output is being written to: /run/tmp/b5a98148w.output. If it is still running after 30m in the background, it will be stopped. It is running now: do not start a second copy while it runs. If it is no longer needed, stop it with TaskStop. To check interim output, use Read on that file path."
+        );
     }
 
     #[test]

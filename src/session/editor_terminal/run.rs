@@ -2,7 +2,7 @@
 //! embeds, waited for (up to its timeout, killed past it) or left running in the background with
 //! its output copied to a file, and every terminal released once its command is done with.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -187,6 +187,26 @@ impl EditorTerminal {
                 );
             }
             Err(_) => {
+                // claude 2.1.332 moves a command that has printed something to the background
+                // rather than kill it (tool_results_2.1.332.jsonl, run cap2).
+                if let Ok(shown) = self.output_of(&terminal_id).await
+                    && shown.exit.is_none()
+                    && !output::plain(&shown.output).trim().is_empty()
+                {
+                    let limit = output::DEFAULT_BACKGROUND_TIMEOUT;
+                    return match self.start_background(command, release.done(), limit) {
+                        Ok((id, file)) => reply(
+                            output::moved_to_background(
+                                &output::plain(&shown.output),
+                                timeout,
+                                &id,
+                                &file,
+                            ),
+                            false,
+                        ),
+                        Err(text) => reply(text, true),
+                    };
+                }
                 let killed = self
                     .bounded(
                         "terminal/kill",
@@ -223,17 +243,39 @@ impl EditorTerminal {
     /// Leaves the command running; a task copies its output to a file the model can Read, as
     /// claude's own background commands do, and releases the terminal when it ends.
     fn background(&self, command: &str, terminal_id: String, limit: Duration) -> Value {
+        match self.start_background(command, terminal_id, limit) {
+            // claude's words, less its promise to re-invoke the model when the command ends: the
+            // model reads the file to learn that.
+            Ok((id, file)) => reply(
+                format!(
+                    "Command running in background with ID: {id}. Output is being written to: {}. To check interim output, use Read on that file path; it ends with the exit code once the command has ended.",
+                    file.display()
+                ),
+                false,
+            ),
+            Err(text) => reply(text, true),
+        }
+    }
+
+    /// Registers a running command as a background shell: its id and output file.
+    fn start_background(
+        &self,
+        command: &str,
+        terminal_id: String,
+        limit: Duration,
+    ) -> Result<(String, PathBuf), String> {
         let id = shell_id();
         let output_file = crate::platform::files::private_dir()
             .join(format!("claude-acp-{}-{id}.output", self.session_id));
         if let Err(e) = crate::platform::files::replace_private(&output_file, b"") {
             self.release_later(terminal_id);
-            return reply(format!("Could not create the output file: {e}"), true);
+            return Err(format!("Could not create the output file: {e}"));
         }
         let terminal = self.clone();
         let (file, tid, shell) = (output_file.clone(), terminal_id.clone(), id.clone());
-        let copier =
-            tokio::spawn(async move { terminal.copy_until_exit(&shell, &tid, &file, limit).await });
+        let copier = tokio::spawn(async move {
+            terminal.copy_until_exit(&shell, &tid, &file, limit).await;
+        });
         self.shells
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -246,15 +288,7 @@ impl EditorTerminal {
                     copier: copier.abort_handle(),
                 },
             );
-        // claude's words, less its promise to re-invoke the model when the command ends: the
-        // model reads the file to learn that.
-        reply(
-            format!(
-                "Command running in background with ID: {id}. Output is being written to: {}. To check interim output, use Read on that file path; it ends with the exit code once the command has ended.",
-                output_file.display()
-            ),
-            false,
-        )
+        Ok((id, output_file))
     }
 
     /// Copies the output until the command ends, or kills it at its time limit.

@@ -66,6 +66,16 @@ impl EditorClient for Terminals {
             exit,
         })
     }
+    async fn wait_for_terminal_exit(&self, _: &str, id: &str) -> Result<TerminalExit, EditorError> {
+        match self.command_of(id)?.1 {
+            Some(code) => Ok(TerminalExit {
+                code: Some(code),
+                signal: None,
+            }),
+            // Runs until killed; the caller's timeout ends the wait.
+            None => std::future::pending().await,
+        }
+    }
     async fn kill_terminal(&self, _: &str, id: &str) -> Result<(), EditorError> {
         self.killed.lock().unwrap().push(id.to_owned());
         Ok(())
@@ -205,4 +215,30 @@ async fn a_background_command_past_its_timeout_is_killed() {
         "watching\n\n[killed: still running after its 300ms timeout]\n"
     );
     let _ = std::fs::remove_file(file);
+}
+
+#[tokio::test]
+async fn a_foreground_command_past_its_timeout_after_some_output_moves_to_the_background() {
+    let (editor, terminal) = setup(&[("npm run dev", "ready on 3000\n", None)]);
+    let input = json!({"command": "npm run dev", "timeout": 200});
+    let result = terminal.call("Bash", &input, None).await;
+    let text = text_of(&result);
+    assert_eq!(result["isError"], false);
+    assert!(
+        text.starts_with("ready on 3000\nCommand did not complete within its 200ms timeout and was moved to the background (ID: b"),
+        "{text}"
+    );
+    assert!(editor.killed.lock().unwrap().is_empty(), "it runs on");
+    let id = text
+        .split("(ID: ")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap();
+    let stopped = terminal
+        .call("TaskStop", &json!({"task_id": id}), None)
+        .await;
+    assert_eq!(stopped["isError"], false);
+    assert_eq!(*editor.released.lock().unwrap(), ["term-1"]);
 }

@@ -89,7 +89,7 @@ impl Terminals {
                 .scripted
                 .get(command)
                 .cloned()
-                .unwrap_or(("still running\r\n".into(), 0));
+                .unwrap_or_default();
             let exit = if s.killed.iter().any(|k| k == id) {
                 json!({"exitCode": null, "signal": "SIGKILL"})
             } else if s.scripted.contains_key(command) {
