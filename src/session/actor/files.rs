@@ -41,10 +41,13 @@ impl SessionActor {
         });
         *self.asker.files.lock().unwrap_or_else(|p| p.into_inner()) = files.clone();
         let terminal = (self.terminal == Some(TerminalSetting::Editor)).then(|| {
+            let mut roots = vec![self.cwd.clone()];
+            roots.extend(crate::session::directories::added_directories(&self.flags));
             EditorTerminal::new(
                 self.editor.clone(),
                 self.id.clone(),
                 self.cwd.clone(),
+                roots,
                 self.asker.claude.clone(),
             )
         });

@@ -7,6 +7,7 @@
 
 mod output;
 mod run;
+mod shell_cwd;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -127,7 +128,8 @@ struct Shell {
 pub struct EditorTerminal {
     editor: Arc<dyn EditorClient>,
     session_id: String,
-    cwd: PathBuf,
+    /// Where the next foreground command starts (`cd` carries over).
+    shell_cwd: Arc<shell_cwd::ShellCwd>,
     /// Tool calls that embed a terminal: their content stays the terminal when claude's result
     /// arrives (the actor leaves it alone).
     embedded: Arc<Mutex<HashSet<String>>>,
@@ -142,12 +144,13 @@ impl EditorTerminal {
         editor: Arc<dyn EditorClient>,
         session_id: String,
         cwd: PathBuf,
+        roots: Vec<PathBuf>,
         claude: Arc<Mutex<Option<ClaudeHandle>>>,
     ) -> Self {
         Self {
             editor,
             session_id,
-            cwd,
+            shell_cwd: Arc::new(shell_cwd::ShellCwd::new(cwd, roots)),
             embedded: Arc::default(),
             shells: Arc::default(),
             claude,
@@ -173,6 +176,7 @@ impl EditorTerminal {
 
     /// claude ended: its background commands end with it, as claude's own do.
     pub fn end_background(&self) {
+        self.shell_cwd.remove_files();
         let shells: Vec<Shell> = self
             .shells
             .lock()

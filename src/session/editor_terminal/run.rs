@@ -110,15 +110,22 @@ impl EditorTerminal {
     }
 
     /// Starts `command` in a new terminal and shows the terminal in the tool call.
-    async fn start(&self, command: &str, tool_use_id: Option<&str>) -> Result<Release, String> {
+    async fn start(
+        &self,
+        command: &str,
+        tool_use_id: Option<&str>,
+        extra_env: Vec<(String, String)>,
+    ) -> Result<Release, String> {
+        let mut env: Vec<(String, String)> = CLAUDE_SHELL_ENV
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
+        env.extend(extra_env);
         let request = TerminalCommand {
             command: "bash".into(),
             args: vec!["-c".into(), command.into()],
-            env: CLAUDE_SHELL_ENV
-                .iter()
-                .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-                .collect(),
-            cwd: self.cwd.clone(),
+            env,
+            cwd: self.shell_cwd.current(),
             output_byte_limit: OUTPUT_BYTE_LIMIT,
         };
         let terminal_id = self
@@ -163,11 +170,17 @@ impl EditorTerminal {
             );
         };
         let timeout = output::timeout_of(input.get("timeout").and_then(Value::as_f64));
-        let release = match self.start(command, tool_use_id).await {
+        let in_background = input.get("run_in_background").and_then(Value::as_bool) == Some(true);
+        // A foreground command's `cd` carries over to the next one.
+        let (extra_env, report) = match self.shell_cwd.tracking().filter(|_| !in_background) {
+            Some((env, report)) => (env, Some(report)),
+            None => (Vec::new(), None),
+        };
+        let release = match self.start(command, tool_use_id, extra_env).await {
             Ok(release) => release,
             Err(text) => return reply(text, true),
         };
-        if input.get("run_in_background").and_then(Value::as_bool) == Some(true) {
+        if in_background {
             let limit = output::background_timeout_of(input.get("timeout").and_then(Value::as_f64));
             return self.background(command, release.done(), limit);
         }
@@ -236,7 +249,10 @@ impl EditorTerminal {
             timed_out_after,
             truncated: shown.truncated,
         };
-        let result = output::result(&ended, save_large_output);
+        let mut result = output::result(&ended, save_large_output);
+        if let Some(note) = report.and_then(|r| self.shell_cwd.after(&r, exit_code == 0)) {
+            result.text = format!("{}\n{note}", result.text);
+        }
         reply(result.text, result.is_error)
     }
 

@@ -100,6 +100,7 @@ fn setup(scripted: &[(&str, &str, Option<u32>)]) -> (Arc<Terminals>, EditorTermi
         editor.clone(),
         "s-terminal-tests".into(),
         std::env::temp_dir(),
+        vec![std::env::temp_dir()],
         Arc::default(),
     );
     (editor, terminal)
@@ -241,4 +242,103 @@ async fn a_foreground_command_past_its_timeout_after_some_output_moves_to_the_ba
         .await;
     assert_eq!(stopped["isError"], false);
     assert_eq!(*editor.released.lock().unwrap(), ["term-1"]);
+}
+
+/// An editor whose terminals really run the command (to the end, at `terminal/create`).
+#[derive(Default)]
+struct RealShell {
+    ran: Mutex<HashMap<String, (String, u32)>>,
+    cwds: Mutex<Vec<std::path::PathBuf>>,
+}
+
+#[async_trait]
+impl EditorClient for RealShell {
+    fn session_update(&self, _: &str, _: SessionUpdate) {}
+    async fn request_permission(&self, _: PermissionAsk) -> Result<PermissionOutcome, EditorError> {
+        Err(EditorError::Closed)
+    }
+    async fn create_terminal(&self, _: &str, c: TerminalCommand) -> Result<String, EditorError> {
+        let out = std::process::Command::new(&c.command)
+            .args(&c.args)
+            .envs(c.env)
+            .current_dir(&c.cwd)
+            .output()
+            .map_err(|e| EditorError::Rejected(e.to_string()))?;
+        self.cwds.lock().unwrap().push(c.cwd);
+        let mut ran = self.ran.lock().unwrap();
+        let id = format!("term-{}", ran.len() + 1);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let code = out.status.code().unwrap_or(1) as u32;
+        ran.insert(id.clone(), (text, code));
+        Ok(id)
+    }
+    async fn terminal_output(&self, _: &str, id: &str) -> Result<TerminalOutput, EditorError> {
+        let (output, code) = self.ran.lock().unwrap()[id].clone();
+        Ok(TerminalOutput {
+            output,
+            truncated: false,
+            exit: Some(TerminalExit {
+                code: Some(code),
+                signal: None,
+            }),
+        })
+    }
+    async fn wait_for_terminal_exit(&self, _: &str, id: &str) -> Result<TerminalExit, EditorError> {
+        Ok(TerminalExit {
+            code: Some(self.ran.lock().unwrap()[id].1),
+            signal: None,
+        })
+    }
+    async fn kill_terminal(&self, _: &str, _: &str) -> Result<(), EditorError> {
+        Ok(())
+    }
+    async fn release_terminal(&self, _: &str, _: &str) -> Result<(), EditorError> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn cd_carries_over_to_the_next_command_inside_the_workspace_only() {
+    let work = std::env::temp_dir().join(format!("editor-terminal-cd-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(work.join("sub")).unwrap();
+    let work = std::fs::canonicalize(&work).unwrap();
+    let editor = Arc::new(RealShell::default());
+    let terminal = EditorTerminal::new(
+        editor.clone(),
+        "s-cd".into(),
+        work.clone(),
+        vec![work.clone()],
+        Arc::default(),
+    );
+    let bash = |command: &str| json!({"command": command});
+    let sub = work.join("sub").display().to_string();
+    assert_eq!(
+        text_of(&terminal.call("Bash", &bash("cd sub"), None).await),
+        "(Bash completed with no output)"
+    );
+    assert_eq!(
+        text_of(&terminal.call("Bash", &bash("pwd"), None).await),
+        sub
+    );
+    // Outside the workspace: back to the start, as claude says.
+    assert_eq!(
+        text_of(&terminal.call("Bash", &bash("cd / && pwd"), None).await),
+        format!("/\nShell cwd was reset to {}", work.display())
+    );
+    assert_eq!(
+        text_of(&terminal.call("Bash", &bash("pwd"), None).await),
+        work.display().to_string()
+    );
+    let cwds = editor.cwds.lock().unwrap().clone();
+    assert_eq!(
+        cwds,
+        [
+            work.clone(),
+            work.join("sub"),
+            work.join("sub"),
+            work.clone()
+        ]
+    );
+    terminal.end_background();
+    std::fs::remove_dir_all(&work).unwrap();
 }

@@ -85,11 +85,7 @@ impl Terminals {
                 .running
                 .get(id)
                 .ok_or((-32002, format!("no terminal {id}")))?;
-            let (output, code) = s
-                .scripted
-                .get(command)
-                .cloned()
-                .unwrap_or_default();
+            let (output, code) = s.scripted.get(command).cloned().unwrap_or_default();
             let exit = if s.killed.iter().any(|k| k == id) {
                 json!({"exitCode": null, "signal": "SIGKILL"})
             } else if s.scripted.contains_key(command) {
