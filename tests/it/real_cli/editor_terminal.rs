@@ -69,6 +69,15 @@ async fn bash_in_the_editor(args: &[&str]) {
         .find(|u| u["content"][0]["type"] == "terminal")
         .expect("a card embedding the terminal");
     assert_eq!(card["content"][0]["terminalId"], "term-1");
+    // Once claude reports the result, the card is failed and still shows the terminal.
+    let call_id = card["toolCallId"].as_str().unwrap();
+    let state = c.tool_call_state(&id, call_id).unwrap();
+    assert_eq!(state["status"], "failed", "{state}");
+    assert_eq!(state["kind"], "execute", "{state}");
+    assert_eq!(
+        state["content"],
+        json!([{"type": "terminal", "terminalId": "term-1"}])
+    );
     let asks: Vec<Value> = c
         .requests()
         .into_iter()
