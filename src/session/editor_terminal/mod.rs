@@ -174,6 +174,15 @@ impl EditorTerminal {
         }
     }
 
+    /// Whether a background command still runs (claude is then not idle).
+    pub fn has_background(&self) -> bool {
+        !self
+            .shells
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+    }
+
     /// claude ended: its background commands end with it, as claude's own do.
     pub fn end_background(&self) {
         self.shell_cwd.remove_files();

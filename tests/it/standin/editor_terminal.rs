@@ -255,3 +255,29 @@ async fn switching_the_terminal_to_claude_restarts_claude_with_its_own_bash() {
     );
     assert!(!argvs[1].contains("--disallowedTools"), "{}", argvs[1]);
 }
+
+#[tokio::test]
+async fn claude_is_not_stopped_as_idle_while_a_background_command_runs() {
+    let s = Standin::new("editor_terminal_background");
+    let terminals = Terminals::default();
+    let c = s.adapter(&["--idle-timeout", "1"]);
+    terminals.serve(&c);
+    c.hold_requests("terminal/wait_for_exit");
+    c.allow_permissions();
+    c.initialize_with_capabilities(terminal_capabilities())
+        .await;
+    let id = c.new_session(&s.work).await;
+    let outcome = c.prompt(&id, "Serve it").await.unwrap();
+    assert_eq!(outcome["stopReason"], "end_turn");
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    let pid = s.wait_started(1, Duration::from_secs(10)).await[0];
+    // Well past the idle timeout: claude, and so the command, still run.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert!(crate::support::procs::is_alive(pid), "claude was stopped");
+    assert!(terminals.killed().is_empty(), "{:?}", terminals.killed());
+    assert!(
+        terminals.released().is_empty(),
+        "{:?}",
+        terminals.released()
+    );
+}
