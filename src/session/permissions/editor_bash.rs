@@ -7,12 +7,14 @@
 //! - Deny rules first, in every mode: the settings files' ([`super::bash_rules`]) and the
 //!   session's "Always reject" (`Bash(npm test)`).
 //! - `bypassPermissions` allows; TaskStop is not asked (claude's own is not either).
-//! - Allow rules of the settings files allow; "Always allow" offers claude's own suggestion for
+//! - Allow rules of the settings files allow, and so does a command claude itself runs unasked
+//!   ([`super::read_only`]: `ls`, `git status`, ... inside the cwd); "Always allow" offers claude's own suggestion for
 //!   its Bash, the exact command saved to the project's `.claude/settings.local.json` (claude
 //!   writes it there), so it holds for claude's own Bash too.
 
 use super::asker::PermissionAsker;
 use super::bash_rules::BashRules;
+use super::read_only;
 use super::{Decision, allowed_input, call_update, deny, options, reply, tool_call};
 use crate::claude::wire::{
     CanUseTool, PermissionDecision, PermissionRule, PermissionUpdate, UpdateKind,
@@ -62,7 +64,10 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
             options::labels(&choices.deny_rules)
         )));
     }
-    if mode == "bypassPermissions" || settings.allows(&command) {
+    if mode == "bypassPermissions"
+        || settings.allows(&command)
+        || read_only::is_read_only(&command, &asker.cwd)
+    {
         return allow();
     }
     let ask = crate::domain::PermissionAsk {

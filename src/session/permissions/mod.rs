@@ -14,6 +14,7 @@ mod editor_bash;
 mod editor_tools;
 mod options;
 mod plan_mode;
+mod read_only;
 mod reply;
 #[cfg(test)]
 mod tests;

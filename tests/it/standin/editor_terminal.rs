@@ -17,6 +17,7 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
     terminals.script("cargo test", "running 1 test\r\ntest ok\r\n", 0);
     terminals.script("make lint", "lint: 2 problems\n", 3);
     terminals.script("true", "", 0);
+    terminals.script("ls sub", "a.txt\n", 0);
     // claude's rules in the project's settings: `make lint` allowed, `rm -rf` denied.
     let settings = s.work.join(".claude");
     std::fs::create_dir_all(&settings).unwrap();
@@ -43,14 +44,15 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
     // The allowed commands ran in the workspace, each in a terminal released afterwards; the
     // denied one never reached the editor.
     let work = s.work.display().to_string();
-    let commands: Vec<(String, String)> = ["cargo test", "make lint", "true"]
+    let commands: Vec<(String, String)> = ["cargo test", "make lint", "true", "ls sub"]
         .iter()
         .map(|c| (c.to_string(), work.clone()))
         .collect();
     assert_eq!(terminals.created(), commands);
-    assert_eq!(terminals.released(), ["term-1", "term-2", "term-3"]);
+    assert_eq!(terminals.released(), ["term-1", "term-2", "term-3", "term-4"]);
 
-    // The settings' rules were applied without asking; the asks read as for claude's own Bash:
+    // The settings' rules were applied without asking, and `ls sub` ran unasked as with claude's
+    // own Bash; the asks read as for claude's own Bash:
     // the command as title, an execute call, claude's "always" rule for this command.
     let asks: Vec<Value> = c
         .requests()
