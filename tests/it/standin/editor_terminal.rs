@@ -49,7 +49,10 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
         .map(|c| (c.to_string(), work.clone()))
         .collect();
     assert_eq!(terminals.created(), commands);
-    assert_eq!(terminals.released(), ["term-1", "term-2", "term-3", "term-4"]);
+    assert_eq!(
+        terminals.released(),
+        ["term-1", "term-2", "term-3", "term-4"]
+    );
 
     // The settings' rules were applied without asking, and `ls sub` ran unasked as with claude's
     // own Bash; the asks read as for claude's own Bash:
