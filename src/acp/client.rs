@@ -11,7 +11,8 @@ use super::to_proto;
 use super::transport::Outbound;
 use crate::domain::{
     ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
-    ElicitationRequest, PermissionAsk, PermissionOutcome, SessionUpdate,
+    ElicitationRequest, PermissionAsk, PermissionOutcome, SessionUpdate, TerminalCommand,
+    TerminalExit, TerminalOutput,
 };
 use crate::translate::compaction_text;
 
@@ -159,6 +160,97 @@ impl EditorClient for AcpEditor {
         Ok(())
     }
 
+    fn supports_terminal(&self) -> bool {
+        self.capabilities.get().is_some_and(|c| c.terminal)
+    }
+
+    async fn create_terminal(
+        &self,
+        session_id: &str,
+        command: TerminalCommand,
+    ) -> Result<String, EditorError> {
+        let cx = self.connection()?.clone();
+        let request = acp::CreateTerminalRequest::new(session_id.to_owned(), command.command)
+            .args(command.args)
+            .env(
+                command
+                    .env
+                    .into_iter()
+                    .map(|(name, value)| acp::EnvVariable::new(name, value))
+                    .collect(),
+            )
+            .cwd(command.cwd)
+            .output_byte_limit(command.output_byte_limit);
+        let response = cx
+            .send_request(request)
+            .block_task()
+            .await
+            .map_err(editor_error)?;
+        Ok(response.terminal_id.0.to_string())
+    }
+
+    async fn terminal_output(
+        &self,
+        session_id: &str,
+        terminal_id: &str,
+    ) -> Result<TerminalOutput, EditorError> {
+        let cx = self.connection()?.clone();
+        let request =
+            acp::TerminalOutputRequest::new(session_id.to_owned(), terminal_id.to_owned());
+        let response = cx
+            .send_request(request)
+            .block_task()
+            .await
+            .map_err(editor_error)?;
+        Ok(TerminalOutput {
+            output: response.output,
+            truncated: response.truncated,
+            exit: response.exit_status.map(terminal_exit),
+        })
+    }
+
+    async fn wait_for_terminal_exit(
+        &self,
+        session_id: &str,
+        terminal_id: &str,
+    ) -> Result<TerminalExit, EditorError> {
+        let cx = self.connection()?.clone();
+        let request =
+            acp::WaitForTerminalExitRequest::new(session_id.to_owned(), terminal_id.to_owned());
+        // Dropping this future (a timeout, a cancel) sends `$/cancel_request` to the editor.
+        let response = cx
+            .send_request(request)
+            .block_task()
+            .await
+            .map_err(editor_error)?;
+        Ok(terminal_exit(response.exit_status))
+    }
+
+    async fn kill_terminal(&self, session_id: &str, terminal_id: &str) -> Result<(), EditorError> {
+        let cx = self.connection()?.clone();
+        let request = acp::KillTerminalRequest::new(session_id.to_owned(), terminal_id.to_owned());
+        cx.send_request(request)
+            .block_task()
+            .await
+            .map_err(editor_error)?;
+        Ok(())
+    }
+
+    async fn release_terminal(
+        &self,
+        session_id: &str,
+        terminal_id: &str,
+    ) -> Result<(), EditorError> {
+        let cx = self.connection()?.clone();
+        let request =
+            acp::ReleaseTerminalRequest::new(session_id.to_owned(), terminal_id.to_owned());
+        cx.send_request(request)
+            .block_task()
+            .await
+            .map_err(editor_error)?;
+        Ok(())
+    }
+
     fn supports_elicitation(&self) -> bool {
         self.capabilities
             .get()
@@ -253,6 +345,13 @@ fn form_field(field: &ElicitationField) -> acp::ElicitationPropertySchema {
             .description(field.description.clone())
             .one_of(choices)
             .into()
+    }
+}
+
+fn terminal_exit(status: acp::TerminalExitStatus) -> TerminalExit {
+    TerminalExit {
+        code: status.exit_code,
+        signal: status.signal,
     }
 }
 

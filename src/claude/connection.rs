@@ -186,6 +186,7 @@ fn subtype_of(request: &OutboundControl) -> &'static str {
         OutboundControl::ApplyFlagSettings { .. } => "apply_flag_settings",
         OutboundControl::GetContextUsage { .. } => "get_context_usage",
         OutboundControl::RewindFiles(_) => "rewind_files",
+        OutboundControl::StopTask { .. } => "stop_task",
     }
 }
 
@@ -244,6 +245,9 @@ mod tests {
             OutboundControl::SetModel { model: None },
             OutboundControl::ApplyFlagSettings {
                 settings: json!({}),
+            },
+            OutboundControl::StopTask {
+                task_id: "b1".into(),
             },
         ] {
             let wire = serde_json::to_value(&request).unwrap();

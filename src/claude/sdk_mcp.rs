@@ -168,6 +168,25 @@ pub fn call_result(content: Vec<McpContent>, is_error: bool) -> Value {
     to_value(Result { content, is_error })
 }
 
+/// What claude 2.1.332's own TaskStop answers for a background shell it stopped
+/// (`fixtures/editor_terminal/tool_results_2.1.332.jsonl`, run cap2).
+pub fn task_stopped_text(task_id: &str, command: &str) -> String {
+    #[derive(Serialize)]
+    struct Stopped<'a> {
+        message: String,
+        task_id: &'a str,
+        task_type: &'static str,
+        command: &'a str,
+    }
+    to_value(Stopped {
+        message: format!("Successfully stopped task: {task_id} ({command})"),
+        task_id,
+        task_type: "local_bash",
+        command,
+    })
+    .to_string()
+}
+
 fn to_value(value: impl Serialize) -> Value {
     // Strings, bools and JSON values only: serializing cannot fail.
     serde_json::to_value(value).expect("an MCP message serializes")

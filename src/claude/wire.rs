@@ -427,6 +427,11 @@ pub enum OutboundControl {
         detail: &'static str,
     },
     RewindFiles(RewindFilesRequest),
+    /// Stops one of claude's background tasks (an agent, a Monitor, a shell of its own), as its
+    /// TaskStop tool would.
+    StopTask {
+        task_id: String,
+    },
 }
 
 impl OutboundControl {

@@ -1,6 +1,6 @@
 //! What the session side may ask of the editor: notifications and requests the adapter sends.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 
@@ -36,6 +36,35 @@ pub struct ElicitationRequest {
     pub tool_call_id: Option<String>,
     pub message: String,
     pub fields: Vec<ElicitationField>,
+}
+
+/// A command to run in an editor terminal (`terminal/create`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TerminalCommand {
+    pub command: String,
+    pub args: Vec<String>,
+    /// Variables set for the command on top of the editor's environment.
+    pub env: Vec<(String, String)>,
+    pub cwd: PathBuf,
+    /// The most output the editor keeps (it drops the oldest beyond it).
+    pub output_byte_limit: u64,
+}
+
+/// How a terminal's command ended: its exit code, or the signal that ended it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TerminalExit {
+    pub code: Option<u32>,
+    pub signal: Option<String>,
+}
+
+/// A terminal's output so far (`terminal/output`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TerminalOutput {
+    pub output: String,
+    /// The editor dropped the oldest output to stay within the byte limit.
+    pub truncated: bool,
+    /// Set once the command has ended.
+    pub exit: Option<TerminalExit>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -100,5 +129,55 @@ pub trait EditorClient: Send + Sync + 'static {
         _content: String,
     ) -> Result<(), EditorError> {
         Err(EditorError::Unsupported("fs/write_text_file"))
+    }
+
+    /// Whether the editor declared `terminal`.
+    fn supports_terminal(&self) -> bool {
+        false
+    }
+
+    /// Starts a command in a new editor terminal (`terminal/create`); returns its id.
+    async fn create_terminal(
+        &self,
+        _session_id: &str,
+        _command: TerminalCommand,
+    ) -> Result<String, EditorError> {
+        Err(EditorError::Unsupported("terminal/create"))
+    }
+
+    /// The terminal's output so far, and its exit once ended (`terminal/output`).
+    async fn terminal_output(
+        &self,
+        _session_id: &str,
+        _terminal_id: &str,
+    ) -> Result<TerminalOutput, EditorError> {
+        Err(EditorError::Unsupported("terminal/output"))
+    }
+
+    /// Resolves when the terminal's command has ended (`terminal/wait_for_exit`).
+    async fn wait_for_terminal_exit(
+        &self,
+        _session_id: &str,
+        _terminal_id: &str,
+    ) -> Result<TerminalExit, EditorError> {
+        Err(EditorError::Unsupported("terminal/wait_for_exit"))
+    }
+
+    /// Kills the terminal's command; the terminal stays until released (`terminal/kill`).
+    async fn kill_terminal(
+        &self,
+        _session_id: &str,
+        _terminal_id: &str,
+    ) -> Result<(), EditorError> {
+        Err(EditorError::Unsupported("terminal/kill"))
+    }
+
+    /// Kills the command if still running and frees the terminal (`terminal/release`).
+    async fn release_terminal(
+        &self,
+        _session_id: &str,
+        _terminal_id: &str,
+    ) -> Result<(), EditorError> {
+        Err(EditorError::Unsupported("terminal/release"))
     }
 }

@@ -12,6 +12,7 @@ mod update;
 pub use core::{AgentCore, AgentFeatures};
 pub use editor::{
     EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
+    TerminalCommand, TerminalExit, TerminalOutput,
 };
 pub use error::AgentError;
 pub use request::*;

@@ -21,8 +21,10 @@ pub use self::options::OpenedOptions;
 use self::rewind::{RewindCommand, RewindDone};
 use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
+use super::acp_server::AcpServer;
 use super::config::AdapterConfig;
-use super::editor_fs::{EditLog, EditorFiles, FileEdits};
+use super::editor_fs::{EditLog, FileEdits};
+use super::editor_terminal::TerminalSetting;
 use super::fallback::{BreakSymptom, PermissionPath};
 use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
@@ -49,6 +51,7 @@ mod rewind_editor;
 mod running;
 mod settings;
 mod switch;
+mod terminal;
 mod title;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
@@ -135,6 +138,8 @@ pub struct SessionSpec {
     pub rewind: Option<RewindPoint>,
     /// Whether Read, Write and Edit go through the editor; `None` where it cannot serve files.
     pub file_edits: Option<FileEdits>,
+    /// Whether Bash runs in the editor's terminal; `None` where the editor has none.
+    pub terminal: Option<TerminalSetting>,
 }
 
 /// The prompt being answered.
@@ -193,10 +198,12 @@ pub struct SessionActor {
     rewind: Option<RewindPoint>,
     /// The "File edits" setting; `None` where the editor cannot serve files.
     file_edits: Option<FileEdits>,
-    /// The editor-served file tools of the running claude (fixed at its start).
-    served_files: Option<EditorFiles>,
-    /// What those tools' writes replaced, for `/undo` (kept beside claude's transcript).
+    /// What the editor-served tools' writes replaced, for `/undo` (kept beside claude's transcript).
     edit_log: EditLog,
+    /// The "Terminal" setting; `None` where the editor declared no terminal.
+    terminal: Option<TerminalSetting>,
+    /// The `acp` server's tools for the running claude (fixed at its start).
+    served: AcpServer,
     /// Tool calls of those tools still running.
     file_tasks: Vec<files::FileCall>,
     /// The setting changed while claude ran: restart it once no turn runs.
@@ -219,6 +226,7 @@ impl SessionActor {
             models,
             rewind,
             file_edits,
+            terminal,
         } = spec;
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_rx) = mpsc::unbounded_channel();
@@ -269,8 +277,9 @@ impl SessionActor {
             idle,
             rewind,
             file_edits,
-            served_files: None,
             edit_log,
+            terminal,
+            served: AcpServer::default(),
             file_tasks: Vec::new(),
             restart_for_files: false,
         }
@@ -365,6 +374,10 @@ impl SessionActor {
                 "effort" => self.set_effort(value, SettingReply::ConfigOption(reply)),
                 FileEdits::OPTION_ID => {
                     let result = self.set_file_edits(&value).map(|()| self.config_options());
+                    let _ = reply.send(result);
+                }
+                TerminalSetting::OPTION_ID => {
+                    let result = self.set_terminal(&value).map(|()| self.config_options());
                     let _ = reply.send(result);
                 }
                 other => {
@@ -512,6 +525,8 @@ impl SessionActor {
 
     async fn shutdown(&mut self) {
         self.asks.withdraw_all();
+        // Commands still running in the editor's terminals are killed and their terminals freed.
+        self.abort_file_tasks();
         // With the process goes its MCP config, which may hold the editor's MCP secrets: gone
         // before the session says it is closed.
         if let Some(mut claude) = self.claude.ended() {

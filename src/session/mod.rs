@@ -1,10 +1,12 @@
 //! Sessions: one claude per ACP session, and the turns that run in it.
 
+pub mod acp_server;
 mod actor;
 pub mod config;
 mod delete;
 mod directories;
 pub mod editor_fs;
+pub mod editor_terminal;
 pub mod fallback;
 mod id_locks;
 mod incoming;
@@ -161,6 +163,8 @@ impl Sessions {
         };
         let file_edits =
             editor_fs::initial_setting(self.editor.supports_text_files(), req.meta.as_ref())?;
+        let terminal =
+            editor_terminal::initial_setting(self.editor.supports_terminal(), req.meta.as_ref())?;
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),
@@ -171,6 +175,7 @@ impl Sessions {
             models: cached.unwrap_or_default(),
             rewind,
             file_edits,
+            terminal,
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;

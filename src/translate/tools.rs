@@ -35,7 +35,7 @@ pub fn tool_call_for(
 
 /// The name a tool is shown under: claude's own for the editor-served file tools.
 pub fn shown_name(name: &str) -> &str {
-    crate::session::editor_fs::builtin_name(name).unwrap_or(name)
+    crate::session::acp_server::builtin_name(name).unwrap_or(name)
 }
 
 pub fn kind_for(name: &str) -> ToolKind {

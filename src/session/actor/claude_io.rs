@@ -28,7 +28,7 @@ impl SessionActor {
             .path
             .claude_args(&self.asker, &self.editor_servers)
             .map_err(AgentError::Internal)?;
-        let (_, file_args) = self.files_for_start();
+        let file_args = self.files_for_start();
         permission_args.extend(file_args);
         self.carry_session_state_into_flags();
         let (flags, flag_files) = self
@@ -122,6 +122,7 @@ impl SessionActor {
             other => {
                 let out = self.translator.on_message(other);
                 for update in out.updates {
+                    let update = self.keep_terminal_shown(update);
                     self.editor.session_update(&self.id, update);
                 }
                 for signal in out.signals {

@@ -1,6 +1,7 @@
-//! The session's "File edits" setting and the editor-served file tools of its claude: claude is
-//! started with the `acp` server (and without its own Read, Write, Edit) when the setting says
-//! "editor"; each `tools/call` runs in a task of its own and answers on claude's control channel.
+//! The session's "File edits" setting and the `acp` server of its claude: claude is started with
+//! that server (and without its own Read, Write, Edit, or Bash and TaskStop) when "File edits" (or
+//! "Terminal") says "editor"; each `tools/call` runs in a task of its own and answers on claude's
+//! control channel.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,7 +12,9 @@ use super::SessionActor;
 use crate::claude::ClaudeHandle;
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
 use crate::domain::{AgentError, ConfigOption, SessionUpdate};
+use crate::session::acp_server::{self, AcpServer};
 use crate::session::editor_fs::{self, EditorFiles, FileEdits};
+use crate::session::editor_terminal::{self, EditorTerminal, TerminalSetting};
 
 /// One `tools/call` of the file tools in flight.
 pub(super) struct FileCall {
@@ -23,9 +26,9 @@ pub(super) struct FileCall {
 }
 
 impl SessionActor {
-    /// The file tools the claude about to start gets, if the setting is "editor"; also the flags
+    /// The `acp` server's tools the claude about to start gets, as the settings say; also the flags
     /// that turn claude's own tools off. Called for every start, so a change applies at the next.
-    pub(super) fn files_for_start(&mut self) -> (Option<EditorFiles>, Vec<String>) {
+    pub(super) fn files_for_start(&mut self) -> Vec<String> {
         let files = (self.file_edits == Some(FileEdits::Editor)).then(|| {
             let mut roots = vec![self.cwd.clone()];
             roots.extend(crate::session::directories::added_directories(&self.flags));
@@ -38,22 +41,36 @@ impl SessionActor {
             )
         });
         *self.asker.files.lock().unwrap_or_else(|p| p.into_inner()) = files.clone();
-        self.served_files = files.clone();
-        let args = match files {
-            Some(_) => vec![
-                "--disallowedTools".to_owned(),
-                editor_fs::REPLACED_BUILTINS.to_owned(),
-            ],
-            None => Vec::new(),
-        };
-        (self.served_files.clone(), args)
+        let terminal = (self.terminal == Some(TerminalSetting::Editor)).then(|| {
+            let mut roots = vec![self.cwd.clone()];
+            roots.extend(crate::session::directories::added_directories(&self.flags));
+            EditorTerminal::new(
+                self.editor.clone(),
+                self.id.clone(),
+                self.cwd.clone(),
+                roots,
+                self.asker.claude.clone(),
+            )
+        });
+        let mut replaced = Vec::new();
+        if files.is_some() {
+            replaced.push(editor_fs::REPLACED_BUILTINS);
+        }
+        if terminal.is_some() {
+            replaced.push(editor_terminal::REPLACED_BUILTINS);
+        }
+        self.served = AcpServer { files, terminal };
+        match replaced.is_empty() {
+            true => Vec::new(),
+            false => vec!["--disallowedTools".to_owned(), replaced.join(",")],
+        }
     }
 
     /// The SDK servers to name in claude's `initialize`.
     pub(super) fn sdk_servers(&self) -> Vec<String> {
-        match self.served_files {
-            Some(_) => vec![editor_fs::SERVER_NAME.to_owned()],
-            None => Vec::new(),
+        match self.served.is_empty() {
+            false => vec![acp_server::SERVER_NAME.to_owned()],
+            true => Vec::new(),
         }
     }
 
@@ -65,11 +82,9 @@ impl SessionActor {
         handle: ClaudeHandle,
         message: McpMessage,
     ) {
-        let files = self
-            .served_files
-            .clone()
-            .filter(|_| message.server_name == editor_fs::SERVER_NAME);
-        let Some(files) = files else {
+        let server = Some(self.served.clone())
+            .filter(|s| !s.is_empty() && message.server_name == acp_server::SERVER_NAME);
+        let Some(server) = server else {
             let error = format!("no MCP server named {} here", message.server_name);
             super::deliver(handle.respond_error(&request_id, &error));
             return;
@@ -82,7 +97,7 @@ impl SessionActor {
             task: None,
         };
         let task = tokio::spawn(async move {
-            let reply = files.handle(&message).await;
+            let reply = server.handle(&message).await;
             if !answered.swap(true, Ordering::SeqCst) {
                 let _ = handle
                     .respond_success(&request_id, sdk_mcp::mcp_response(reply))
@@ -117,12 +132,16 @@ impl SessionActor {
         }
     }
 
-    /// claude ended: its tool calls have no one to answer.
+    /// claude ended: its tool calls have no one to answer (a command still running is killed and
+    /// its terminal released), and its background commands end with it.
     pub(super) fn abort_file_tasks(&mut self) {
         for call in self.file_tasks.drain(..) {
             if let Some(task) = call.task {
                 task.abort();
             }
+        }
+        if let Some(terminal) = &self.served.terminal {
+            terminal.end_background();
         }
     }
 
@@ -163,7 +182,7 @@ impl SessionActor {
         if self.restart_for_files && self.turn.is_none() {
             self.restart_for_files = false;
             if let Some(mut claude) = self.claude.ended() {
-                tracing::info!(session = %self.id, "restarting claude for the file edits setting");
+                tracing::info!(session = %self.id, "restarting claude for a changed tool setting");
                 // Stdin closed: claude writes out its transcript before it exits, for the next
                 // claude's `--resume`.
                 tokio::spawn(async move { claude.shutdown(super::idle::STOP_GRACE).await });

@@ -60,13 +60,19 @@ impl Idle {
 
 impl SessionActor {
     /// When claude is to be stopped, if nothing happens before: never while a turn runs, a
-    /// permission ask is open or claude has background work.
+    /// permission ask is open or claude has background work (its own, or a background command in
+    /// the editor's terminal, which ends with claude).
     pub(super) fn idle_deadline(&self) -> Option<Instant> {
         let timeout = self.idle.timeout?;
         let busy = !self.claude.is_running()
             || self.turn.is_some()
             || self.asks.any_open()
-            || self.idle.background_tasks > 0;
+            || self.idle.background_tasks > 0
+            || self
+                .served
+                .terminal
+                .as_ref()
+                .is_some_and(|t| t.has_background());
         (!busy).then(|| self.idle.last_activity + timeout)
     }
 

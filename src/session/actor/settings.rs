@@ -56,6 +56,10 @@ impl SessionActor {
         options.extend(self.model_option());
         options.extend(self.effort_option());
         options.extend(self.file_edits_option());
+        options.extend(
+            self.terminal
+                .map(crate::session::editor_terminal::config_option),
+        );
         options
     }
 

@@ -76,6 +76,7 @@ fn open(fixture: &str) -> Session {
         models: vec![],
         rewind: None,
         file_edits: None,
+        terminal: None,
     };
     let mut actor = SessionActor::new(spec, Arc::new(config), Arc::new(Editor(updates_tx)));
     actor.start().expect("claude starts");

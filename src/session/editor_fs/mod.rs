@@ -185,7 +185,8 @@ impl EditorFiles {
         sdk_mcp::rpc_result(Some(id), result)
     }
 
-    async fn call(&self, params: &Value) -> Value {
+    /// The result of one `tools/call` (`params` as claude sent them).
+    pub async fn call(&self, params: &Value) -> Value {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         let no_input = Value::Object(serde_json::Map::new());
         let input = params.get("arguments").unwrap_or(&no_input);
@@ -204,7 +205,7 @@ impl EditorFiles {
 }
 
 /// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.
-fn tool_definitions() -> Vec<McpTool> {
+pub fn tool_definitions() -> Vec<McpTool> {
     let captured: Value = serde_json::from_str(BUILTIN_TOOLS).expect("the captured tools parse");
     let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     captured["tools"]

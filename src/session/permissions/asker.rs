@@ -35,7 +35,10 @@ pub struct PermissionAsker {
 
 impl PermissionAsker {
     pub async fn ask(&self, req: CanUseTool) -> PermissionDecision {
-        let decision = match crate::session::editor_fs::builtin_name(&req.tool_name) {
+        let decision = match crate::session::acp_server::builtin_name(&req.tool_name) {
+            Some(builtin @ ("Bash" | "TaskStop")) => {
+                super::editor_bash::decide(self, builtin, req).await
+            }
             Some(builtin) => super::editor_tools::decide(self, builtin, req).await,
             None => {
                 super::decide(

@@ -9,9 +9,12 @@
 
 mod ask_user;
 pub(crate) mod asker;
+mod bash_rules;
+mod editor_bash;
 mod editor_tools;
 mod options;
 mod plan_mode;
+mod read_only;
 mod reply;
 #[cfg(test)]
 mod tests;

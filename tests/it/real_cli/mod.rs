@@ -6,6 +6,7 @@ mod adapter;
 mod adapter_lifecycle;
 mod context;
 mod editor_edits;
+mod editor_terminal;
 mod history_fixture;
 mod idle;
 mod mock_api;

@@ -11,6 +11,7 @@ mod config_options;
 mod context;
 mod doctor;
 mod editor_edits;
+mod editor_terminal;
 mod editor_undo;
 mod end_turn_usage;
 mod fault_matrix;

@@ -7,6 +7,7 @@
 
 pub mod acp_client;
 pub mod editor_buffers;
+pub mod editor_terminals;
 pub mod history;
 pub mod json_schema;
 pub mod mcp;

@@ -1,0 +1,97 @@
+//! The `acp` MCP server claude reaches over its own control channel (`mcp_message`): the
+//! editor-served file tools ([`super::editor_fs`]) and Bash in the editor's terminal
+//! ([`super::editor_terminal`]) behind one server name, each present when its setting says so.
+
+use serde_json::Value;
+
+use super::editor_fs::{self, EditorFiles};
+use super::editor_terminal::{self, EditorTerminal};
+use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
+
+/// The server's name as claude knows it: its tools reach the model as `mcp__acp__Read`, ...
+pub const SERVER_NAME: &str = editor_fs::SERVER_NAME;
+
+/// The built-in a tool name of this server stands for (`mcp__acp__Bash` -> `Bash`).
+pub fn builtin_name(tool_name: &str) -> Option<&'static str> {
+    if let Some(name) = editor_fs::builtin_name(tool_name) {
+        return Some(name);
+    }
+    let tool = tool_name
+        .strip_prefix("mcp__")?
+        .strip_prefix(SERVER_NAME)?
+        .strip_prefix("__")?;
+    editor_terminal::TOOL_NAMES
+        .into_iter()
+        .find(|name| *name == tool)
+}
+
+/// The tools of one claude's `acp` server (fixed at its start).
+#[derive(Clone, Default)]
+pub struct AcpServer {
+    pub files: Option<EditorFiles>,
+    pub terminal: Option<EditorTerminal>,
+}
+
+impl AcpServer {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_none() && self.terminal.is_none()
+    }
+
+    /// The JSON-RPC reply to one message claude sends this server.
+    pub async fn handle(&self, message: &McpMessage) -> Value {
+        let Some(id) = message.id().cloned() else {
+            // A notification: claude 2.1.332 still waits for an answer, an empty result.
+            return sdk_mcp::rpc_result(None, sdk_mcp::empty_object());
+        };
+        let params = message.params();
+        let result = match message.method() {
+            "initialize" => sdk_mcp::initialize_result(
+                params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or(sdk_mcp::MCP_PROTOCOL_VERSION),
+                SERVER_NAME,
+                env!("CARGO_PKG_VERSION"),
+            ),
+            "tools/list" => {
+                let mut tools = Vec::new();
+                if self.files.is_some() {
+                    tools.extend(editor_fs::tool_definitions());
+                }
+                if self.terminal.is_some() {
+                    tools.extend(editor_terminal::tool_definitions());
+                }
+                tools.sort_by(|a, b| a.name.cmp(&b.name));
+                sdk_mcp::tools_list_result(tools)
+            }
+            "tools/call" => self.call(params).await,
+            "ping" => sdk_mcp::empty_object(),
+            other => {
+                return sdk_mcp::rpc_error(id, -32601, format!("Method not found: {other}"));
+            }
+        };
+        sdk_mcp::rpc_result(Some(id), result)
+    }
+
+    async fn call(&self, params: &Value) -> Value {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+        match (&self.terminal, &self.files) {
+            (Some(terminal), _) if editor_terminal::TOOL_NAMES.contains(&name) => {
+                let no_input = Value::Object(serde_json::Map::new());
+                let input = params.get("arguments").unwrap_or(&no_input);
+                let tool_use_id = params
+                    .get("_meta")
+                    .and_then(|m| m.get("claudecode/toolUseId"))
+                    .and_then(Value::as_str);
+                terminal.call(name, input, tool_use_id).await
+            }
+            (_, Some(files)) => files.call(params).await,
+            _ => sdk_mcp::call_result(
+                vec![McpContent::Text {
+                    text: format!("No such tool available: {name}"),
+                }],
+                true,
+            ),
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! claude's Bash run in the editor's terminal (`terminal/create`, `terminal/output`,
+//! `terminal/wait_for_exit`, `terminal/kill`, `terminal/release`): tools of the `acp` MCP server
+//! (see [`crate::session::acp_server`]) with the names, schemas and descriptions of claude's own
+//! Bash and TaskStop, while those built-ins are turned off for the session (`--disallowedTools`).
+//!
+//! [`run`] runs commands, [`output`] says what the model gets back, in claude's words.
+
+mod output;
+mod run;
+mod shell_cwd;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::claude::ClaudeHandle;
+use crate::claude::sdk_mcp::{McpTool, McpToolMeta};
+use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
+
+/// claude's built-ins these tools replace, turned off with `--disallowedTools`.
+pub const REPLACED_BUILTINS: &str = "Bash,TaskStop";
+
+/// The tools of this module, by the built-in names the `acp` server serves them under.
+pub const TOOL_NAMES: [&str; 2] = ["Bash", "TaskStop"];
+
+/// How long the editor may take over `terminal/create`, `terminal/output`, `terminal/kill` and
+/// `terminal/release` (waiting for the command itself is bounded by its timeout).
+pub const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
+const BUILTIN_TOOLS: &str =
+    include_str!("../../../fixtures/editor_terminal/builtin_tools_2.1.332.json");
+
+/// Where a session's Bash commands run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TerminalSetting {
+    /// In the editor's terminal, which the tool call embeds.
+    Editor,
+    /// In claude's own shell.
+    Claude,
+}
+
+impl TerminalSetting {
+    pub const OPTION_ID: &'static str = "terminal";
+
+    pub fn id(self) -> &'static str {
+        match self {
+            TerminalSetting::Editor => "editor",
+            TerminalSetting::Claude => "claude",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "editor" => Some(TerminalSetting::Editor),
+            "claude" => Some(TerminalSetting::Claude),
+            _ => None,
+        }
+    }
+}
+
+/// The `_meta` key of `session/new` (and load, resume, fork) that picks [`TerminalSetting`].
+pub const META_KEY: &str = "terminal";
+
+/// The session's starting setting: `None` where the editor declared no terminal (the option is
+/// not offered, claude's own Bash runs), else `_meta.terminal` ("editor" or "claude"), by default
+/// the editor.
+pub fn initial_setting(
+    editor_has_terminal: bool,
+    meta: Option<&Value>,
+) -> Result<Option<TerminalSetting>, AgentError> {
+    let asked = match meta.and_then(|m| m.get(META_KEY)) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(value)) if TerminalSetting::parse(value).is_some() => {
+            TerminalSetting::parse(value)
+        }
+        Some(other) => {
+            return Err(AgentError::InvalidParams(format!(
+                "_meta.{META_KEY}: expected \"editor\" or \"claude\", got {other}"
+            )));
+        }
+    };
+    Ok(editor_has_terminal.then(|| asked.unwrap_or(TerminalSetting::Editor)))
+}
+
+/// The "Terminal" config option.
+pub fn config_option(current: TerminalSetting) -> ConfigOption {
+    let value = |id: TerminalSetting, name: &str, description: &str| ConfigValue {
+        id: id.id().into(),
+        name: name.into(),
+        description: Some(description.into()),
+    };
+    ConfigOption {
+        id: TerminalSetting::OPTION_ID.into(),
+        name: "Terminal".into(),
+        description: Some("Where claude's Bash commands run".into()),
+        category: None,
+        current: current.id().into(),
+        values: vec![
+            value(
+                TerminalSetting::Editor,
+                "Run in editor",
+                "In the editor's terminal, shown live in the tool call",
+            ),
+            value(
+                TerminalSetting::Claude,
+                "Run in claude",
+                "claude's own shell; the output shows when the command ends",
+            ),
+        ],
+    }
+}
+
+/// One background command (`run_in_background`).
+struct Shell {
+    terminal_id: String,
+    command: String,
+    output_file: PathBuf,
+    /// The task that copies the terminal's output into `output_file` until the command ends.
+    copier: tokio::task::AbortHandle,
+}
+
+/// One session's Bash: cheap to clone into the task that runs a call.
+#[derive(Clone)]
+pub struct EditorTerminal {
+    editor: Arc<dyn EditorClient>,
+    session_id: String,
+    /// Where the next foreground command starts (`cd` carries over).
+    shell_cwd: Arc<shell_cwd::ShellCwd>,
+    /// Tool calls that embed a terminal: their content stays the terminal when claude's result
+    /// arrives (the actor leaves it alone).
+    embedded: Arc<Mutex<HashSet<String>>>,
+    shells: Arc<Mutex<HashMap<String, Shell>>>,
+    /// The running claude, for a TaskStop of a task of its own (an agent, a Monitor).
+    claude: Arc<Mutex<Option<ClaudeHandle>>>,
+    timeout: Duration,
+}
+
+impl EditorTerminal {
+    pub fn new(
+        editor: Arc<dyn EditorClient>,
+        session_id: String,
+        cwd: PathBuf,
+        roots: Vec<PathBuf>,
+        claude: Arc<Mutex<Option<ClaudeHandle>>>,
+    ) -> Self {
+        Self {
+            editor,
+            session_id,
+            shell_cwd: Arc::new(shell_cwd::ShellCwd::new(cwd, roots)),
+            embedded: Arc::default(),
+            shells: Arc::default(),
+            claude,
+            timeout: EDITOR_TIMEOUT,
+        }
+    }
+
+    /// Whether this tool call shows an editor terminal.
+    pub fn embeds(&self, tool_use_id: &str) -> bool {
+        self.embedded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(tool_use_id)
+    }
+
+    /// The result of one `tools/call` of `Bash` or `TaskStop`.
+    pub async fn call(&self, name: &str, input: &Value, tool_use_id: Option<&str>) -> Value {
+        match name {
+            "Bash" => self.bash(input, tool_use_id).await,
+            _ => self.task_stop(input).await,
+        }
+    }
+
+    /// Whether a background command still runs (claude is then not idle).
+    pub fn has_background(&self) -> bool {
+        !self
+            .shells
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+    }
+
+    /// claude ended: its background commands end with it, as claude's own do.
+    pub fn end_background(&self) {
+        self.shell_cwd.remove_files();
+        let shells: Vec<Shell> = self
+            .shells
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain()
+            .map(|(_, shell)| shell)
+            .collect();
+        for shell in shells {
+            shell.copier.abort();
+            self.release_later(shell.terminal_id);
+        }
+    }
+}
+
+/// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.
+pub fn tool_definitions() -> Vec<McpTool> {
+    let captured: Value = serde_json::from_str(BUILTIN_TOOLS).expect("the captured tools parse");
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    captured["tools"]
+        .as_array()
+        .expect("the capture lists tools")
+        .iter()
+        .map(|tool| McpTool {
+            name: text(&tool["name"]),
+            description: text(&tool["description"]),
+            input_schema: tool["input_schema"].clone(),
+            meta: McpToolMeta { always_load: true },
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

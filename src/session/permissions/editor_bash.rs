@@ -1,0 +1,80 @@
+//! Asks about Bash and TaskStop run in the editor's terminal (`mcp__acp__Bash`,
+//! `mcp__acp__TaskStop`), which claude asks about as MCP tools: decided here as for claude's own
+//! Bash, so the prompt, its options and the session's rules read the same.
+//!
+//! claude applies no `Bash(...)` rule to an MCP tool, so the rules are applied here:
+//!
+//! - Deny rules first, in every mode: the settings files' ([`super::bash_rules`]) and the
+//!   session's "Always reject" (`Bash(npm test)`).
+//! - `bypassPermissions` allows; TaskStop is not asked (claude's own is not either).
+//! - Allow rules of the settings files allow, and so does a command claude itself runs unasked
+//!   ([`super::read_only`]: `ls`, `git status`, ... inside the cwd); "Always allow" offers claude's own suggestion for
+//!   its Bash, the exact command saved to the project's `.claude/settings.local.json` (claude
+//!   writes it there), so it holds for claude's own Bash too.
+
+use super::asker::PermissionAsker;
+use super::bash_rules::BashRules;
+use super::read_only;
+use super::{Decision, allowed_input, call_update, deny, options, reply, tool_call};
+use crate::claude::wire::{
+    CanUseTool, PermissionDecision, PermissionRule, PermissionUpdate, UpdateKind,
+};
+
+pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> Decision {
+    let mode = asker.mode.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let allow = || {
+        Decision::plain(PermissionDecision::Allow {
+            updated_input: allowed_input(&req),
+            updated_permissions: Vec::new(),
+        })
+    };
+    if builtin != "Bash" {
+        return allow();
+    }
+    let command = req
+        .input
+        .get("command")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    // The call as claude's own Bash: its title, kind, options and rules.
+    let mut shown = req.clone();
+    shown.tool_name = builtin.to_owned();
+    shown.display_name = None;
+    shown.mcp_server = None;
+    shown.permission_suggestions = vec![PermissionUpdate::new(UpdateKind::AddRules {
+        rules: vec![PermissionRule {
+            tool_name: "Bash".into(),
+            rule_content: Some(command.clone()),
+        }],
+        behavior: "allow".into(),
+        destination: "localSettings".into(),
+    })];
+    let choices = options::build(&shown, &asker.cwd);
+    let settings = BashRules::load(&asker.cwd);
+    if settings.denies(&command) {
+        return Decision::plain(deny(format!(
+            "Permission to run `{command}` is denied by a Bash rule in the settings."
+        )));
+    }
+    let ruled_out: Vec<String> = choices.deny_rules.iter().map(|r| r.setting()).collect();
+    if asker.rules.denies_all(&ruled_out) {
+        return Decision::plain(deny(format!(
+            "The user rejected every Bash call like this one for the rest of the session ({}).",
+            options::labels(&choices.deny_rules)
+        )));
+    }
+    if mode == "bypassPermissions"
+        || settings.allows(&command)
+        || read_only::is_read_only(&command, &asker.cwd)
+    {
+        return allow();
+    }
+    let ask = crate::domain::PermissionAsk {
+        session_id: asker.session_id.clone(),
+        tool_call: call_update(tool_call(&shown, &asker.cwd)),
+        options: choices.options.clone(),
+    };
+    let answer = asker.editor.request_permission(ask).await;
+    reply::answer(&shown, &choices, answer, &asker.rules)
+}

@@ -1,0 +1,169 @@
+//! Bash in the editor's terminal (issue 12) with the real claude: the mock model calls the tools
+//! by the names claude offers it (`mcp__acp__Bash`, `mcp__acp__TaskStop`), claude reaches
+//! claude-acp's server over its control channel, and the commands run in the scripted editor's
+//! terminals. Run on both permission transports.
+
+use serde_json::{Value, json};
+
+use crate::support::acp_client::{AcpClient, choose_permission};
+use crate::support::editor_terminals::{Terminals, terminal_capabilities};
+use crate::support::mock_api::{MockApi, Reply, Rule};
+use crate::support::real_cli::{ClaudeEnv, pinned_version};
+use crate::support::real_editor::STEP;
+
+const CAPTURED: &str = include_str!("../../../fixtures/editor_terminal/builtin_tools_2.1.332.json");
+
+async fn turn(c: &AcpClient, id: &str, text: &str) {
+    let stop = c
+        .prompt(id, text)
+        .await
+        .unwrap_or_else(|e| panic!("prompt {text:?}: {e}\n{}", c.diagnostics()));
+    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+}
+
+async fn bash_in_the_editor(args: &[&str]) {
+    let mock = MockApi::start(Vec::new());
+    let env = ClaudeEnv::for_version(&mock, pinned_version());
+    let mut command = env.command(env!("CARGO_BIN_EXE_claude-acp"));
+    command.args(args);
+    let c = AcpClient::from_command(command);
+    c.set_timeout(STEP);
+    let terminals = Terminals::default();
+    terminals.script(
+        "make lint",
+        "checking\r\n\u{1b}[31mlint: 2 problems\u{1b}[0m\r\n",
+        3,
+    );
+    terminals.serve(&c);
+    c.on_request(
+        "session/request_permission",
+        choose_permission("allow_always"),
+    );
+    c.initialize_with_capabilities(terminal_capabilities())
+        .await;
+    let id = c.new_session(env.work_dir()).await;
+
+    // 1. A failing command: claude gets claude's own format, the card embeds the terminal.
+    let bash = Reply::tool_use(
+        "mcp__acp__Bash",
+        json!({"command": "make lint", "description": "Lint"}),
+    );
+    mock.push_rule(Rule::on_prompt("lint", bash));
+    mock.push_rule(
+        Rule::on_tool_result_containing("Exit code", Reply::text("Two problems.")).once(),
+    );
+    turn(&c, &id, "lint please").await;
+    let result = mock.requests()[1].tool_results();
+    assert_eq!(
+        result[0].text, "Exit code 3\nchecking\nlint: 2 problems",
+        "{result:?}"
+    );
+    assert!(result[0].is_error);
+    let work = env.work_dir().display().to_string();
+    assert_eq!(terminals.created(), [("make lint".to_owned(), work)]);
+    assert_eq!(terminals.released(), ["term-1"]);
+    let card = c
+        .updates(&id)
+        .into_iter()
+        .filter(|u| u["sessionUpdate"] == "tool_call_update")
+        .find(|u| u["content"][0]["type"] == "terminal")
+        .expect("a card embedding the terminal");
+    assert_eq!(card["content"][0]["terminalId"], "term-1");
+    // Once claude reports the result, the card is failed and still shows the terminal.
+    let call_id = card["toolCallId"].as_str().unwrap();
+    let state = c.tool_call_state(&id, call_id).unwrap();
+    assert_eq!(state["status"], "failed", "{state}");
+    assert_eq!(state["kind"], "execute", "{state}");
+    assert_eq!(
+        state["content"],
+        json!([{"type": "terminal", "terminalId": "term-1"}])
+    );
+    let asks: Vec<Value> = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "session/request_permission")
+        .map(|r| r.params)
+        .collect();
+    assert_eq!(asks.len(), 1, "{asks:#?}");
+    assert_eq!(asks[0]["toolCall"]["title"], "Run `make lint`");
+    // "Always allow" saved claude's own rule for its Bash, which holds for ours too: the same
+    // command again is not asked.
+    let saved =
+        std::fs::read_to_string(env.work_dir().join(".claude/settings.local.json")).unwrap();
+    assert!(saved.contains("Bash(make lint)"), "{saved}");
+    let again = Reply::tool_use(
+        "mcp__acp__Bash",
+        json!({"command": "make lint", "description": "Lint again"}),
+    );
+    mock.push_rule(Rule::on_prompt("again", again));
+    mock.push_rule(Rule::on_tool_result_containing("Exit code", Reply::text("Same.")).once());
+    turn(&c, &id, "lint again").await;
+    assert_eq!(terminals.created().len(), 2);
+    let asked = c
+        .requests()
+        .iter()
+        .filter(|r| r.method == "session/request_permission")
+        .count();
+    assert_eq!(asked, 1, "the saved rule allows it");
+
+    // The model sees the built-ins' schemas and descriptions under our names; claude's own are gone.
+    let tools = mock.requests()[0].body["tools"].clone();
+    let tools = tools.as_array().unwrap();
+    let captured: Value = serde_json::from_str(CAPTURED).unwrap();
+    for builtin in captured["tools"].as_array().unwrap() {
+        let name = builtin["name"].as_str().unwrap();
+        assert!(
+            !tools.iter().any(|t| t["name"] == name),
+            "built-in {name} still offered"
+        );
+        let ours = tools
+            .iter()
+            .find(|t| t["name"] == format!("mcp__acp__{name}"))
+            .unwrap_or_else(|| panic!("mcp__acp__{name} not sent in full: {tools:?}"));
+        let description = builtin["description"].as_str().unwrap().replace('…', "...");
+        assert_eq!(ours["description"], description, "{name}");
+        assert_eq!(
+            ours["input_schema"]["properties"], builtin["input_schema"]["properties"],
+            "{name}"
+        );
+    }
+
+    // 3. A background command, then a TaskStop of an id that is not ours: claude is asked (it
+    // answers `stop_task` alike for any id).
+    let background = Reply::tool_use(
+        "mcp__acp__Bash",
+        json!({"command": "npm run dev", "description": "Serve", "run_in_background": true}),
+    );
+    mock.push_rule(Rule::on_prompt("serve", background));
+    let stop = Reply::tool_use("mcp__acp__TaskStop", json!({"task_id": "bnotatask"}));
+    mock.push_rule(Rule::on_tool_result_containing("running in background", stop).once());
+    mock.push_rule(Rule::on_tool_result_containing("bnotatask", Reply::text("Ok.")).once());
+    turn(&c, &id, "serve it").await;
+    let texts: Vec<String> = mock
+        .requests()
+        .iter()
+        .flat_map(|r| r.tool_results())
+        .map(|r| r.text)
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("Command running in background with ID: b")),
+        "{texts:#?}"
+    );
+    let stopped = mock.last_tool_result_text().unwrap();
+    assert!(
+        stopped.contains("Asked Claude Code to stop task bnotatask"),
+        "{stopped}"
+    );
+}
+
+#[tokio::test]
+async fn bash_runs_in_the_editors_terminal_over_stdio_permissions() {
+    bash_in_the_editor(&["--permission-transport", "stdio"]).await;
+}
+
+#[tokio::test]
+async fn bash_runs_in_the_editors_terminal_over_the_mcp_permission_tool() {
+    bash_in_the_editor(&["--permission-transport", "mcp"]).await;
+}
