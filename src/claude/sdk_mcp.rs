@@ -125,6 +125,27 @@ pub struct McpTool {
     pub meta: McpToolMeta,
 }
 
+impl McpTool {
+    /// Tools as a capture of claude's built-ins lists them (`{"tools": [{"name", "description",
+    /// "input_schema"}]}`), served under the same names, descriptions and schemas; like the
+    /// built-ins they replace, always in the model's tool list.
+    pub fn from_capture(capture: &str) -> Vec<McpTool> {
+        let captured: Value = serde_json::from_str(capture).expect("the captured tools parse");
+        let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+        captured["tools"]
+            .as_array()
+            .expect("the capture lists tools")
+            .iter()
+            .map(|tool| McpTool {
+                name: text(&tool["name"]),
+                description: text(&tool["description"]),
+                input_schema: tool["input_schema"].clone(),
+                meta: McpToolMeta { always_load: true },
+            })
+            .collect()
+    }
+}
+
 /// What claude reads from a tool's `_meta`.
 #[derive(Debug, Clone, Serialize)]
 pub struct McpToolMeta {

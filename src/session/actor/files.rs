@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::SessionActor;
 use crate::claude::ClaudeHandle;
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
-use crate::domain::{AgentError, ConfigOption, SessionUpdate};
+use crate::domain::{AgentError, ConfigOption};
 use crate::session::acp_server::{self, AcpServer};
 use crate::session::editor_fs::{self, EditorFiles, FileEdits};
 use crate::session::editor_terminal::{self, EditorTerminal, TerminalSetting};
@@ -166,15 +166,16 @@ impl SessionActor {
             return Ok(());
         }
         self.file_edits = Some(setting);
+        self.tool_setting_changed();
+        Ok(())
+    }
+
+    /// A setting claude takes only at its start changed ("File edits", "Terminal"): claude is
+    /// stopped now if idle, else after the turn, and the editor sees the options as they are now.
+    pub(super) fn tool_setting_changed(&mut self) {
         self.restart_for_files = self.claude.is_running();
         self.restart_if_due();
-        self.editor.session_update(
-            &self.id,
-            SessionUpdate::ConfigOptions {
-                options: self.config_options(),
-            },
-        );
-        Ok(())
+        self.announce_options();
     }
 
     /// Stops claude for a changed setting once no turn is running; the next prompt resumes it.

@@ -23,14 +23,7 @@ impl SessionActor {
             return Ok(());
         }
         self.terminal = Some(setting);
-        self.restart_for_files = self.claude.is_running();
-        self.restart_if_due();
-        self.editor.session_update(
-            &self.id,
-            SessionUpdate::ConfigOptions {
-                options: self.config_options(),
-            },
-        );
+        self.tool_setting_changed();
         Ok(())
     }
 

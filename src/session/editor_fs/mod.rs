@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::claude::sdk_mcp::{self, McpMessage, McpTool, McpToolMeta};
+use crate::claude::sdk_mcp::McpTool;
 use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 
 pub use logic::Seen;
@@ -159,32 +159,6 @@ impl EditorFiles {
         }
     }
 
-    /// The JSON-RPC reply to one message claude sends this server.
-    pub async fn handle(&self, message: &McpMessage) -> Value {
-        let Some(id) = message.id().cloned() else {
-            // A notification: claude 2.1.332 still waits for an answer, an empty result.
-            return sdk_mcp::rpc_result(None, sdk_mcp::empty_object());
-        };
-        let params = message.params();
-        let result = match message.method() {
-            "initialize" => sdk_mcp::initialize_result(
-                params
-                    .get("protocolVersion")
-                    .and_then(Value::as_str)
-                    .unwrap_or(sdk_mcp::MCP_PROTOCOL_VERSION),
-                SERVER_NAME,
-                env!("CARGO_PKG_VERSION"),
-            ),
-            "tools/list" => sdk_mcp::tools_list_result(tool_definitions()),
-            "tools/call" => self.call(params).await,
-            "ping" => sdk_mcp::empty_object(),
-            other => {
-                return sdk_mcp::rpc_error(id, -32601, format!("Method not found: {other}"));
-            }
-        };
-        sdk_mcp::rpc_result(Some(id), result)
-    }
-
     /// The result of one `tools/call` (`params` as claude sent them).
     pub async fn call(&self, params: &Value) -> Value {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
@@ -206,20 +180,7 @@ impl EditorFiles {
 
 /// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.
 pub fn tool_definitions() -> Vec<McpTool> {
-    let captured: Value = serde_json::from_str(BUILTIN_TOOLS).expect("the captured tools parse");
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
-    captured["tools"]
-        .as_array()
-        .expect("the capture lists tools")
-        .iter()
-        .map(|tool| McpTool {
-            name: text(&tool["name"]),
-            description: text(&tool["description"]),
-            input_schema: tool["input_schema"].clone(),
-            // Like the built-ins they replace: always in the model's tool list.
-            meta: McpToolMeta { always_load: true },
-        })
-        .collect()
+    McpTool::from_capture(BUILTIN_TOOLS)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::claude::sdk_mcp::McpMessage;
 use crate::domain::{EditorError, PermissionAsk, PermissionOutcome, SessionUpdate};
 
 /// An editor holding buffers in memory; `fs/write_text_file` changes the buffer only.
@@ -92,8 +93,16 @@ fn setup() -> Setup {
     }
 }
 
+/// The `acp` server claude reaches, serving these file tools alone.
+fn served(files: &EditorFiles) -> crate::session::acp_server::AcpServer {
+    crate::session::acp_server::AcpServer {
+        files: Some(files.clone()),
+        terminal: None,
+    }
+}
+
 async fn call(files: &EditorFiles, tool: &str, args: Value) -> (String, bool) {
-    let reply = files
+    let reply = served(files)
         .handle(&msg(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
             "params": {"name": tool, "arguments": args, "_meta": {"claudecode/toolUseId": "toolu_1"}}})))
         .await;
@@ -111,8 +120,7 @@ async fn call(files: &EditorFiles, tool: &str, args: Value) -> (String, bool) {
 #[tokio::test]
 async fn lists_the_builtins_under_their_names_with_their_schemas() {
     let s = setup();
-    let reply = s
-        .files
+    let reply = served(&s.files)
         .handle(&msg(
             json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
         ))
@@ -126,16 +134,14 @@ async fn lists_the_builtins_under_their_names_with_their_schemas() {
         json!(["file_path", "old_string", "new_string"])
     );
     assert!(edit["description"].as_str().unwrap().len() > 100);
-    let init = s
-        .files
+    let init = served(&s.files)
         .handle(&msg(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25"}}),
         ))
         .await;
     assert_eq!(init["result"]["serverInfo"]["name"], SERVER_NAME);
-    let note = s
-        .files
+    let note = served(&s.files)
         .handle(&msg(
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         ))

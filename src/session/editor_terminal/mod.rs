@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::claude::ClaudeHandle;
-use crate::claude::sdk_mcp::{McpTool, McpToolMeta};
+use crate::claude::sdk_mcp::McpTool;
 use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 
 /// claude's built-ins these tools replace, turned off with `--disallowedTools`.
@@ -202,19 +202,7 @@ impl EditorTerminal {
 
 /// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.
 pub fn tool_definitions() -> Vec<McpTool> {
-    let captured: Value = serde_json::from_str(BUILTIN_TOOLS).expect("the captured tools parse");
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
-    captured["tools"]
-        .as_array()
-        .expect("the capture lists tools")
-        .iter()
-        .map(|tool| McpTool {
-            name: text(&tool["name"]),
-            description: text(&tool["description"]),
-            input_schema: tool["input_schema"].clone(),
-            meta: McpToolMeta { always_load: true },
-        })
-        .collect()
+    McpTool::from_capture(BUILTIN_TOOLS)
 }
 
 #[cfg(test)]
