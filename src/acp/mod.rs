@@ -13,7 +13,7 @@ mod transport;
 pub const SDK_LOG_TARGET: &str = "agent_client_protocol";
 
 #[cfg(test)]
-mod conformance_tests;
+mod tests;
 
 pub use client::AcpEditor;
 pub use server::serve_stdio;

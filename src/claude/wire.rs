@@ -497,5 +497,4 @@ impl ClaudeInput {
 }
 
 #[cfg(test)]
-#[path = "wire_tests.rs"]
 mod tests;

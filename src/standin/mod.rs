@@ -262,10 +262,4 @@ impl tokio::io::AsyncWrite for ClosableStdout {
 pub const DEMO_SCRIPT: &str = include_str!("../../fixtures/standin/demo.jsonl");
 
 #[cfg(test)]
-mod cli_tests;
-#[cfg(test)]
-mod fixture_tests;
-#[cfg(test)]
-mod test_driver;
-#[cfg(test)]
 mod tests;

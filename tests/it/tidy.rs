@@ -1,7 +1,7 @@
 //! The layout rules, checked on the source so they hold as the code grows: only `src/acp/` imports
 //! the ACP SDK, only `src/claude/` builds claude's stream-json, only `src/platform/` holds code
-//! that differs per operating system, `session` does not reach into `doctor`, and no source file is
-//! over 600 lines.
+//! that differs per operating system, `session` does not reach into `doctor`, no source file is
+//! over 600 lines, and a module's unit tests are its child module `tests`.
 
 use std::path::{Path, PathBuf};
 
@@ -52,7 +52,7 @@ fn production_code(text: &str) -> String {
 }
 
 fn is_test_file(name: &str) -> bool {
-    name.contains("/tests/") || name.ends_with("/tests.rs") || name.ends_with("_tests.rs")
+    name.contains("/tests/") || name.ends_with("/tests.rs")
 }
 
 #[test]
@@ -135,6 +135,22 @@ fn only_src_claude_builds_claudes_stream_json() {
     assert!(
         builders.is_empty(),
         "build claude's messages with the types in src/claude/wire.rs, not json!: {builders:?}"
+    );
+}
+
+/// One convention for unit tests in `src/`: a module's tests are its child module `tests`, inline
+/// when short, else `tests.rs` (or a `tests/` folder) in the module's own folder. No `#[path]`
+/// and no `*_tests.rs` beside the module, so a reader finds them in one place.
+#[test]
+fn unit_tests_are_each_modules_child_module_tests() {
+    let stray: Vec<String> = rust_files("src")
+        .into_iter()
+        .filter(|(name, text)| name.ends_with("_tests.rs") || text.contains("#[path"))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        stray.is_empty(),
+        "move these tests into the module's `tests` child: {stray:?}"
     );
 }
 

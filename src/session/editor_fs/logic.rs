@@ -176,5 +176,4 @@ pub fn looks_binary(head: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-#[path = "logic_tests.rs"]
 mod tests;

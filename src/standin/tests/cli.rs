@@ -1,7 +1,7 @@
 //! Tests of the command-line surface: `run_cli`, `--version`, and the test wrapper script.
 
-use super::tests::run_text;
-use super::*;
+use super::run_text;
+use crate::standin::*;
 use std::path::Path;
 
 #[test]

@@ -1,6 +1,10 @@
 //! Engine tests: scripts run in-process over in-memory streams.
 
 use super::*;
+
+mod cli;
+mod driver;
+mod fixtures;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;

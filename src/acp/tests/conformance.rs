@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use agent_client_protocol::v1::schema as acp;
 use serde_json::Value;
 
-use super::server::{HANDLED_METHODS, initialize_response};
-use super::to_proto;
+use crate::acp::server::{HANDLED_METHODS, initialize_response};
+use crate::acp::to_proto;
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, CompactionStatus, ConfigOption, ContentChunk, NewSession,
     PromptBlock, SessionOpened, SessionPage, SessionUpdate, ToolCall, ToolCallUpdate, ToolKind,
@@ -18,7 +18,7 @@ use crate::domain::{
 
 /// The README's `- `item`: reason` lines under "Not supported".
 fn listed_unsupported() -> BTreeSet<String> {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     let section = readme
         .split("### Not supported")
         .nth(1)

@@ -1,8 +1,8 @@
 //! A small in-process driver that speaks to the stand-in like claude-acp does: initialize,
 //! prompts, permission answers, interrupts, mode changes.
 
-use super::tests::runtime;
-use super::*;
+use super::runtime;
+use crate::standin::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

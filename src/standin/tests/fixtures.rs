@@ -1,7 +1,7 @@
 //! Plays every fixture script end to end against the test driver.
 
-use super::test_driver::{Answer, Driver, fixture, play, results, texts};
-use super::*;
+use super::driver::{Answer, Driver, fixture, play, results, texts};
+use crate::standin::*;
 use serde_json::{Value, json};
 
 #[tokio::test]

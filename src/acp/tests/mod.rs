@@ -1,0 +1,3 @@
+//! Unit tests of the ACP seam.
+
+mod conformance;
