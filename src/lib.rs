@@ -1,6 +1,6 @@
 //! claude-acp: an Agent Client Protocol agent that drives the Claude Code CLI over stream-json.
 
-pub mod acp;
+pub(crate) mod acp;
 pub mod claude;
 pub mod cli;
 pub mod demo;
@@ -15,4 +15,4 @@ pub mod platform;
 pub mod serve;
 pub mod session;
 pub mod standin;
-pub mod translate;
+pub(crate) mod translate;

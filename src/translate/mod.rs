@@ -14,12 +14,9 @@ mod turn_end;
 #[cfg(test)]
 mod tests;
 
-pub use compaction::{CompactionNews, Compactions, compaction_text};
+pub use compaction::{Compactions, compaction_text};
 pub use context_usage::{context_usage_text, is_context_command, with_context_command};
-pub use plan::{TaskList, todo_write_plan};
-pub use session_info::{InitInfo, available_commands};
-pub use to_claude::{EMPTY_PROMPT_TEXT, user_message};
-pub use to_editor::{Translation, TurnSignal, TurnTranslator};
-pub use tool_result::{ToolResult, tool_result_update};
-pub use tools::{content_for, display_path, kind_for, locations_for, title_for, tool_call_for};
-pub use turn_end::{ContextTokens, TurnEnd};
+pub use session_info::available_commands;
+pub use to_claude::user_message;
+pub use to_editor::{TurnSignal, TurnTranslator};
+pub use tools::tool_call_for;
