@@ -11,6 +11,10 @@
 //        ACP_PERMISSIONS   the option kind picked for each permission ask in turn, comma-separated
 //                          (the last one repeats; default "allow_once")
 //        ACP_EXPECT_ASKS   how many permission asks the turn must bring (default 1)
+//        ACP_TERMINALS     when set, JSON {"<command>": ["<output>", <exit code>]}: the client declares
+//                          terminal and serves terminal/* from it for `bash -c <command>` (other
+//                          commands: an error); the ok line then ends with the terminals it created
+//                          and released, as JSON
 //        ACP_BUFFER_PATH   when set, the client declares fs.readTextFile/writeTextFile and serves
 //        ACP_BUFFER_TEXT   this one buffer from memory (other paths: "no buffer" error); the ok
 //                          line then ends with every fs/write_text_file as JSON
@@ -32,6 +36,13 @@ const permissionKinds = (process.env.ACP_PERMISSIONS ?? "allow_once").split(",")
 const bufferPath = process.env.ACP_BUFFER_PATH;
 const buffers = new Map(bufferPath ? [[bufferPath, process.env.ACP_BUFFER_TEXT ?? ""]] : []);
 const writes = [];
+const scriptedCommands = process.env.ACP_TERMINALS ? JSON.parse(process.env.ACP_TERMINALS) : null;
+const terminals = new Map();
+const terminalLog = { created: [], released: [] };
+const terminalOf = (id) => {
+  if (!terminals.has(id)) throw acp.RequestError.resourceNotFound(id);
+  return terminals.get(id);
+};
 
 function fail(message) {
   process.stderr.write(`ts-client: FAIL: ${message}\n`);
@@ -86,6 +97,32 @@ const app = acp
     writes.push({ path: params.path, content: params.content });
     buffers.set(params.path, params.content);
     return {};
+  })
+  .onRequest(acp.methods.client.terminal.create, ({ params }) => {
+    const args = params.args ?? [];
+    const command = params.command === "bash" && args[0] === "-c" ? args[1] : undefined;
+    if (!scriptedCommands || !(command in scriptedCommands)) {
+      throw acp.RequestError.invalidParams(params, `no scripted command ${JSON.stringify(params)}`);
+    }
+    const terminalId = `term-${terminalLog.created.length + 1}`;
+    terminalLog.created.push({ command, cwd: params.cwd });
+    const [output, exitCode] = scriptedCommands[command];
+    terminals.set(terminalId, { output, exitStatus: { exitCode, signal: null } });
+    return { terminalId };
+  })
+  .onRequest(acp.methods.client.terminal.output, ({ params }) => {
+    const terminal = terminalOf(params.terminalId);
+    return { output: terminal.output, truncated: false, exitStatus: terminal.exitStatus };
+  })
+  .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) => terminalOf(params.terminalId).exitStatus)
+  .onRequest(acp.methods.client.terminal.kill, ({ params }) => {
+    terminalOf(params.terminalId).exitStatus = { exitCode: null, signal: "SIGKILL" };
+    return {};
+  })
+  .onRequest(acp.methods.client.terminal.release, ({ params }) => {
+    terminals.delete(params.terminalId);
+    terminalLog.released.push(params.terminalId);
+    return {};
   });
 
 // The library answers a non-JSON line with a parse error and goes on; stdout of the agent must be
@@ -118,7 +155,7 @@ const { init, updates, response, sessionId } = await app
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: {
         fs: { readTextFile: Boolean(bufferPath), writeTextFile: Boolean(bufferPath) },
-        terminal: false,
+        terminal: Boolean(scriptedCommands),
       },
       clientInfo: { name: "claude-acp-ts-client-test", version: "0.0.0" },
     });
@@ -188,6 +225,7 @@ if (problems.length > 0) {
 process.stdout.write(
   `ts-client: ok: ${updates.length} updates, ${toolCalls.length} tool call(s), text ${JSON.stringify(text)}` +
     (bufferPath ? `, writes ${JSON.stringify(writes)}` : "") +
+    (scriptedCommands ? `, terminals ${JSON.stringify(terminalLog)}` : "") +
     "\n",
 );
 process.exit(0);

@@ -155,3 +155,53 @@ async fn official_typescript_client_serves_reads_and_gets_the_edit_in_its_buffer
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), DISK);
 }
+
+/// Bash in the editor's terminal, with an editor built on the official library: each allowed
+/// command runs in a terminal the client creates (`bash -c <command>` in the workspace) and every
+/// terminal is released; the denied command never reaches the client.
+#[tokio::test]
+async fn official_typescript_client_runs_bash_in_its_terminals() {
+    let standin = Standin::new("editor_terminal");
+    // claude's rules in the project's settings: `make lint` allowed, `rm -rf` denied.
+    let settings = standin.work.join(".claude");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.local.json"),
+        r#"{"permissions": {"allow": ["Bash(make lint)"], "deny": ["Bash(rm -rf:*)"]}}"#,
+    )
+    .unwrap();
+    let scripted = serde_json::json!({
+        "cargo test": ["running 1 test\r\ntest ok\r\n", 0],
+        "make lint": ["lint: 2 problems\n", 3],
+        "true": ["", 0],
+        "ls sub": ["a.txt\n", 0],
+    })
+    .to_string();
+    let stdout = run_client(
+        &standin,
+        &standin.work,
+        &[
+            ("ACP_PROMPT", "Run the tests"),
+            ("ACP_TERMINALS", &scripted),
+            ("ACP_EXPECT_ASKS", "2"),
+        ],
+    )
+    .await;
+    // The script checked each result claude got: the output, `Exit code 3`, claude's no-output text.
+    assert!(standin.problems().is_empty(), "{:?}", standin.problems());
+    let log = stdout
+        .rsplit_once(", terminals ")
+        .map(|(_, json)| json.trim())
+        .expect("the client listed its terminals");
+    let log: serde_json::Value = serde_json::from_str(log).unwrap();
+    let work = standin.work.display().to_string();
+    let created: Vec<serde_json::Value> = ["cargo test", "make lint", "true", "ls sub"]
+        .iter()
+        .map(|command| serde_json::json!({"command": command, "cwd": work}))
+        .collect();
+    assert_eq!(log["created"], serde_json::Value::from(created));
+    assert_eq!(
+        log["released"],
+        serde_json::json!(["term-1", "term-2", "term-3", "term-4"])
+    );
+}
