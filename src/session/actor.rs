@@ -196,18 +196,8 @@ pub struct SessionActor {
     /// Where `/undo` or `/rewind` left the thread, until a turn has run on from there: a claude
     /// started meanwhile resumes only up to it.
     rewind: Option<RewindPoint>,
-    /// The "File edits" setting; `None` where the editor cannot serve files.
-    file_edits: Option<FileEdits>,
-    /// What the editor-served tools' writes replaced, for `/undo` (kept beside claude's transcript).
-    edit_log: EditLog,
-    /// The "Terminal" setting; `None` where the editor declared no terminal.
-    terminal: Option<TerminalSetting>,
-    /// The `acp` server's tools for the running claude (fixed at its start).
-    served: AcpServer,
-    /// Tool calls of those tools still running.
-    file_tasks: Vec<files::FileCall>,
-    /// The setting changed while claude ran: restart it once no turn runs.
-    restart_for_files: bool,
+    /// What the session serves claude in the editor's place (files, terminal) and their state.
+    tools: files::EditorTools,
 }
 
 impl SessionActor {
@@ -276,12 +266,14 @@ impl SessionActor {
             title_announced: false,
             idle,
             rewind,
-            file_edits,
-            edit_log,
-            terminal,
-            served: AcpServer::default(),
-            file_tasks: Vec::new(),
-            restart_for_files: false,
+            tools: files::EditorTools {
+                file_edits,
+                terminal,
+                edit_log,
+                served: AcpServer::default(),
+                file_tasks: Vec::new(),
+                restart_for_files: false,
+            },
         }
     }
 
@@ -416,7 +408,7 @@ impl SessionActor {
         }
         let message = translate::user_message(&self.id, &blocks);
         self.path.turn_started();
-        self.edit_log.start_turn();
+        self.tools.edit_log.start_turn();
         let handle = self.claude.handle().expect("claude is running");
         self.translator.start_turn();
         self.turn = Some(Turn {

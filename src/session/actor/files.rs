@@ -13,8 +13,25 @@ use crate::claude::ClaudeHandle;
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
 use crate::domain::{AgentError, ConfigOption};
 use crate::session::acp_server::{self, AcpServer};
-use crate::session::editor_fs::{self, EditorFiles, FileEdits};
+use crate::session::editor_fs::{self, EditLog, EditorFiles, FileEdits};
 use crate::session::editor_terminal::{self, EditorTerminal, TerminalSetting};
+
+/// What the session serves claude in the editor's place: the two settings, the server of the
+/// claude running now, its calls in flight and the record `/undo` reads.
+pub(super) struct EditorTools {
+    /// The "File edits" setting; `None` where the editor cannot serve files.
+    pub(super) file_edits: Option<FileEdits>,
+    /// The "Terminal" setting; `None` where the editor declared no terminal.
+    pub(super) terminal: Option<TerminalSetting>,
+    /// What the editor-served tools' writes replaced, for `/undo` (kept beside claude's transcript).
+    pub(super) edit_log: EditLog,
+    /// The `acp` server's tools for the running claude (fixed at its start).
+    pub(super) served: AcpServer,
+    /// Tool calls of those tools still running.
+    pub(super) file_tasks: Vec<FileCall>,
+    /// A setting changed while claude ran: restart it once no turn runs.
+    pub(super) restart_for_files: bool,
+}
 
 /// One `tools/call` of the file tools in flight.
 pub(super) struct FileCall {
@@ -29,7 +46,7 @@ impl SessionActor {
     /// The `acp` server's tools the claude about to start gets, as the settings say; also the flags
     /// that turn claude's own tools off. Called for every start, so a change applies at the next.
     pub(super) fn files_for_start(&mut self) -> Vec<String> {
-        let files = (self.file_edits == Some(FileEdits::Editor)).then(|| {
+        let files = (self.tools.file_edits == Some(FileEdits::Editor)).then(|| {
             let mut roots = vec![self.cwd.clone()];
             roots.extend(crate::session::directories::added_directories(&self.flags));
             EditorFiles::new(
@@ -37,11 +54,11 @@ impl SessionActor {
                 self.id.clone(),
                 self.cwd.clone(),
                 roots,
-                self.edit_log.clone(),
+                self.tools.edit_log.clone(),
             )
         });
         *self.asker.files.lock().unwrap_or_else(|p| p.into_inner()) = files.clone();
-        let terminal = (self.terminal == Some(TerminalSetting::Editor)).then(|| {
+        let terminal = (self.tools.terminal == Some(TerminalSetting::Editor)).then(|| {
             let mut roots = vec![self.cwd.clone()];
             roots.extend(crate::session::directories::added_directories(&self.flags));
             EditorTerminal::new(
@@ -59,7 +76,7 @@ impl SessionActor {
         if terminal.is_some() {
             replaced.push(editor_terminal::REPLACED_BUILTINS);
         }
-        self.served = AcpServer { files, terminal };
+        self.tools.served = AcpServer { files, terminal };
         match replaced.is_empty() {
             true => Vec::new(),
             false => vec!["--disallowedTools".to_owned(), replaced.join(",")],
@@ -68,7 +85,7 @@ impl SessionActor {
 
     /// The SDK servers to name in claude's `initialize`.
     pub(super) fn sdk_servers(&self) -> Vec<String> {
-        match self.served.is_empty() {
+        match self.tools.served.is_empty() {
             false => vec![acp_server::SERVER_NAME.to_owned()],
             true => Vec::new(),
         }
@@ -82,7 +99,7 @@ impl SessionActor {
         handle: ClaudeHandle,
         message: McpMessage,
     ) {
-        let server = Some(self.served.clone())
+        let server = Some(self.tools.served.clone())
             .filter(|s| !s.is_empty() && message.server_name == acp_server::SERVER_NAME);
         let Some(server) = server else {
             let error = format!("no MCP server named {} here", message.server_name);
@@ -104,9 +121,10 @@ impl SessionActor {
                     .await;
             }
         });
-        self.file_tasks
+        self.tools
+            .file_tasks
             .retain(|c| !c.answered.load(Ordering::SeqCst));
-        self.file_tasks.push(FileCall {
+        self.tools.file_tasks.push(FileCall {
             task: Some(task.abort_handle()),
             ..call
         });
@@ -116,7 +134,7 @@ impl SessionActor {
     /// withdrawn) and claude is told each failed, so nothing waits out the editor's bound.
     pub(super) fn cancel_file_calls(&mut self) {
         let handle = self.claude.handle();
-        for call in self.file_tasks.drain(..) {
+        for call in self.tools.file_tasks.drain(..) {
             if call.answered.swap(true, Ordering::SeqCst) {
                 continue;
             }
@@ -135,24 +153,24 @@ impl SessionActor {
     /// claude ended: its tool calls have no one to answer (a command still running is killed and
     /// its terminal released), and its background commands end with it.
     pub(super) fn abort_file_tasks(&mut self) {
-        for call in self.file_tasks.drain(..) {
+        for call in self.tools.file_tasks.drain(..) {
             if let Some(task) = call.task {
                 task.abort();
             }
         }
-        if let Some(terminal) = &self.served.terminal {
+        if let Some(terminal) = &self.tools.served.terminal {
             terminal.end_background();
         }
     }
 
     pub(super) fn file_edits_option(&self) -> Option<ConfigOption> {
-        self.file_edits.map(editor_fs::config_option)
+        self.tools.file_edits.map(editor_fs::config_option)
     }
 
     /// Switches the setting. claude takes the other tools only at a start, so a running claude
     /// is stopped now if idle, else after the turn; the next prompt resumes it with the change.
     pub(super) fn set_file_edits(&mut self, value: &str) -> Result<(), AgentError> {
-        if self.file_edits.is_none() {
+        if self.tools.file_edits.is_none() {
             return Err(AgentError::InvalidParams(
                 "the editor did not declare fs.readTextFile and fs.writeTextFile, so files are always on disk".into(),
             ));
@@ -162,10 +180,10 @@ impl SessionActor {
                 "unknown value `{value}` for file_edits (expected editor or disk)"
             )));
         };
-        if self.file_edits == Some(setting) {
+        if self.tools.file_edits == Some(setting) {
             return Ok(());
         }
-        self.file_edits = Some(setting);
+        self.tools.file_edits = Some(setting);
         self.tool_setting_changed();
         Ok(())
     }
@@ -173,15 +191,15 @@ impl SessionActor {
     /// A setting claude takes only at its start changed ("File edits", "Terminal"): claude is
     /// stopped now if idle, else after the turn, and the editor sees the options as they are now.
     pub(super) fn tool_setting_changed(&mut self) {
-        self.restart_for_files = self.claude.is_running();
+        self.tools.restart_for_files = self.claude.is_running();
         self.restart_if_due();
         self.announce_options();
     }
 
     /// Stops claude for a changed setting once no turn is running; the next prompt resumes it.
     pub(super) fn restart_if_due(&mut self) {
-        if self.restart_for_files && self.turn.is_none() {
-            self.restart_for_files = false;
+        if self.tools.restart_for_files && self.turn.is_none() {
+            self.tools.restart_for_files = false;
             if let Some(mut claude) = self.claude.ended() {
                 tracing::info!(session = %self.id, "restarting claude for a changed tool setting");
                 // Stdin closed: claude writes out its transcript before it exits, for the next

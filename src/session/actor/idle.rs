@@ -69,6 +69,7 @@ impl SessionActor {
             || self.asks.any_open()
             || self.idle.background_tasks > 0
             || self
+                .tools
                 .served
                 .terminal
                 .as_ref()

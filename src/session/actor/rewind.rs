@@ -111,7 +111,7 @@ impl SessionActor {
             cwd: self.cwd.clone(),
             config_dir,
             claude: self.claude.handle().expect("claude is running"),
-            edit_log: self.edit_log.clone(),
+            edit_log: self.tools.edit_log.clone(),
             command,
             tool_call_id: format!("rewind-{}", uuid::Uuid::new_v4()),
         };

@@ -57,7 +57,8 @@ impl SessionActor {
         options.extend(self.effort_option());
         options.extend(self.file_edits_option());
         options.extend(
-            self.terminal
+            self.tools
+                .terminal
                 .map(crate::session::editor_terminal::config_option),
         );
         options

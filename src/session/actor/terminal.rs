@@ -9,7 +9,7 @@ impl SessionActor {
     /// Switches the setting. As for "File edits", claude takes other tools only at a start: a
     /// running claude is stopped now if idle, else after the turn, and the next prompt resumes it.
     pub(super) fn set_terminal(&mut self, value: &str) -> Result<(), AgentError> {
-        if self.terminal.is_none() {
+        if self.tools.terminal.is_none() {
             return Err(AgentError::InvalidParams(
                 "the editor did not declare terminal, so commands always run in claude".into(),
             ));
@@ -19,10 +19,10 @@ impl SessionActor {
                 "unknown value `{value}` for terminal (expected editor or claude)"
             )));
         };
-        if self.terminal == Some(setting) {
+        if self.tools.terminal == Some(setting) {
             return Ok(());
         }
-        self.terminal = Some(setting);
+        self.tools.terminal = Some(setting);
         self.tool_setting_changed();
         Ok(())
     }
@@ -31,7 +31,7 @@ impl SessionActor {
     /// output, as text) and its "running for" heartbeats change only the call's status.
     pub(super) fn keep_terminal_shown(&self, mut update: SessionUpdate) -> SessionUpdate {
         if let (SessionUpdate::ToolCallUpdate(call), Some(terminal)) =
-            (&mut update, &self.served.terminal)
+            (&mut update, &self.tools.served.terminal)
             && terminal.embeds(&call.id)
         {
             call.content = None;
