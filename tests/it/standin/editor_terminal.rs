@@ -140,11 +140,8 @@ async fn a_cancel_kills_the_running_command_and_releases_its_terminal() {
     assert_eq!(outcome.unwrap()["stopReason"], "cancelled");
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(s.problems().is_empty(), "{:?}", s.problems());
-    // Killed and released from a task of its own: give it a moment.
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while terminals.released().is_empty() && std::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    // Killed and released from a task of its own.
+    terminals.wait_for_a_release().await;
     assert_eq!(terminals.killed(), ["term-1"]);
     assert_eq!(terminals.released(), ["term-1"]);
 }
@@ -219,10 +216,7 @@ async fn closing_the_session_kills_the_running_command_and_releases_its_terminal
         .expect("the prompt in flight is answered")
         .unwrap();
     assert_eq!(answered.unwrap()["stopReason"], "cancelled");
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while terminals.released().is_empty() && std::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    terminals.wait_for_a_release().await;
     assert_eq!(terminals.killed(), ["term-1"]);
     assert_eq!(terminals.released(), ["term-1"]);
 }

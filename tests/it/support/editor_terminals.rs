@@ -53,6 +53,14 @@ impl Terminals {
         self.state.lock().unwrap().released.clone()
     }
 
+    /// Waits up to 5 s for a first `terminal/release` (sent from a task of the adapter's own).
+    pub async fn wait_for_a_release(&self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while self.released().is_empty() && std::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
     /// Answers the client's `terminal/*` requests from now on; `terminal/wait_for_exit` too unless
     /// the test holds it (a command that runs until killed).
     pub fn serve(&self, c: &AcpClient) {
