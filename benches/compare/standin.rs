@@ -22,7 +22,6 @@ pub fn fixture(name: &str) -> PathBuf {
 pub struct Claude {
     dir: tempfile::TempDir,
     wrapper: PathBuf,
-    script: PathBuf,
 }
 
 impl Claude {
@@ -38,11 +37,7 @@ impl Claude {
         );
         std::fs::write(&wrapper, body).expect("write wrapper");
         claude_acp::platform::files::make_executable(&wrapper).expect("chmod");
-        Claude {
-            dir,
-            wrapper,
-            script: script.to_owned(),
-        }
+        Claude { dir, wrapper }
     }
 
     /// The directory sessions are opened in.
@@ -61,9 +56,10 @@ impl Claude {
         command
     }
 
-    /// The stand-in alone on the same script, started with the flags the adapter gives claude.
+    /// The stand-in alone on the same script, started as the adapter starts it (the same wrapper,
+    /// so both paths pay the same shell) with the flags the adapter gives claude.
     pub fn direct(&self) -> Direct {
-        Direct::start(&self.script, &self.work())
+        Direct::start(&self.wrapper, &self.work())
     }
 }
 
@@ -74,13 +70,10 @@ pub struct Direct {
 }
 
 impl Direct {
-    fn start(script: &Path, cwd: &Path) -> Direct {
+    fn start(wrapper: &Path, cwd: &Path) -> Direct {
         let session_id = uuid::Uuid::new_v4().to_string();
-        let mut command = Command::new(ADAPTER);
+        let mut command = Command::new(wrapper);
         command
-            .arg("standin")
-            .arg("--script")
-            .arg(script)
             .args([
                 "--input-format",
                 "stream-json",

@@ -5,14 +5,14 @@
 
 use std::io::{self, BufRead, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{ChildStdin, ExitStatus, Stdio};
+use std::process::{ExitStatus, Stdio};
 use std::sync::Mutex;
 
 /// The hidden subcommand that runs the reaper.
 const REAPER_SUBCOMMAND: &str = "reaper";
 
 /// The write end of the reaper's pipe, once started.
-static REAPER: Mutex<Option<ChildStdin>> = Mutex::new(None);
+static REAPER: Mutex<Option<io::PipeWriter>> = Mutex::new(None);
 
 pub fn prepare(command: &mut tokio::process::Command) {
     // Its own group, so killing the group also kills the tools and servers claude started.
@@ -81,19 +81,30 @@ pub fn start_reaper(program: &std::path::Path) -> io::Result<()> {
     if reaper.is_some() {
         return Ok(());
     }
-    let mut child = std::process::Command::new(program)
+    // Both ends are close-on-exec, so no claude holds the pipe open after we die. The pipe exists
+    // from here on: what is written before the reaper runs waits in it for the reaper to read.
+    let (input, output) = io::pipe()?;
+    *reaper = Some(output);
+    let mut command = std::process::Command::new(program);
+    command
         .arg(REAPER_SUBCOMMAND)
-        .stdin(Stdio::piped())
+        .stdin(Stdio::from(input))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .current_dir("/")
         // Its own group: an editor that signals the adapter's group does not take the reaper too.
-        .process_group(0)
-        .spawn()?;
-    // Our end of the pipe is close-on-exec, so no claude holds it open after we die.
-    *reaper = child.stdin.take();
-    // The reaper ends when we do; nothing waits for it (init reaps it).
-    drop(child);
+        .process_group(0);
+    // Starting a process holds the starting thread until the new program is loaded (about a
+    // millisecond for this executable): not on the way to the editor's first answer.
+    std::thread::Builder::new()
+        .name("reaper-start".into())
+        .spawn(move || match command.spawn() {
+            // The reaper ends when we do; nothing waits for it (init reaps it). Our copy of the
+            // read end goes with `command`, so the reaper's end-of-file is our death alone.
+            Ok(child) => drop(child),
+            // The read end is closed with `command`: the next line to the reaper fails and says so.
+            Err(error) => tracing::warn!(%error, "cannot start the reaper: a killed adapter may leave claude's children running"),
+        })?;
     Ok(())
 }
 
