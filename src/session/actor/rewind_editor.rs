@@ -234,51 +234,10 @@ pub fn line_changes(before: &str, now: &str) -> (u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-    use std::path::{Path, PathBuf};
-    use std::sync::Mutex;
-
-    use async_trait::async_trait;
+    use std::path::Path;
 
     use super::*;
-    use crate::domain::{EditorError, PermissionAsk, PermissionOutcome, SessionUpdate};
-
-    /// An editor holding buffers; writes to `refused` fail.
-    #[derive(Default)]
-    struct Buffers {
-        files: Mutex<HashMap<PathBuf, String>>,
-        refused: Option<PathBuf>,
-    }
-
-    #[async_trait]
-    impl EditorClient for Buffers {
-        fn session_update(&self, _: &str, _: SessionUpdate) {}
-        async fn request_permission(
-            &self,
-            _: PermissionAsk,
-        ) -> Result<PermissionOutcome, EditorError> {
-            Err(EditorError::Closed)
-        }
-        async fn read_text_file(&self, _: &str, path: &Path) -> Result<String, EditorError> {
-            let files = self.files.lock().unwrap();
-            files
-                .get(path)
-                .cloned()
-                .ok_or_else(|| EditorError::Rejected("not open".into()))
-        }
-        async fn write_text_file(
-            &self,
-            _: &str,
-            path: &Path,
-            text: String,
-        ) -> Result<(), EditorError> {
-            if self.refused.as_deref() == Some(path) {
-                return Err(EditorError::Rejected("read-only buffer".into()));
-            }
-            self.files.lock().unwrap().insert(path.to_path_buf(), text);
-            Ok(())
-        }
-    }
+    use crate::session::editor_fs::tests::buffers::Buffers;
 
     fn prompt_at(timestamp: &str) -> StoredPrompt {
         StoredPrompt {
@@ -326,7 +285,7 @@ mod tests {
     #[tokio::test]
     async fn a_refused_write_stops_the_restore_and_says_what_went_back() {
         let editor = Buffers {
-            refused: Some("/w/b.txt".into()),
+            read_only: Some("/w/b.txt".into()),
             ..Buffers::default()
         };
         let (log, prompt) = one_turn(&editor).await;

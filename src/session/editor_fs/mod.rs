@@ -184,4 +184,4 @@ pub fn tool_definitions() -> Vec<McpTool> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(in crate::session) mod tests;
