@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use self::asks::PendingAsks;
-pub use self::options::OpenedOptions;
+pub(crate) use self::options::OpenedOptions;
 use self::rewind::RewindDone;
 use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
@@ -57,10 +57,10 @@ mod turn;
 /// How long a control request to claude may take.
 const CONTROL_TIMEOUT: Duration = Duration::from_secs(10);
 
-pub type Reply<T> = oneshot::Sender<Result<T, AgentError>>;
+pub(crate) type Reply<T> = oneshot::Sender<Result<T, AgentError>>;
 
 /// What the rest of the adapter asks of a session.
-pub enum Command {
+pub(crate) enum Command {
     Prompt {
         blocks: Vec<PromptBlock>,
         reply: Reply<TurnOutcome>,
@@ -122,22 +122,22 @@ enum Internal {
 }
 
 /// What a session is opened with.
-pub struct SessionSpec {
-    pub id: String,
-    pub cwd: PathBuf,
-    pub flags: SessionFlags,
+pub(crate) struct SessionSpec {
+    pub(crate) id: String,
+    pub(crate) cwd: PathBuf,
+    pub(crate) flags: SessionFlags,
     /// The editor's MCP servers, passed to claude in `--mcp-config`.
-    pub editor_servers: Vec<McpServer>,
-    pub start: Start,
-    pub mode: String,
+    pub(crate) editor_servers: Vec<McpServer>,
+    pub(crate) start: Start,
+    pub(crate) mode: String,
     /// claude's models as last seen (the options cache); empty when unknown.
-    pub models: Vec<ModelInfo>,
+    pub(crate) models: Vec<ModelInfo>,
     /// Where an earlier `/undo` or `/rewind` left the stored thread, while it is still in force.
-    pub rewind: Option<RewindPoint>,
+    pub(crate) rewind: Option<RewindPoint>,
     /// Whether Read, Write and Edit go through the editor; `None` where it cannot serve files.
-    pub file_edits: Option<FileEdits>,
+    pub(crate) file_edits: Option<FileEdits>,
     /// Whether Bash runs in the editor's terminal; `None` where the editor has none.
-    pub terminal: Option<TerminalSetting>,
+    pub(crate) terminal: Option<TerminalSetting>,
 }
 
 /// What the session is and talks to: fixed when it opens, except claude's flags, which follow
@@ -172,7 +172,7 @@ struct Inbox {
     mode_changes: mpsc::UnboundedReceiver<String>,
 }
 
-pub struct SessionActor {
+pub(crate) struct SessionActor {
     ctx: SessionContext,
     /// The running claude, and how the next one resumes the conversation.
     claude: RunningClaude,
@@ -199,7 +199,7 @@ pub struct SessionActor {
 }
 
 impl SessionActor {
-    pub fn new(
+    pub(crate) fn new(
         spec: SessionSpec,
         config: Arc<AdapterConfig>,
         editor: Arc<dyn EditorClient>,
@@ -273,7 +273,7 @@ impl SessionActor {
     }
 
     /// Starts claude now, so the first prompt finds it warm. Never waits on a model turn.
-    pub fn start(&mut self) -> Result<(), AgentError> {
+    pub(crate) fn start(&mut self) -> Result<(), AgentError> {
         self.ensure_claude()
     }
 
@@ -282,7 +282,7 @@ impl SessionActor {
     /// A panic while handling one event (a bug) is caught here, so it never takes the session's
     /// prompt or claude with it: the prompt is answered with an error, claude is stopped, and the
     /// session goes on (the next prompt starts claude again with `--resume`).
-    pub async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
+    pub(crate) async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
         loop {
             let step = AssertUnwindSafe(self.step(&mut commands))
                 .catch_unwind()

@@ -8,7 +8,7 @@ use super::{Internal, Reply, SessionActor};
 use crate::domain::{ConfigOption, SessionUpdate};
 
 /// The session's mode and config options, for the answer that opens it.
-pub type OpenedOptions = (String, Vec<ConfigOption>);
+pub(crate) type OpenedOptions = (String, Vec<ConfigOption>);
 
 /// What the editor was told, and who waits to be told.
 #[derive(Default)]

@@ -16,7 +16,7 @@ use super::rewind_asks;
 
 /// What going back to before a prompt does to the files written through the editor.
 #[derive(Debug, Default)]
-pub struct EditorPlan {
+pub(crate) struct EditorPlan {
     files: Vec<Planned>,
     /// Some writes after the prompt were forgotten to keep the record small.
     forgotten: bool,
@@ -35,13 +35,13 @@ struct Planned {
 
 /// Why putting the files back stopped.
 #[derive(Debug)]
-pub struct RestoreFailed {
-    pub message: String,
+pub(crate) struct RestoreFailed {
+    pub(crate) message: String,
 }
 
 /// The dry run: for each file the dropped turns wrote through the editor, what it held before and
 /// the lines that come back in and go out against the editor's text now.
-pub async fn plan(
+pub(crate) async fn plan(
     log: &EditLog,
     editor: &dyn EditorClient,
     session_id: &str,
@@ -87,7 +87,7 @@ async fn current_text(editor: &dyn EditorClient, session_id: &str, path: &Path) 
 
 impl EditorPlan {
     /// The files it writes, for the confirm's locations.
-    pub fn paths(&self) -> Vec<String> {
+    pub(crate) fn paths(&self) -> Vec<String> {
         self.files
             .iter()
             .map(|f| f.path.display().to_string())
@@ -95,7 +95,7 @@ impl EditorPlan {
     }
 
     /// What it does, in words; `None` when the editor wrote nothing to put back.
-    pub fn describe(&self, cwd: &Path) -> Option<String> {
+    pub(crate) fn describe(&self, cwd: &Path) -> Option<String> {
         if self.files.is_empty() && !self.forgotten {
             return None;
         }
@@ -145,7 +145,7 @@ impl EditorPlan {
 
     /// Writes each file's earlier text through the editor, in order; stops at the first the editor
     /// refuses, saying which files were put back before it.
-    pub async fn restore(
+    pub(crate) async fn restore(
         &self,
         editor: &dyn EditorClient,
         session_id: &str,
@@ -181,7 +181,7 @@ impl EditorPlan {
 
 /// What happens to the files: claude's dry run, then the files written through the editor.
 /// claude's "nothing to put back" is left out when the editor has files to put back.
-pub fn files_text(
+pub(crate) fn files_text(
     cwd: &Path,
     claude: &Result<RewindFilesResult, String>,
     editor: &EditorPlan,
@@ -199,7 +199,7 @@ pub fn files_text(
 /// The lines of `before` that come back in, and those of `now` that go out, when `now` is replaced
 /// by `before` (a longest-common-subsequence count after the common start and end; a change too
 /// large to compare counts every differing line).
-pub fn line_changes(before: &str, now: &str) -> (u64, u64) {
+pub(crate) fn line_changes(before: &str, now: &str) -> (u64, u64) {
     let (a, b): (Vec<&str>, Vec<&str>) = (before.lines().collect(), now.lines().collect());
     let start = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let (a, b) = (&a[start..], &b[start..]);

@@ -103,7 +103,7 @@ impl Settings {
 }
 
 impl SessionActor {
-    pub fn config_options(&self) -> Vec<ConfigOption> {
+    pub(crate) fn config_options(&self) -> Vec<ConfigOption> {
         let mut options = vec![modes::config_option(
             &self.settings.mode,
             self.ctx.config.allow_bypass_permissions,
