@@ -11,15 +11,14 @@
 //!
 //! Run: `cargo bench --bench idle_cost`.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+#[path = "shared/stdio_editor.rs"]
+mod stdio_editor;
+
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use stdio_editor::Editor;
 
-const ADAPTER: &str = env!("CARGO_BIN_EXE_claude-acp");
 const IDLE: usize = 20;
 const LATENCY_RUNS: usize = 15;
 
@@ -71,14 +70,7 @@ impl Claude {
                 label: real,
             };
         }
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/standin/resume.jsonl");
-        let path = dir.path().join("claude");
-        let body = format!(
-            "#!/bin/sh\nexec '{ADAPTER}' standin --script '{}' \"$@\"\n",
-            script.display()
-        );
-        std::fs::write(&path, body).expect("wrapper");
-        claude_acp::platform::files::make_executable(&path).expect("chmod");
+        let path = stdio_editor::standin_claude(dir.path(), "resume.jsonl");
         Claude {
             _dir: dir,
             path,
@@ -88,153 +80,53 @@ impl Claude {
     }
 
     fn adapter(&self, idle_timeout: &str) -> Editor {
-        let mut command = Command::new(ADAPTER);
-        command
-            .arg("--claude-path")
-            .arg(&self.path)
-            .args(["--idle-timeout", idle_timeout])
-            .env_remove("RUST_LOG")
-            .current_dir(&self.work);
-        Editor::spawn(command)
+        stdio_editor::adapter(&self.path, idle_timeout, &self.work)
     }
 }
 
-/// An editor on the adapter's stdio: one request at a time, every line timestamped on arrival.
-struct Editor {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<(Instant, Value)>,
-    next_id: u64,
+/// One turn: when it was sent and when its first chunk came.
+fn prompt(editor: &mut Editor, session: &str) -> (Instant, Option<Instant>) {
+    let answer = editor.prompt(session, "go");
+    (answer.sent, answer.first_chunk)
 }
 
-impl Editor {
-    fn spawn(mut command: Command) -> Editor {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start claude-acp");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Ok(value) = serde_json::from_str(&line)
-                    && tx.send((Instant::now(), value)).is_err()
-                {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        let mut editor = Editor {
-            child,
-            stdin,
-            lines,
-            next_id: 0,
-        };
-        editor.request(
-            "initialize",
-            json!({"protocolVersion": 1, "clientCapabilities": {}}),
+/// The adapter and every process under it.
+fn tree(editor: &Editor) -> Vec<u32> {
+    let mut found = vec![editor.child.id()];
+    let mut at = 0;
+    while at < found.len() {
+        let parent = found[at];
+        let children = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+            .unwrap_or_default();
+        found.extend(
+            children
+                .split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
         );
-        editor
+        at += 1;
     }
-
-    fn send(&mut self, method: &str, params: Value) -> (u64, Instant) {
-        self.next_id += 1;
-        let line =
-            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{line}").expect("write to claude-acp");
-        stdin.flush().expect("flush");
-        (self.next_id, Instant::now())
-    }
-
-    /// Sends a request; returns when it was sent, when the first chunk came (if any), the result.
-    fn request(&mut self, method: &str, params: Value) -> (Instant, Option<Instant>, Value) {
-        let (id, sent) = self.send(method, params);
-        let mut first_chunk = None;
-        loop {
-            let (at, line) = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .expect("an answer");
-            if line["id"] == id && line.get("method").is_none() {
-                assert!(line.get("error").is_none(), "{method}: {line}");
-                return (sent, first_chunk, line["result"].clone());
-            }
-            if line["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
-                first_chunk.get_or_insert(at);
-            }
-        }
-    }
-
-    fn new_session(&mut self, cwd: &Path) -> String {
-        let (_, _, result) = self.request("session/new", json!({"cwd": cwd, "mcpServers": []}));
-        result["sessionId"].as_str().expect("sessionId").to_owned()
-    }
-
-    fn prompt(&mut self, session: &str) -> (Instant, Option<Instant>) {
-        let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]});
-        let (sent, chunk, _) = self.request("session/prompt", params);
-        (sent, chunk)
-    }
-
-    /// The adapter and every process under it.
-    fn tree(&self) -> Vec<u32> {
-        let mut found = vec![self.child.id()];
-        let mut at = 0;
-        while at < found.len() {
-            let parent = found[at];
-            let children =
-                std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
-                    .unwrap_or_default();
-            found.extend(
-                children
-                    .split_whitespace()
-                    .filter_map(|p| p.parse::<u32>().ok()),
-            );
-            at += 1;
-        }
-        found
-    }
-
-    /// The adapter's own processes: itself and its reaper (`claude-acp reaper`, which ends the
-    /// claude trees if the adapter is killed), as against the claudes it runs.
-    fn own_processes(&self) -> Vec<u32> {
-        let mut own = vec![self.child.id()];
-        own.extend(self.tree().into_iter().filter(|&pid| is_reaper(pid)));
-        own
-    }
-
-    /// The claude processes under the adapter (and whatever they started).
-    fn claudes(&self) -> Vec<u32> {
-        let own = self.own_processes();
-        self.tree()
-            .into_iter()
-            .filter(|pid| !own.contains(pid))
-            .collect()
-    }
-
-    /// Polls until the adapter runs `n` claude processes.
-    fn wait_for_claudes(&self, n: usize) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while self.claudes().len() != n {
-            assert!(
-                Instant::now() < deadline,
-                "{} claude processes, waiting for {n}",
-                self.claudes().len()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
+    found
 }
 
-impl Drop for Editor {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        let _ = self.child.wait();
-    }
+/// The adapter's own processes: itself and its reaper (`claude-acp reaper`, which ends the
+/// claude trees if the adapter is killed), as against the claudes it runs.
+fn own_processes(editor: &Editor) -> Vec<u32> {
+    let mut own = vec![editor.child.id()];
+    own.extend(tree(editor).into_iter().filter(|&pid| is_reaper(pid)));
+    own
+}
+
+/// The claude processes under the adapter (and whatever they started).
+fn claudes(editor: &Editor) -> Vec<u32> {
+    let own = own_processes(editor);
+    tree(editor)
+        .into_iter()
+        .filter(|pid| !own.contains(pid))
+        .collect()
+}
+
+fn claude_count(editor: &Editor) -> usize {
+    claudes(editor).len()
 }
 
 fn rss_kib(pid: u32) -> u64 {
@@ -251,15 +143,15 @@ fn memory_with_idle_sessions(claude: &Claude, idle_timeout: &str) -> Memory {
     let mut editor = claude.adapter(idle_timeout);
     for _ in 0..IDLE {
         let id = editor.new_session(&claude.work);
-        editor.prompt(&id);
+        prompt(&mut editor, &id);
     }
     if idle_timeout != "0" {
-        editor.wait_for_claudes(0);
+        editor.wait_for_claudes(0, claude_count);
     }
     let active = editor.new_session(&claude.work);
-    editor.prompt(&active);
+    prompt(&mut editor, &active);
     let sum = |pids: &[u32]| pids.iter().map(|&pid| rss_kib(pid)).sum::<u64>();
-    let (own, claudes) = (editor.own_processes(), editor.claudes());
+    let (own, claudes) = (own_processes(&editor), claudes(&editor));
     Memory {
         adapter_kib: sum(&own),
         adapter_processes: own.len(),
@@ -290,17 +182,17 @@ fn first_chunk_latency(claude: &Claude) -> (f64, f64) {
     for _ in 0..LATENCY_RUNS {
         // Running: claude was started by session/new and has answered its initialize.
         let id = editor.new_session(&claude.work);
-        editor.wait_for_claudes(1);
+        editor.wait_for_claudes(1, claude_count);
         std::thread::sleep(Duration::from_millis(300));
-        let (sent, chunk) = editor.prompt(&id);
+        let (sent, chunk) = prompt(&mut editor, &id);
         running.push(ms(sent, chunk));
-        editor.wait_for_claudes(0);
+        editor.wait_for_claudes(0, claude_count);
         // Stopped: a fresh session left until its claude is stopped, then prompted.
         let id = editor.new_session(&claude.work);
-        editor.wait_for_claudes(0);
-        let (sent, chunk) = editor.prompt(&id);
+        editor.wait_for_claudes(0, claude_count);
+        let (sent, chunk) = prompt(&mut editor, &id);
         stopped.push(ms(sent, chunk));
-        editor.wait_for_claudes(0);
+        editor.wait_for_claudes(0, claude_count);
     }
     (median(&mut running), median(&mut stopped))
 }

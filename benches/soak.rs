@@ -8,15 +8,18 @@
 //! Run: `cargo bench --bench soak`; `SOAK_TURNS` and `SOAK_SESSIONS` change the counts
 //! (defaults 1000 and 50).
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+#[path = "shared/stdio_editor.rs"]
+mod stdio_editor;
 
-use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::Instant;
 
-const ADAPTER: &str = env!("CARGO_BIN_EXE_claude-acp");
+use serde_json::json;
+
+use stdio_editor::Editor;
+
+/// What the bench prompts (the stand-in's script answers any prompt the same way).
+const PROMPT: &str = "make a file";
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
@@ -46,16 +49,16 @@ fn count(var: &str, default: usize) -> usize {
 /// One session prompted `turns` times.
 fn soak_turns(claude: &StandIn, turns: usize) {
     let mut editor = claude.adapter();
-    editor.sample("started, initialized");
+    sample(&editor, "started, initialized");
     let id = editor.new_session(&claude.work);
     let started = Instant::now();
     let mut failed = 0;
     for turn in 1..=turns {
-        if editor.prompt(&id) != "end_turn" {
+        if stop_reason(&mut editor, &id) != "end_turn" {
             failed += 1;
         }
         if [1, 10, 100, 500].contains(&turn) || turn % 1000 == 0 || turn == turns {
-            editor.sample(&format!("turn {turn}"));
+            sample(&editor, &format!("turn {turn}"));
         }
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -64,7 +67,7 @@ fn soak_turns(claude: &StandIn, turns: usize) {
          turns not ending end_turn: {failed}",
         seconds * 1000.0 / turns as f64
     );
-    editor.finish();
+    finish(editor);
 }
 
 /// Sessions opened one by one (each prompted once) up to `sessions`, closed, then opened and
@@ -74,26 +77,35 @@ fn soak_sessions(claude: &StandIn, sessions: usize) {
     let mut open = Vec::new();
     for n in 1..=sessions {
         let id = editor.new_session(&claude.work);
-        assert_eq!(editor.prompt(&id), "end_turn");
+        assert_eq!(stop_reason(&mut editor, &id), "end_turn");
         open.push(id);
         if [1, 10, 50, sessions].contains(&n) {
-            editor.wait_for_claudes(n);
-            editor.sample(&format!("{n} sessions open"));
+            editor.wait_for_claudes(n, claudes);
+            sample(&editor, &format!("{n} sessions open"));
         }
     }
     for id in open.drain(..) {
         editor.request("session/close", json!({"sessionId": id}));
     }
-    editor.wait_for_claudes(0);
-    editor.sample(&format!("all {sessions} closed"));
+    editor.wait_for_claudes(0, claudes);
+    sample(&editor, &format!("all {sessions} closed"));
     for _ in 0..sessions {
         let id = editor.new_session(&claude.work);
-        assert_eq!(editor.prompt(&id), "end_turn");
+        assert_eq!(stop_reason(&mut editor, &id), "end_turn");
         editor.request("session/close", json!({"sessionId": id}));
     }
-    editor.wait_for_claudes(0);
-    editor.sample(&format!("{sessions} more opened, closed"));
-    editor.finish();
+    editor.wait_for_claudes(0, claudes);
+    sample(&editor, &format!("{sessions} more opened, closed"));
+    finish(editor);
+}
+
+/// One turn; its stop reason.
+fn stop_reason(editor: &mut Editor, session: &str) -> String {
+    let answer = editor.prompt(session, PROMPT);
+    answer.result["stopReason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// A wrapper script that runs the stand-in as claude, and the directory sessions work in.
@@ -108,14 +120,7 @@ impl StandIn {
         let dir = tempfile::tempdir().expect("temp dir");
         let work = dir.path().join("work");
         std::fs::create_dir(&work).expect("work dir");
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/standin/soak_turn.jsonl");
-        let path = dir.path().join("claude");
-        let body = format!(
-            "#!/bin/sh\nexec '{ADAPTER}' standin --script '{}' \"$@\"\n",
-            script.display()
-        );
-        std::fs::write(&path, body).expect("wrapper");
-        claude_acp::platform::files::make_executable(&path).expect("chmod");
+        let path = stdio_editor::standin_claude(dir.path(), "soak_turn.jsonl");
         StandIn {
             _dir: dir,
             path,
@@ -124,153 +129,51 @@ impl StandIn {
     }
 
     fn adapter(&self) -> Editor {
-        let mut command = Command::new(ADAPTER);
-        command
-            .arg("--claude-path")
-            .arg(&self.path)
-            .args(["--idle-timeout", "0"])
-            .env_remove("RUST_LOG")
-            .current_dir(&self.work);
-        Editor::spawn(command)
+        stdio_editor::adapter(&self.path, "0", &self.work)
     }
 }
 
-/// An editor on the adapter's stdio that allows every permission ask.
-struct Editor {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<Value>,
-    next_id: u64,
+/// The adapter's children that are the stand-in (not its reaper process).
+fn claudes(editor: &Editor) -> usize {
+    let pid = editor.child.id();
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter(|child| {
+            let cmd = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmd).contains("soak_turn.jsonl")
+        })
+        .count()
 }
 
-impl Editor {
-    fn spawn(mut command: Command) -> Editor {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start claude-acp");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Ok(value) = serde_json::from_str(&line)
-                    && tx.send(value).is_err()
-                {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        let mut editor = Editor {
-            child,
-            stdin,
-            lines,
-            next_id: 0,
-        };
-        editor.request(
-            "initialize",
-            json!({"protocolVersion": 1, "clientCapabilities": {}}),
-        );
-        editor
-    }
+fn sample(editor: &Editor, checkpoint: &str) {
+    let pid = editor.child.id();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    println!(
+        "{checkpoint:<34} {:>9} {:>9} {fds:>5} {:>7} {:>8}",
+        field("VmRSS:"),
+        field("VmHWM:"),
+        field("Threads:"),
+        claudes(editor)
+    );
+}
 
-    fn write(&mut self, message: Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{message}").expect("write to claude-acp");
-        stdin.flush().expect("flush");
-    }
-
-    /// Sends a request and returns its result, allowing every permission ask meanwhile.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.write(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .unwrap_or_else(|_| panic!("{method} answered within a minute"));
-            if line["method"] == "session/request_permission" {
-                let allow = json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}});
-                self.write(json!({"jsonrpc": "2.0", "id": line["id"], "result": allow}));
-            } else if line["id"] == id && line.get("method").is_none() {
-                assert!(line.get("error").is_none(), "{method}: {line}");
-                return line["result"].clone();
-            }
-        }
-    }
-
-    fn new_session(&mut self, cwd: &Path) -> String {
-        let result = self.request("session/new", json!({"cwd": cwd, "mcpServers": []}));
-        result["sessionId"].as_str().expect("sessionId").to_owned()
-    }
-
-    /// One turn; its stop reason.
-    fn prompt(&mut self, session: &str) -> String {
-        let params =
-            json!({"sessionId": session, "prompt": [{"type": "text", "text": "make a file"}]});
-        let result = self.request("session/prompt", params);
-        result["stopReason"].as_str().unwrap_or_default().to_owned()
-    }
-
-    /// The adapter's children that are the stand-in (not its reaper process).
-    fn claudes(&self) -> usize {
-        let pid = self.child.id();
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-            .unwrap_or_default()
-            .split_whitespace()
-            .filter(|child| {
-                let cmd = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
-                String::from_utf8_lossy(&cmd).contains("soak_turn.jsonl")
-            })
-            .count()
-    }
-
-    /// Polls until the adapter runs `n` claude processes (closing one is not instant).
-    fn wait_for_claudes(&self, n: usize) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while self.claudes() != n {
-            assert!(
-                Instant::now() < deadline,
-                "{} claudes, not {n}",
-                self.claudes()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn sample(&self, checkpoint: &str) {
-        let pid = self.child.id();
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        let field = |name: &str| -> u64 {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-                .unwrap_or(0)
-        };
-        let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
-            .map(|d| d.count())
-            .unwrap_or(0);
-        println!(
-            "{checkpoint:<34} {:>9} {:>9} {fds:>5} {:>7} {:>8}",
-            field("VmRSS:"),
-            field("VmHWM:"),
-            field("Threads:"),
-            self.claudes()
-        );
-    }
-
-    /// Closes stdin and waits for the adapter to exit; says whether any claude outlived it.
-    fn finish(mut self) {
-        let pid = self.child.id();
-        drop(self.stdin.take());
-        let status = self.child.wait().expect("adapter exits");
-        let orphans = orphans_of(pid);
-        println!("  adapter exited ({status}); claude processes left behind: {orphans}");
-    }
+/// Closes stdin and waits for the adapter to exit; says whether any claude outlived it.
+fn finish(mut editor: Editor) {
+    let pid = editor.child.id();
+    let status = editor.close();
+    let orphans = orphans_of(pid);
+    println!("  adapter exited ({status}); claude processes left behind: {orphans}");
 }
 
 /// Stand-in processes still running (the adapter `pid` itself is not one).

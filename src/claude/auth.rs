@@ -12,7 +12,7 @@ const LOGOUT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Runs `claude auth logout` with the adapter's environment; returns what it printed (secrets
 /// masked). A failure carries claude's exit status and its output.
-pub async fn logout(command: &ClaudeCommand) -> Result<String, ClaudeError> {
+pub(crate) async fn logout(command: &ClaudeCommand) -> Result<String, ClaudeError> {
     let child = tokio::process::Command::new(&command.program)
         .args(&command.prefix_args)
         .args(["auth", "logout"])

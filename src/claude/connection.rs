@@ -30,7 +30,7 @@ enum WriterCommand {
 
 /// Talks to one claude process. Cheap to clone; all clones write through the same writer.
 #[derive(Clone)]
-pub struct ClaudeHandle {
+pub(crate) struct ClaudeHandle {
     writer: mpsc::UnboundedSender<WriterCommand>,
     pending: Arc<PendingRequests>,
     exit: watch::Receiver<Option<ExitInfo>>,
@@ -59,7 +59,7 @@ impl ClaudeHandle {
     ///
     /// The line is queued when this is called, not when the future is first polled, so lines
     /// reach claude in the order of the calls even when the futures run in separate tasks.
-    pub fn send(
+    pub(crate) fn send(
         &self,
         input: ClaudeInput,
     ) -> impl Future<Output = Result<(), ClaudeError>> + Send + 'static {
@@ -85,7 +85,7 @@ impl ClaudeHandle {
     /// Sends a control request and waits up to `timeout` for claude's answer: the `response` object
     /// of a success, `ControlError` for an error, `Exited` if claude dies first. Queued at the call,
     /// like [`ClaudeHandle::send`].
-    pub fn request(
+    pub(crate) fn request(
         &self,
         request: OutboundControl,
         timeout: Duration,
@@ -119,7 +119,7 @@ impl ClaudeHandle {
     }
 
     /// Answers one of claude's control requests with success.
-    pub fn respond_success(
+    pub(crate) fn respond_success(
         &self,
         request_id: &str,
         response: Value,
@@ -128,7 +128,7 @@ impl ClaudeHandle {
     }
 
     /// Answers claude's `can_use_tool` with the editor's (or the adapter's) decision.
-    pub fn answer_permission(
+    pub(crate) fn answer_permission(
         &self,
         request_id: &str,
         decision: &crate::claude::wire::PermissionDecision,
@@ -137,7 +137,7 @@ impl ClaudeHandle {
     }
 
     /// Answers one of claude's control requests with an error.
-    pub fn respond_error(
+    pub(crate) fn respond_error(
         &self,
         request_id: &str,
         error: &str,
@@ -147,12 +147,12 @@ impl ClaudeHandle {
 
     /// Closes claude's stdin after the lines already sent; claude then finishes its turn and exits.
     /// Later `send`s fail.
-    pub fn close_stdin(&self) {
+    pub(crate) fn close_stdin(&self) {
         let _ = self.writer.send(WriterCommand::CloseStdin);
     }
 
     /// How many of our control requests claude has not answered yet.
-    pub fn requests_waiting(&self) -> usize {
+    pub(crate) fn requests_waiting(&self) -> usize {
         self.pending.waiting_count()
     }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 /// Why a call into the claude process failed.
 #[derive(Debug, thiserror::Error)]
-pub enum ClaudeError {
+pub(crate) enum ClaudeError {
     /// The program could not be started at all (missing, not executable, bad cwd...).
     #[error("could not start claude ({program}): {source}")]
     Spawn {

@@ -22,7 +22,7 @@ pub(crate) struct EventSender {
 }
 
 /// The session's end.
-pub struct EventReceiver {
+pub(crate) struct EventReceiver {
     rx: mpsc::UnboundedReceiver<(ClaudeEvent, u32)>,
     budget: Arc<Semaphore>,
 }
@@ -68,7 +68,7 @@ impl EventSender {
 }
 
 impl EventReceiver {
-    pub async fn recv(&mut self) -> Option<ClaudeEvent> {
+    pub(crate) async fn recv(&mut self) -> Option<ClaudeEvent> {
         let (event, cost) = self.rx.recv().await?;
         self.budget.add_permits(cost as usize);
         Some(event)

@@ -54,7 +54,7 @@ pub(crate) fn is_live(pid: u32) -> bool {
 
 /// Kills every live claude tree, for the adapter's own exit (a termination signal, stdin EOF)
 /// while sessions are still running. Returns how many trees were killed.
-pub fn kill_all_children() -> usize {
+pub(crate) fn kill_all_children() -> usize {
     let groups = live_groups();
     for tree in groups.values() {
         tree.kill();

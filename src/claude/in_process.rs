@@ -20,14 +20,14 @@ use super::streams::{StderrTail, read_stderr, read_stdout};
 const PIPE_BYTES: usize = 64 * 1024;
 
 /// The claude's three streams, as it sees them.
-pub struct Pipes {
-    pub stdin: DuplexStream,
-    pub stdout: DuplexStream,
-    pub stderr: DuplexStream,
+pub(crate) struct Pipes {
+    pub(crate) stdin: DuplexStream,
+    pub(crate) stdout: DuplexStream,
+    pub(crate) stderr: DuplexStream,
 }
 
 /// Runs `claude` (given its stdin, stdout and stderr; it returns its exit code) as a task.
-pub fn in_process<F>(claude: impl FnOnce(Pipes) -> F) -> Launched
+pub(crate) fn in_process<F>(claude: impl FnOnce(Pipes) -> F) -> Launched
 where
     F: Future<Output = i32> + Send + 'static,
 {
@@ -89,18 +89,18 @@ async fn exit_info(
 }
 
 /// A claude running as a task. Dropping it aborts the task.
-pub struct InProcessClaude {
+pub(crate) struct InProcessClaude {
     abort: AbortHandle,
     exit: watch::Receiver<Option<ExitInfo>>,
     handle: ClaudeHandle,
 }
 
 impl InProcessClaude {
-    pub fn kill(&self) {
+    pub(crate) fn kill(&self) {
         self.abort.abort();
     }
 
-    pub async fn shutdown(&mut self, grace: Duration) {
+    pub(crate) async fn shutdown(&mut self, grace: Duration) {
         self.handle.close_stdin();
         let exited = tokio::time::timeout(grace, self.exit.wait_for(Option::is_some))
             .await

@@ -9,14 +9,14 @@ use crate::platform::os::Os;
 pub const CI_CLAUDE_VERSIONS: [&str; 3] = ["2.1.150", "2.1.250", "2.1.332"];
 
 /// The range the test suite has verified this adapter against: the oldest to the newest CI runs.
-pub const TESTED_CLAUDE_VERSIONS: (&str, &str) = (
+pub(crate) const TESTED_CLAUDE_VERSIONS: (&str, &str) = (
     CI_CLAUDE_VERSIONS[0],
     CI_CLAUDE_VERSIONS[CI_CLAUDE_VERSIONS.len() - 1],
 );
 
 /// Where a claude version stands against [`TESTED_CLAUDE_VERSIONS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VersionFit {
+pub(crate) enum VersionFit {
     Tested,
     /// Older than the oldest tested: the user should update claude.
     TooOld,
@@ -25,7 +25,7 @@ pub enum VersionFit {
 }
 
 /// Where `version` ("2.1.332" or "2.1.332 (Claude Code)") stands against the tested range.
-pub fn version_fit(version: &str) -> VersionFit {
+pub(crate) fn version_fit(version: &str) -> VersionFit {
     if version_is_tested(version) {
         VersionFit::Tested
     } else if version_is_older_than_tested(version) {
@@ -36,7 +36,7 @@ pub fn version_fit(version: &str) -> VersionFit {
 }
 
 /// What the log and `doctor` say about a claude older than the tested range.
-pub fn too_old_message(version: &str) -> String {
+pub(crate) fn too_old_message(version: &str) -> String {
     format!(
         "claude {version} is too old for claude-acp (the oldest tested is {}): update claude \
          (`claude update`, or `npm install -g @anthropic-ai/claude-code`)",
@@ -64,7 +64,7 @@ fn parse_version(version: &str) -> Option<Vec<u64>> {
 }
 
 /// Whether `version` ("2.1.332" or "2.1.332 (Claude Code)") is inside the tested range.
-pub fn version_is_tested(version: &str) -> bool {
+pub(crate) fn version_is_tested(version: &str) -> bool {
     match (
         parse_version(version),
         parse_version(TESTED_CLAUDE_VERSIONS.0),
@@ -82,7 +82,7 @@ pub(crate) fn has_key() -> bool {
 }
 
 /// Whether claude has a way to authenticate: a key or token in the environment, or a stored login.
-pub fn has_credentials() -> bool {
+pub(crate) fn has_credentials() -> bool {
     has_key()
         || default_config_dir().is_some_and(|d| d.join(".credentials.json").exists())
         // macOS keeps claude's login in the Keychain, out of our sight: trust it there.

@@ -9,53 +9,59 @@ use super::events::EventReceiver;
 
 use super::connection::ClaudeHandle;
 use super::error::ClaudeError;
+#[cfg(test)]
 use super::in_process::InProcessClaude;
 use super::process::{ClaudeProcess, SpawnOptions};
 
-pub use super::in_process::in_process;
+#[cfg(test)]
+pub(crate) use super::in_process::in_process;
 
 /// Starts claude. The session holds one and calls it for every (re)start.
-pub trait Launch: Send + Sync + std::fmt::Debug {
+pub(crate) trait Launch: Send + Sync + std::fmt::Debug {
     fn launch(&self, opts: SpawnOptions) -> Result<Launched, ClaudeError>;
 }
 
 /// A claude just started: what ends it, what talks to it, and what it says (messages, then one
 /// `Exited`).
-pub struct Launched {
-    pub claude: StartedClaude,
-    pub handle: ClaudeHandle,
-    pub events: EventReceiver,
+pub(crate) struct Launched {
+    pub(crate) claude: StartedClaude,
+    pub(crate) handle: ClaudeHandle,
+    pub(crate) events: EventReceiver,
 }
 
 /// A running claude, however it runs. Dropping it ends it.
-pub enum StartedClaude {
+pub(crate) enum StartedClaude {
     Process(ClaudeProcess),
+    #[cfg(test)]
     InProcess(InProcessClaude),
 }
 
 impl StartedClaude {
     /// The process id, for logs; none for a claude inside this process.
-    pub fn pid(&self) -> Option<u32> {
+    pub(crate) fn pid(&self) -> Option<u32> {
         match self {
             Self::Process(p) => Some(p.pid()),
+            #[cfg(test)]
             Self::InProcess(_) => None,
         }
     }
 
     /// Ends it now, and everything it started.
-    pub fn kill(&self) {
+    pub(crate) fn kill(&self) {
         match self {
             Self::Process(p) => p.kill(),
+            #[cfg(test)]
             Self::InProcess(c) => c.kill(),
         }
     }
 
     /// Ends it politely: stdin closed, up to `grace` to exit, then killed.
-    pub async fn shutdown(&mut self, grace: Duration) {
+    pub(crate) async fn shutdown(&mut self, grace: Duration) {
         match self {
             Self::Process(p) => {
                 p.shutdown(grace).await;
             }
+            #[cfg(test)]
             Self::InProcess(c) => c.shutdown(grace).await,
         }
     }
@@ -63,7 +69,7 @@ impl StartedClaude {
 
 /// Starts the claude CLI as a child process ([`ClaudeProcess::spawn`]).
 #[derive(Debug, Default)]
-pub struct ProcessLauncher;
+pub(crate) struct ProcessLauncher;
 
 impl Launch for ProcessLauncher {
     fn launch(&self, opts: SpawnOptions) -> Result<Launched, ClaudeError> {

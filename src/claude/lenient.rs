@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer};
 
 /// Any shape: what does not fit `T` (null included) is `T::default()`. For small fields only: the
 /// value is read as generic JSON first.
-pub fn any_shape<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+pub(crate) fn any_shape<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: DeserializeOwned + Default,
@@ -18,7 +18,7 @@ where
 
 /// `null` as `T::default()` (a null list is empty), read straight into `T`: for large fields such
 /// as message content, which must not be copied through generic JSON.
-pub fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de> + Default,

@@ -24,13 +24,13 @@ mod tests_per_os;
 /// How to start claude: a program plus arguments that go before claude's own (so a stand-in can be
 /// `claude-acp standin --script X`, and an npm install of a JavaScript claude is `node cli.js`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClaudeCommand {
-    pub program: PathBuf,
-    pub prefix_args: Vec<String>,
+pub(crate) struct ClaudeCommand {
+    pub(crate) program: PathBuf,
+    pub(crate) prefix_args: Vec<String>,
 }
 
 impl ClaudeCommand {
-    pub fn new(program: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(program: impl Into<PathBuf>) -> Self {
         ClaudeCommand {
             program: program.into(),
             prefix_args: Vec::new(),
@@ -40,9 +40,9 @@ impl ClaudeCommand {
 
 /// claude was not found; lists every place looked at.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct LocateError {
+pub(crate) struct LocateError {
     /// One line per place: what was looked at and why it did not do.
-    pub looked: Vec<String>,
+    pub(crate) looked: Vec<String>,
 }
 
 impl fmt::Display for LocateError {
@@ -68,18 +68,18 @@ const LOGIN_SHELL_LIMIT: Duration = Duration::from_secs(3);
 
 /// What the lookup depends on, injectable so tests need not touch the real environment.
 #[derive(Debug, Clone)]
-pub struct LocateEnv {
-    pub os: Os,
-    pub claude_code_executable: Option<OsString>,
-    pub path: Option<OsString>,
+pub(crate) struct LocateEnv {
+    pub(crate) os: Os,
+    pub(crate) claude_code_executable: Option<OsString>,
+    pub(crate) path: Option<OsString>,
     /// `$HOME`; on Windows `%USERPROFILE%`.
-    pub home: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
     /// Windows' `%APPDATA%` (npm's default global prefix is `%APPDATA%\npm`).
-    pub app_data: Option<PathBuf>,
+    pub(crate) app_data: Option<PathBuf>,
     /// npm's global prefix when set in the environment (`NPM_CONFIG_PREFIX`).
-    pub npm_prefix: Option<PathBuf>,
+    pub(crate) npm_prefix: Option<PathBuf>,
     /// The user's login shell (`$SHELL`), asked when claude is nowhere else (Unix).
-    pub shell: Option<PathBuf>,
+    pub(crate) shell: Option<PathBuf>,
 }
 
 impl Default for LocateEnv {
@@ -98,7 +98,7 @@ impl Default for LocateEnv {
 
 impl LocateEnv {
     /// This process's environment.
-    pub fn from_process() -> Self {
+    pub(crate) fn from_process() -> Self {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
         let os = Os::CURRENT;
         LocateEnv {
@@ -122,7 +122,7 @@ impl LocateEnv {
 
 /// What a path is, as far as starting it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
+pub(crate) enum FileKind {
     Missing,
     NotAFile,
     /// A file that cannot be started as it is (no executable bit; on Windows not a `.exe`).
@@ -131,7 +131,7 @@ pub enum FileKind {
 }
 
 /// The file system and helper commands, as the search sees them.
-pub trait Probe {
+pub(crate) trait Probe {
     fn kind(&self, path: &Path) -> FileKind;
     fn read_text(&self, path: &Path) -> Option<String>;
     /// A helper command's standard output, if it succeeded within a few seconds.
@@ -139,7 +139,7 @@ pub trait Probe {
 }
 
 /// The real file system and processes.
-pub struct SystemProbe;
+pub(crate) struct SystemProbe;
 
 impl Probe for SystemProbe {
     fn kind(&self, path: &Path) -> FileKind {
@@ -162,12 +162,15 @@ impl Probe for SystemProbe {
 }
 
 /// Finds claude using this process's environment.
-pub fn locate(explicit: Option<&Path>) -> Result<ClaudeCommand, LocateError> {
+pub(crate) fn locate(explicit: Option<&Path>) -> Result<ClaudeCommand, LocateError> {
     locate_in(explicit, &LocateEnv::from_process())
 }
 
 /// Finds claude in `env` on the real file system.
-pub fn locate_in(explicit: Option<&Path>, env: &LocateEnv) -> Result<ClaudeCommand, LocateError> {
+pub(crate) fn locate_in(
+    explicit: Option<&Path>,
+    env: &LocateEnv,
+) -> Result<ClaudeCommand, LocateError> {
     Search {
         env,
         probe: &SystemProbe,
@@ -179,7 +182,8 @@ pub fn locate_in(explicit: Option<&Path>, env: &LocateEnv) -> Result<ClaudeComma
 /// that does not work is an error, not a reason to fall back: the user asked for that one, and
 /// silently running another claude would hide the mistake. A bare name there (`claude-beta`) is
 /// looked up on `PATH`.
-pub fn locate_with(
+#[cfg(test)]
+pub(crate) fn locate_with(
     explicit: Option<&Path>,
     env: &LocateEnv,
     probe: &dyn Probe,
@@ -458,7 +462,7 @@ impl Search<'_> {
 
 /// The target of an npm cmd-shim: the last `%dp0%\...` (or `%~dp0\...`) path in the script, the
 /// program it runs (earlier ones are `node.exe` checks).
-pub fn shim_target(script: &str) -> Option<String> {
+pub(crate) fn shim_target(script: &str) -> Option<String> {
     let mut last: Option<(usize, String)> = None;
     for marker in ["%dp0%\\", "%~dp0\\"] {
         for (at, _) in script.match_indices(marker) {

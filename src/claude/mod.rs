@@ -1,22 +1,23 @@
 //! The claude side: the `claude` CLI as a child process speaking stream-json.
 
-pub mod auth;
-pub mod connection;
-pub mod error;
+pub(crate) mod auth;
+pub(crate) mod connection;
+pub(crate) mod error;
 mod events;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) mod fuzzing;
 mod group;
+#[cfg(test)]
 mod in_process;
 pub mod install;
-pub mod launch;
+pub(crate) mod launch;
 mod lenient;
-pub mod locate;
+pub(crate) mod locate;
 mod pending;
-pub mod process;
+pub(crate) mod process;
 mod redact;
 mod replies;
-pub mod sdk_mcp;
+pub(crate) mod sdk_mcp;
 mod streams;
 pub mod wire;
 
@@ -30,13 +31,16 @@ pub const STREAM_JSON_ARGS: [&str; 5] = [
     "--verbose",
 ];
 
-pub use connection::ClaudeHandle;
-pub use error::ClaudeError;
-pub use events::EventReceiver;
-pub use group::kill_all_children;
-pub use launch::{Launch, Launched, ProcessLauncher, StartedClaude};
-pub use locate::{ClaudeCommand, LocateEnv, LocateError, locate};
-pub use process::{ClaudeEvent, ClaudeProcess, ExitInfo, SpawnOptions};
+pub(crate) use connection::ClaudeHandle;
+pub(crate) use error::ClaudeError;
+pub(crate) use events::EventReceiver;
+pub(crate) use group::kill_all_children;
+#[cfg(test)]
+pub(crate) use locate::ClaudeCommand;
+pub(crate) use locate::locate;
+pub(crate) use process::{ClaudeEvent, ExitInfo};
+#[cfg(test)]
+pub(crate) use process::{ClaudeProcess, SpawnOptions};
 
 #[cfg(test)]
 mod tests;

@@ -32,20 +32,20 @@ const KILL_REAP_WAIT: Duration = Duration::from_secs(2);
 
 /// How to start claude.
 #[derive(Debug, Clone)]
-pub struct SpawnOptions {
-    pub command: ClaudeCommand,
-    pub cwd: PathBuf,
+pub(crate) struct SpawnOptions {
+    pub(crate) command: ClaudeCommand,
+    pub(crate) cwd: PathBuf,
     /// claude's own arguments, after `command.prefix_args`.
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     /// Set on top of the adapter's environment, which claude inherits unchanged.
-    pub extra_env: Vec<(String, String)>,
+    pub(crate) extra_env: Vec<(String, String)>,
 }
 
 /// What the process reports, in order: messages as they arrive, then exactly one `Exited`.
 // Nearly every event is a Message, so boxing it would only add an allocation per line.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
-pub enum ClaudeEvent {
+pub(crate) enum ClaudeEvent {
     /// Every stdout message except control responses (those answer `ClaudeHandle::request`).
     Message(ClaudeMessage),
     Exited(ExitInfo),
@@ -53,12 +53,12 @@ pub enum ClaudeEvent {
 
 /// How claude ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExitInfo {
+pub(crate) struct ExitInfo {
     /// "exit code 1" or "killed by signal 9".
-    pub status: String,
-    pub code: Option<i32>,
+    pub(crate) status: String,
+    pub(crate) code: Option<i32>,
     /// The last ~8 KiB of stderr, secrets redacted.
-    pub stderr_tail: String,
+    pub(crate) stderr_tail: String,
 }
 
 impl ExitInfo {
@@ -85,7 +85,7 @@ impl From<ExitInfo> for ClaudeError {
 }
 
 /// The running claude. Dropping it kills claude and everything it started.
-pub struct ClaudeProcess {
+pub(crate) struct ClaudeProcess {
     pid: u32,
     exit: watch::Receiver<Option<ExitInfo>>,
     handle: ClaudeHandle,
@@ -96,7 +96,7 @@ impl ClaudeProcess {
     ///
     /// Events come on a channel bounded in bytes: a session that stops taking them (its editor
     /// is slow) stops the reader, and claude's full pipe stops claude. Nothing is dropped.
-    pub fn spawn(
+    pub(crate) fn spawn(
         opts: SpawnOptions,
     ) -> Result<(ClaudeProcess, ClaudeHandle, EventReceiver), ClaudeError> {
         let mut command = Command::new(&opts.command.program);
@@ -161,12 +161,12 @@ impl ClaudeProcess {
         Ok((process, handle, events_rx))
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.pid
     }
 
     /// Waits for claude to exit (and its output to be read).
-    pub async fn wait(&mut self) -> ExitInfo {
+    pub(crate) async fn wait(&mut self) -> ExitInfo {
         match self.exit.wait_for(Option::is_some).await {
             Ok(info) => info.clone().expect("waited for Some"),
             // The supervisor is gone (the runtime is shutting down): claude is being killed by Drop.
@@ -179,7 +179,7 @@ impl ClaudeProcess {
     }
 
     /// Ends claude politely: closes its stdin, waits up to `grace` for it to exit, then kills its group.
-    pub async fn shutdown(&mut self, grace: Duration) -> ExitInfo {
+    pub(crate) async fn shutdown(&mut self, grace: Duration) -> ExitInfo {
         self.handle.close_stdin();
         if let Ok(info) = tokio::time::timeout(grace, self.wait()).await {
             return info;
@@ -199,7 +199,7 @@ impl ClaudeProcess {
     }
 
     /// Kills claude's whole process tree now. Idempotent; does nothing once claude is reaped.
-    pub fn kill(&self) {
+    pub(crate) fn kill(&self) {
         group::kill_group(self.pid);
     }
 }

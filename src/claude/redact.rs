@@ -5,7 +5,7 @@ const KEY_PREFIX: &str = "sk-ant-";
 
 /// `text` with every `sk-ant-...` key replaced by `sk-ant-[REDACTED]` and every e-mail address
 /// (claude prints the account's) by `[EMAIL]`. Applying it twice changes nothing more.
-pub fn redact_secrets(text: &str) -> String {
+pub(crate) fn redact_secrets(text: &str) -> String {
     redact_emails(&redact_keys(text))
 }
 
@@ -56,7 +56,7 @@ fn redact_emails(text: &str) -> String {
 
 /// A log-safe excerpt: at most `max` bytes (cut at a char boundary), secrets redacted, and the full
 /// length named when cut so a reader knows the line was longer.
-pub fn log_excerpt(text: &str, max: usize) -> String {
+pub(crate) fn log_excerpt(text: &str, max: usize) -> String {
     if text.len() <= max {
         return redact_secrets(text);
     }

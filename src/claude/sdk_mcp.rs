@@ -8,35 +8,35 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The protocol version claude 2.1.332 asks for; answered when claude names none.
-pub const MCP_PROTOCOL_VERSION: &str = "2025-11-25";
+pub(crate) const MCP_PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The `request` of an inbound `mcp_message` control request.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct McpMessage {
-    pub server_name: String,
+pub(crate) struct McpMessage {
+    pub(crate) server_name: String,
     /// One JSON-RPC message: a request (with `id`) or a notification.
-    pub message: Value,
+    pub(crate) message: Value,
 }
 
 impl McpMessage {
-    pub fn id(&self) -> Option<&Value> {
+    pub(crate) fn id(&self) -> Option<&Value> {
         self.message.get("id")
     }
 
-    pub fn method(&self) -> &str {
+    pub(crate) fn method(&self) -> &str {
         self.message
             .get("method")
             .and_then(Value::as_str)
             .unwrap_or("")
     }
 
-    pub fn params(&self) -> &Value {
+    pub(crate) fn params(&self) -> &Value {
         self.message.get("params").unwrap_or(&Value::Null)
     }
 }
 
 /// The success payload of the control response: the JSON-RPC reply under `mcp_response`.
-pub fn mcp_response(reply: Value) -> Value {
+pub(crate) fn mcp_response(reply: Value) -> Value {
     #[derive(Serialize)]
     struct Wrapped {
         mcp_response: Value,
@@ -48,7 +48,7 @@ pub fn mcp_response(reply: Value) -> Value {
 
 /// A JSON-RPC result; `id` is `None` for a notification, which claude still wants answered
 /// (`{"jsonrpc":"2.0","result":{}}`).
-pub fn rpc_result(id: Option<Value>, result: Value) -> Value {
+pub(crate) fn rpc_result(id: Option<Value>, result: Value) -> Value {
     #[derive(Serialize)]
     struct Reply {
         jsonrpc: &'static str,
@@ -63,7 +63,7 @@ pub fn rpc_result(id: Option<Value>, result: Value) -> Value {
     })
 }
 
-pub fn rpc_error(id: Value, code: i64, message: String) -> Value {
+pub(crate) fn rpc_error(id: Value, code: i64, message: String) -> Value {
     #[derive(Serialize)]
     struct Error {
         code: i64,
@@ -83,12 +83,12 @@ pub fn rpc_error(id: Value, code: i64, message: String) -> Value {
 }
 
 /// An empty JSON object (`{}`), the result of a notification or a ping.
-pub fn empty_object() -> Value {
+pub(crate) fn empty_object() -> Value {
     Value::Object(serde_json::Map::new())
 }
 
 /// The `initialize` result of a server offering tools.
-pub fn initialize_result(protocol_version: &str, name: &str, version: &str) -> Value {
+pub(crate) fn initialize_result(protocol_version: &str, name: &str, version: &str) -> Value {
     #[derive(Serialize)]
     struct Tools {}
     #[derive(Serialize)]
@@ -117,19 +117,19 @@ pub fn initialize_result(protocol_version: &str, name: &str, version: &str) -> V
 /// One tool as `tools/list` gives it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct McpTool {
-    pub name: String,
-    pub description: String,
-    pub input_schema: Value,
+pub(crate) struct McpTool {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) input_schema: Value,
     #[serde(rename = "_meta")]
-    pub meta: McpToolMeta,
+    pub(crate) meta: McpToolMeta,
 }
 
 impl McpTool {
     /// Tools as a capture of claude's built-ins lists them (`{"tools": [{"name", "description",
     /// "input_schema"}]}`), served under the same names, descriptions and schemas; like the
     /// built-ins they replace, always in the model's tool list.
-    pub fn from_capture(capture: &str) -> Vec<McpTool> {
+    pub(crate) fn from_capture(capture: &str) -> Vec<McpTool> {
         let captured: Value = serde_json::from_str(capture).expect("the captured tools parse");
         let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
         captured["tools"]
@@ -148,15 +148,15 @@ impl McpTool {
 
 /// What claude reads from a tool's `_meta`.
 #[derive(Debug, Clone, Serialize)]
-pub struct McpToolMeta {
+pub(crate) struct McpToolMeta {
     /// claude sends the tool's schema to the model with every request instead of deferring it
     /// behind its ToolSearch tool (claude 2.1.332 defers every MCP tool by default; the key and
     /// its meaning are from the `alwaysLoad` description in its binary).
     #[serde(rename = "anthropic/alwaysLoad")]
-    pub always_load: bool,
+    pub(crate) always_load: bool,
 }
 
-pub fn tools_list_result(tools: Vec<McpTool>) -> Value {
+pub(crate) fn tools_list_result(tools: Vec<McpTool>) -> Value {
     #[derive(Serialize)]
     struct Result {
         tools: Vec<McpTool>,
@@ -167,7 +167,7 @@ pub fn tools_list_result(tools: Vec<McpTool>) -> Value {
 /// One block of a tool's result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum McpContent {
+pub(crate) enum McpContent {
     Text {
         text: String,
     },
@@ -179,7 +179,7 @@ pub enum McpContent {
 }
 
 /// A `tools/call` result.
-pub fn call_result(content: Vec<McpContent>, is_error: bool) -> Value {
+pub(crate) fn call_result(content: Vec<McpContent>, is_error: bool) -> Value {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Result {
@@ -191,7 +191,7 @@ pub fn call_result(content: Vec<McpContent>, is_error: bool) -> Value {
 
 /// What claude 2.1.332's own TaskStop answers for a background shell it stopped
 /// (`fixtures/editor_terminal/tool_results_2.1.332.jsonl`, run cap2).
-pub fn task_stopped_text(task_id: &str, command: &str) -> String {
+pub(crate) fn task_stopped_text(task_id: &str, command: &str) -> String {
     #[derive(Serialize)]
     struct Stopped<'a> {
         message: String,

@@ -12,7 +12,7 @@ use super::HistoryError;
 use super::paths::{all_project_dirs, check_session_id, transcript_name};
 
 /// Removes the stored conversation `session_id`. `Ok(false)` when claude stored nothing under it.
-pub fn delete(config_dir: &Path, session_id: &str) -> Result<bool, HistoryError> {
+pub(crate) fn delete(config_dir: &Path, session_id: &str) -> Result<bool, HistoryError> {
     check_session_id(session_id)?;
     let name = transcript_name(session_id);
     let mut removed = false;

@@ -25,34 +25,34 @@ use super::rewind::transcript_of;
 const RECORD_NAME: &str = "claude-acp-editor-edits.json";
 
 /// A file's text larger than this is not kept: that file cannot be put back.
-pub const MAX_FILE_BYTES: usize = 2 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: usize = 2 * 1024 * 1024;
 /// The kept texts of one session together stay under this; the oldest entries go first.
-pub const MAX_KEPT_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_KEPT_BYTES: usize = 8 * 1024 * 1024;
 
 /// The record of one session.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct EditorEdits {
-    pub edits: Vec<EditorEdit>,
+pub(crate) struct EditorEdits {
+    pub(crate) edits: Vec<EditorEdit>,
     /// The time of the newest entry forgotten to stay within [`MAX_KEPT_BYTES`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forgotten_until: Option<String>,
+    pub(crate) forgotten_until: Option<String>,
 }
 
 /// A file's first write through the editor in one turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EditorEdit {
+pub(crate) struct EditorEdit {
     /// When the turn's prompt was sent: the writes of one turn share it.
-    pub turn: String,
+    pub(crate) turn: String,
     /// When claude-acp wrote the file (RFC 3339, UTC, milliseconds, as claude's `timestamp`).
-    pub at: String,
-    pub path: PathBuf,
-    pub before: Before,
+    pub(crate) at: String,
+    pub(crate) path: PathBuf,
+    pub(crate) before: Before,
 }
 
 /// What a file held before the write.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Before {
+pub(crate) enum Before {
     Text {
         text: String,
     },
@@ -76,7 +76,7 @@ impl Before {
 impl EditorEdits {
     /// Notes that `path`, holding `before` (`None`: it did not exist), is written at `at` in the
     /// turn `turn`. Only a file's first write in a turn is kept; false when this one is not new.
-    pub fn note(&mut self, turn: &str, at: &str, path: &Path, before: Option<&str>) -> bool {
+    pub(crate) fn note(&mut self, turn: &str, at: &str, path: &Path, before: Option<&str>) -> bool {
         if self.edits.iter().any(|e| e.turn == turn && e.path == path) {
             return false;
         }
@@ -106,7 +106,7 @@ impl EditorEdits {
 
     /// What going back to before a prompt stored at `from` puts back: for each file written at or
     /// after it, its earliest entry, in the order the files were first written.
-    pub fn since(&self, from: &str) -> Vec<EditorEdit> {
+    pub(crate) fn since(&self, from: &str) -> Vec<EditorEdit> {
         let mut found: Vec<EditorEdit> = Vec::new();
         for edit in self.edits.iter().filter(|e| e.at.as_str() >= from) {
             if !found.iter().any(|f| f.path == edit.path) {
@@ -117,27 +117,30 @@ impl EditorEdits {
     }
 
     /// Whether entries at or after `from` were forgotten to stay within bounds.
-    pub fn forgot_since(&self, from: &str) -> bool {
+    pub(crate) fn forgot_since(&self, from: &str) -> bool {
         self.forgotten_until
             .as_deref()
             .is_some_and(|until| until >= from)
     }
 
     /// Drops the entries at or after `from`: their files were put back.
-    pub fn forget_since(&mut self, from: &str) {
+    pub(crate) fn forget_since(&mut self, from: &str) {
         self.edits.retain(|e| e.at.as_str() < from);
     }
 }
 
 /// Where the record of `session_id` lives: the folder beside its transcript.
-pub fn editor_edits_path(config_dir: &Path, session_id: &str) -> Result<PathBuf, HistoryError> {
+pub(crate) fn editor_edits_path(
+    config_dir: &Path,
+    session_id: &str,
+) -> Result<PathBuf, HistoryError> {
     Ok(transcript_of(config_dir, session_id)?
         .with_extension("")
         .join(RECORD_NAME))
 }
 
 /// The record at `path`: empty when there is none, or (with a warning) when it cannot be read.
-pub fn load_editor_edits(path: &Path) -> EditorEdits {
+pub(crate) fn load_editor_edits(path: &Path) -> EditorEdits {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return EditorEdits::default(),
@@ -159,7 +162,7 @@ pub fn load_editor_edits(path: &Path) -> EditorEdits {
 }
 
 /// Writes the record at `path` whole (owner-only, replacing the old one at once).
-pub fn save_editor_edits(path: &Path, edits: &EditorEdits) -> Result<(), HistoryError> {
+pub(crate) fn save_editor_edits(path: &Path, edits: &EditorEdits) -> Result<(), HistoryError> {
     let io = |source| HistoryError::Io {
         path: path.to_path_buf(),
         source,

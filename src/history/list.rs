@@ -18,7 +18,7 @@ use super::{HistoryError, time};
 use crate::domain::{SessionPage, SessionSummary};
 
 /// Sessions per page when the caller passes 0.
-pub const DEFAULT_PAGE_SIZE: usize = 50;
+pub(crate) const DEFAULT_PAGE_SIZE: usize = 50;
 
 /// Longest title, in characters, before it is cut with an ellipsis.
 const TITLE_MAX_CHARS: usize = 80;
@@ -26,7 +26,7 @@ const TITLE_MAX_CHARS: usize = 80;
 /// Lists stored sessions: those of `cwd` (any project when `None`), newest first, `page_size` per
 /// page (0: [`DEFAULT_PAGE_SIZE`]), after `cursor` (the `next_cursor` of the previous page).
 /// Sessions in which nothing was said yet are left out. A missing config dir is an empty list.
-pub fn list(
+pub(crate) fn list(
     config_dir: &Path,
     cwd: Option<&Path>,
     cursor: Option<&str>,
@@ -91,7 +91,7 @@ pub fn list(
 
 /// Whether [`list`] for `cwd` shows session `session_id`: claude stored it, something was said in
 /// it, and a listing of every cwd (`None`) needs a prompt line to know its cwd.
-pub fn is_listed(config_dir: &Path, cwd: Option<&Path>, session_id: &str) -> bool {
+pub(crate) fn is_listed(config_dir: &Path, cwd: Option<&Path>, session_id: &str) -> bool {
     super::find(config_dir, session_id)
         .and_then(|(file, _)| scan(&file))
         .is_some_and(|scan| scan.cwd.is_some() || cwd.is_some())
@@ -243,13 +243,13 @@ fn scan(file: &Path) -> Option<Scan> {
 
 /// The title claude stored for a session (a name given to it, claude's own summary), else its first
 /// prompt's first line; `None` when claude stored nothing said in it.
-pub fn stored_title(config_dir: &Path, session_id: &str) -> Option<String> {
+pub(crate) fn stored_title(config_dir: &Path, session_id: &str) -> Option<String> {
     let (file, _) = super::paths::find(config_dir, session_id)?;
     scan(&file)?.title
 }
 
 /// The title a prompt gives its session: its first non-blank line, shortened.
-pub fn prompt_title(prompt: &str) -> Option<String> {
+pub(crate) fn prompt_title(prompt: &str) -> Option<String> {
     prompt
         .lines()
         .map(short_title)

@@ -27,21 +27,26 @@ mod tests;
 
 use std::path::PathBuf;
 
-pub use delete::delete;
-pub use editor_edits::{
-    Before, EditorEdit, EditorEdits, MAX_FILE_BYTES, MAX_KEPT_BYTES, editor_edits_path,
-    load_editor_edits, save_editor_edits,
+pub(crate) use delete::delete;
+pub(crate) use editor_edits::{
+    Before, EditorEdit, EditorEdits, MAX_FILE_BYTES, editor_edits_path, load_editor_edits,
+    save_editor_edits,
 };
-pub use list::{DEFAULT_PAGE_SIZE, is_listed, list, prompt_title, stored_title};
-pub use paths::{default_config_dir, find, project_slug};
-pub use replay::{replay, replay_file};
-pub use rewind::{RewindPoint, StoredPrompt, pending_rewind, prompts, record_rewind, set_aside};
+pub(crate) use list::{is_listed, list, prompt_title, stored_title};
+pub use paths::project_slug;
+pub(crate) use paths::{default_config_dir, find};
+pub(crate) use replay::replay;
+pub(crate) use rewind::{
+    RewindPoint, StoredPrompt, pending_rewind, prompts, record_rewind, set_aside,
+};
 pub use time::now_rfc3339;
 pub(crate) use time::rfc3339;
+#[cfg(test)]
+pub(crate) use {editor_edits::MAX_KEPT_BYTES, replay::replay_file};
 
 /// Why stored history could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum HistoryError {
+pub(crate) enum HistoryError {
     #[error("no stored claude session {0}")]
     NotFound(String),
     /// An id that is not a plain file name (it could name a file outside the projects folder).

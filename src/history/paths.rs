@@ -24,7 +24,7 @@ const MAX_SLUG_LEN: usize = 200;
 
 /// claude's config dir: `$CLAUDE_CONFIG_DIR`, else `.claude` in the home directory (`$HOME`;
 /// `%USERPROFILE%` on Windows). `None` without either.
-pub fn default_config_dir() -> Option<PathBuf> {
+pub(crate) fn default_config_dir() -> Option<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let home_var = if Os::CURRENT == Os::Windows {
         "USERPROFILE"
@@ -35,7 +35,7 @@ pub fn default_config_dir() -> Option<PathBuf> {
 }
 
 /// claude's config dir from `CLAUDE_CONFIG_DIR` and the home directory, on `os`.
-pub fn config_dir_from(
+pub(crate) fn config_dir_from(
     os: Os,
     config_dir: Option<OsString>,
     home: Option<OsString>,
@@ -54,7 +54,7 @@ pub fn config_dir_from(
 
 /// A path as Windows programs other than Rust's `canonicalize` write it: `\\?\C:\x` is `C:\x`
 /// and `\\?\UNC\server\share` is `\\server\share` (claude, a Node program, records those).
-pub fn without_verbatim_prefix(path: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn without_verbatim_prefix(path: &str) -> std::borrow::Cow<'_, str> {
     if let Some(rest) = path.strip_prefix(r"\\?\UNC\") {
         return format!(r"\\{rest}").into();
     }
@@ -156,7 +156,7 @@ pub(super) fn transcript_name(session_id: &str) -> String {
 
 /// Finds a session by id in any project: its transcript and the cwd it ran in. When the transcript
 /// records no cwd (nothing was said yet), `None`: claude could not resume it anyway.
-pub fn find(config_dir: &Path, session_id: &str) -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn find(config_dir: &Path, session_id: &str) -> Option<(PathBuf, PathBuf)> {
     check_session_id(session_id).ok()?;
     let name = transcript_name(session_id);
     let mut found: Vec<(std::time::SystemTime, PathBuf, PathBuf)> = all_project_dirs(config_dir)

@@ -25,7 +25,7 @@ use crate::domain::{ContentChunk, SessionUpdate, ToolCallUpdate, ToolStatus};
 use crate::translate::TurnTranslator;
 
 /// The stored thread of `session_id` (looked for under `cwd`'s project, then in every project).
-pub fn replay(
+pub(crate) fn replay(
     config_dir: &Path,
     cwd: &Path,
     session_id: &str,
@@ -42,7 +42,7 @@ pub fn replay(
 }
 
 /// The thread stored in one transcript file; tool paths are shown relative to `cwd`.
-pub fn replay_file(file: &Path, cwd: &Path) -> Result<Vec<SessionUpdate>, HistoryError> {
+pub(crate) fn replay_file(file: &Path, cwd: &Path) -> Result<Vec<SessionUpdate>, HistoryError> {
     let io_error = |source| HistoryError::Io {
         path: file.to_path_buf(),
         source,

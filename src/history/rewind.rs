@@ -23,26 +23,26 @@ const RECORD_NAME: &str = "claude-acp-rewind.json";
 
 /// Where a rewind left the thread.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RewindPoint {
+pub(crate) struct RewindPoint {
     /// The prompt the thread went back to before: it and all that followed are gone.
-    pub dropped_prompt: String,
+    pub(crate) dropped_prompt: String,
     /// The last transcript entry kept (claude's `--resume-session-at`); `None` when the first
     /// prompt was dropped and nothing is kept.
-    pub resume_at: Option<String>,
+    pub(crate) resume_at: Option<String>,
 }
 
 /// A prompt of the stored thread.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredPrompt {
+pub(crate) struct StoredPrompt {
     /// Its `uuid` in the transcript: what `rewind_files` takes.
-    pub uuid: String,
+    pub(crate) uuid: String,
     /// The entry before it, where the thread ends once it is dropped (`None` for the first).
-    pub parent: Option<String>,
+    pub(crate) parent: Option<String>,
     /// What the person typed (text only), as shown in a list of prompts.
-    pub text: String,
+    pub(crate) text: String,
     /// When claude stored it (its `timestamp`, RFC 3339 in UTC with milliseconds): the editor
     /// writes claude-acp made after it belong to its turn or a later one.
-    pub timestamp: Option<String>,
+    pub(crate) timestamp: Option<String>,
 }
 
 pub(super) fn transcript_of(config_dir: &Path, session_id: &str) -> Result<PathBuf, HistoryError> {
@@ -64,7 +64,10 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> HistoryError + '_ {
 }
 
 /// The prompts of the thread claude would resume, oldest first (after a rewind, only those kept).
-pub fn prompts(config_dir: &Path, session_id: &str) -> Result<Vec<StoredPrompt>, HistoryError> {
+pub(crate) fn prompts(
+    config_dir: &Path,
+    session_id: &str,
+) -> Result<Vec<StoredPrompt>, HistoryError> {
     let file = transcript_of(config_dir, session_id)?;
     let (messages, parents) = read_messages(&file).map_err(io_error(&file))?;
     let chain = thread_chain(&file, &messages, &parents);
@@ -95,7 +98,7 @@ pub fn prompts(config_dir: &Path, session_id: &str) -> Result<Vec<StoredPrompt>,
 }
 
 /// Records that the thread of `session_id` now ends at `point` (written whole, then renamed).
-pub fn record_rewind(
+pub(crate) fn record_rewind(
     config_dir: &Path,
     session_id: &str,
     point: &RewindPoint,
@@ -114,7 +117,7 @@ pub fn record_rewind(
 
 /// Moves the transcript of `session_id` to `<id>.jsonl.rewound` (replacing an older one), for a
 /// session rewound to before its first prompt: claude starts afresh only where nothing is stored.
-pub fn set_aside(config_dir: &Path, session_id: &str) -> Result<(), HistoryError> {
+pub(crate) fn set_aside(config_dir: &Path, session_id: &str) -> Result<(), HistoryError> {
     let file = match transcript_of(config_dir, session_id) {
         Ok(file) => file,
         Err(HistoryError::NotFound(_)) => return Ok(()),
@@ -126,7 +129,7 @@ pub fn set_aside(config_dir: &Path, session_id: &str) -> Result<(), HistoryError
 
 /// The rewind still in force for `session_id`: its record, while the thread claude would resume
 /// from the transcript alone still holds the dropped prompt.
-pub fn pending_rewind(config_dir: &Path, session_id: &str) -> Option<RewindPoint> {
+pub(crate) fn pending_rewind(config_dir: &Path, session_id: &str) -> Option<RewindPoint> {
     let file = transcript_of(config_dir, session_id).ok()?;
     let point = load_record(&file)?;
     let (messages, parents) = read_messages(&file).ok()?;

@@ -6,18 +6,14 @@
 //! - [`mcp_config`]: the `--mcp-config` document (editor servers plus ours), written to a private file.
 //! - [`suggestions`]: the "always allow" suggestions claude gives only on stdio, rebuilt for MCP.
 
-pub mod mcp_config;
-pub mod permission_server;
+pub(crate) mod mcp_config;
+pub(crate) mod permission_server;
 mod permission_tool;
 mod suggestions;
 
-pub use mcp_config::{
-    McpConfigFile, PERMISSION_SERVER_NAME, build_mcp_config, remove_stale_config_files,
-};
-pub use permission_server::{
-    BoxFuture, PERMISSION_TOOL, PERMISSION_WAIT_MS, PermissionCall, PermissionCallback,
-    PermissionServer,
-};
+pub(crate) use mcp_config::remove_stale_config_files;
+pub use mcp_config::{McpConfigFile, build_mcp_config};
+pub use permission_server::{BoxFuture, PermissionCall, PermissionCallback, PermissionServer};
 
 /// Why the MCP permission path could not be set up.
 #[derive(Debug, thiserror::Error)]

@@ -10,7 +10,7 @@ pub fn monotonic_ns() -> u64 {
 
 #[cfg(unix)]
 mod imp {
-    pub fn monotonic_ns() -> u64 {
+    pub(crate) fn monotonic_ns() -> u64 {
         let mut ts = libc::timespec {
             tv_sec: 0,
             tv_nsec: 0,
@@ -27,7 +27,7 @@ mod imp {
         QueryPerformanceCounter, QueryPerformanceFrequency,
     };
 
-    pub fn monotonic_ns() -> u64 {
+    pub(crate) fn monotonic_ns() -> u64 {
         let (mut count, mut frequency) = (0i64, 0i64);
         // SAFETY: both write into integers we own; they cannot fail since Windows XP.
         unsafe {

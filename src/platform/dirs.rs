@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 /// The user's cache directory, or `None` when the environment names none.
-pub fn user_cache_dir() -> Option<PathBuf> {
+pub(crate) fn user_cache_dir() -> Option<PathBuf> {
     let var = |name: &str| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
@@ -23,7 +23,7 @@ pub fn user_cache_dir() -> Option<PathBuf> {
 mod imp {
     use std::path::PathBuf;
 
-    pub fn default_cache_dir(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
+    pub(crate) fn default_cache_dir(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
         var("HOME").map(|home| home.join(".cache"))
     }
 }
@@ -32,7 +32,7 @@ mod imp {
 mod imp {
     use std::path::PathBuf;
 
-    pub fn default_cache_dir(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
+    pub(crate) fn default_cache_dir(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
         var("HOME").map(|home| home.join("Library").join("Caches"))
     }
 }
@@ -41,7 +41,7 @@ mod imp {
 mod imp {
     use std::path::PathBuf;
 
-    pub fn default_cache_dir(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
+    pub(crate) fn default_cache_dir(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
         var("LOCALAPPDATA")
     }
 }

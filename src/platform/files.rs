@@ -10,13 +10,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The directory for private files that live as long as the adapter: the user's temp directory.
-pub fn private_dir() -> PathBuf {
+pub(crate) fn private_dir() -> PathBuf {
     std::env::temp_dir()
 }
 
 /// Creates `path` for writing, readable and writable by its owner only. Fails if it exists, so a
 /// planted file or symlink is never followed or reused.
-pub fn create_private(path: &Path) -> io::Result<File> {
+pub(crate) fn create_private(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     imp::owner_only(&mut options);
@@ -25,7 +25,7 @@ pub fn create_private(path: &Path) -> io::Result<File> {
 
 /// Replaces `path` with `bytes` at once: written to a new owner-only file beside it, then renamed
 /// over it, so a reader sees the old content or the new, never half of it.
-pub fn replace_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn replace_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     use std::io::Write as _;
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().unwrap_or_default().to_string_lossy();
@@ -43,7 +43,7 @@ pub fn replace_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Opens `path` for appending, creating it readable and writable by its owner only (a log file:
 /// what it quotes is the user's alone). An existing file keeps its mode.
-pub fn append_private(path: &Path) -> io::Result<File> {
+pub(crate) fn append_private(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).append(true);
     imp::owner_only(&mut options);
@@ -52,7 +52,7 @@ pub fn append_private(path: &Path) -> io::Result<File> {
 
 /// Whether a file with this metadata can be started as a program: an executable mode bit on Unix;
 /// on Windows a `.exe` or `.com` (a `.cmd` or `.bat` needs cmd.exe, see `claude::locate`).
-pub fn is_program(path: &Path, metadata: &Metadata) -> bool {
+pub(crate) fn is_program(path: &Path, metadata: &Metadata) -> bool {
     metadata.is_file() && imp::is_program(path, metadata)
 }
 
@@ -63,7 +63,8 @@ pub fn make_executable(path: &Path) -> io::Result<()> {
 
 /// Whether only the owner may read `metadata`'s file (mode 0600 or stricter on Unix); on Windows,
 /// where this is the directory's ACL, always true.
-pub fn is_owner_only(metadata: &Metadata) -> bool {
+#[cfg(test)]
+pub(crate) fn is_owner_only(metadata: &Metadata) -> bool {
     imp::is_owner_only(metadata)
 }
 
@@ -74,19 +75,20 @@ mod imp {
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     use std::path::Path;
 
-    pub fn owner_only(options: &mut OpenOptions) {
+    pub(crate) fn owner_only(options: &mut OpenOptions) {
         options.mode(0o600);
     }
 
-    pub fn is_program(_path: &Path, metadata: &Metadata) -> bool {
+    pub(crate) fn is_program(_path: &Path, metadata: &Metadata) -> bool {
         metadata.permissions().mode() & 0o111 != 0
     }
 
-    pub fn make_executable(path: &Path) -> io::Result<()> {
+    pub(crate) fn make_executable(path: &Path) -> io::Result<()> {
         std::fs::set_permissions(path, Permissions::from_mode(0o755))
     }
 
-    pub fn is_owner_only(metadata: &Metadata) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_owner_only(metadata: &Metadata) -> bool {
         metadata.permissions().mode() & 0o077 == 0
     }
 }
@@ -97,21 +99,22 @@ mod imp {
     use std::io;
     use std::path::Path;
 
-    pub fn owner_only(_options: &mut OpenOptions) {
+    pub(crate) fn owner_only(_options: &mut OpenOptions) {
         // The ACL comes from the per-user directory the file is created in (see the module doc).
     }
 
-    pub fn is_program(path: &Path, _metadata: &Metadata) -> bool {
+    pub(crate) fn is_program(path: &Path, _metadata: &Metadata) -> bool {
         path.extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("exe") || e.eq_ignore_ascii_case("com"))
     }
 
-    pub fn make_executable(_path: &Path) -> io::Result<()> {
+    pub(crate) fn make_executable(_path: &Path) -> io::Result<()> {
         // Windows decides by extension, not by a permission bit.
         Ok(())
     }
 
-    pub fn is_owner_only(_metadata: &Metadata) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_owner_only(_metadata: &Metadata) -> bool {
         true
     }
 }

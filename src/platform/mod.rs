@@ -13,10 +13,10 @@
 //!   closing its stdout (the stand-in playing a claude that does).
 
 pub mod clock;
-pub mod dirs;
+pub(crate) mod dirs;
 pub mod files;
-pub mod os;
+pub(crate) mod os;
 pub mod process;
-pub mod run;
-pub mod signals;
-pub mod stdio;
+pub(crate) mod run;
+pub(crate) mod signals;
+pub(crate) mod stdio;

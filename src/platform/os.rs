@@ -4,7 +4,9 @@
 
 /// The systems claude-acp runs on, as far as their conventions differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Os {
+// `MacOs` is the system's name, not a repetition of the enum's.
+#[allow(clippy::enum_variant_names)]
+pub(crate) enum Os {
     Linux,
     MacOs,
     Windows,
@@ -12,7 +14,7 @@ pub enum Os {
 
 impl Os {
     /// The system this binary was built for (other Unixes follow Linux's conventions).
-    pub const CURRENT: Os = if cfg!(windows) {
+    pub(crate) const CURRENT: Os = if cfg!(windows) {
         Os::Windows
     } else if cfg!(target_os = "macos") {
         Os::MacOs
@@ -21,7 +23,7 @@ impl Os {
     };
 
     /// The separator between directories in `PATH`.
-    pub fn path_list_separator(self) -> char {
+    pub(crate) fn path_list_separator(self) -> char {
         match self {
             Os::Windows => ';',
             Os::Linux | Os::MacOs => ':',
@@ -29,7 +31,7 @@ impl Os {
     }
 
     /// The separator between a path's components.
-    pub fn dir_separator(self) -> char {
+    pub(crate) fn dir_separator(self) -> char {
         match self {
             Os::Windows => '\\',
             Os::Linux | Os::MacOs => '/',

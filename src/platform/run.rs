@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// `program args...`'s standard output when it exits with success within `limit`.
-pub fn output_within(program: &Path, args: &[&str], limit: Duration) -> Option<String> {
+pub(crate) fn output_within(program: &Path, args: &[&str], limit: Duration) -> Option<String> {
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())

@@ -3,15 +3,15 @@
 
 /// A termination request that arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Termination {
+pub(crate) struct Termination {
     /// "SIGTERM", "Ctrl-C", ...
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// The exit status the adapter ends with.
-    pub exit_code: i32,
+    pub(crate) exit_code: i32,
 }
 
 /// Waits for the first termination request. Never returns if none can be listened for.
-pub async fn termination() -> Termination {
+pub(crate) async fn termination() -> Termination {
     imp::termination().await
 }
 
@@ -20,7 +20,7 @@ mod imp {
     use super::Termination;
     use tokio::signal::unix::{Signal, SignalKind, signal};
 
-    pub async fn termination() -> Termination {
+    pub(crate) async fn termination() -> Termination {
         let listen = |kind: SignalKind| {
             signal(kind)
                 .inspect_err(|error| tracing::warn!(%error, "cannot listen for a signal"))
@@ -64,7 +64,7 @@ mod imp {
     /// STATUS_CONTROL_C_EXIT, what a console program killed by Ctrl-C exits with.
     const CONTROL_C_EXIT: i32 = 0xC000_013Au32 as i32;
 
-    pub async fn termination() -> Termination {
+    pub(crate) async fn termination() -> Termination {
         let (Ok(mut c), Ok(mut brk), Ok(mut close), Ok(mut logoff), Ok(mut shutdown)) = (
             windows::ctrl_c(),
             windows::ctrl_break(),

@@ -9,10 +9,10 @@ use super::editor_terminal::{self, EditorTerminal};
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
 
 /// The server's name as claude knows it: its tools reach the model as `mcp__acp__Read`, ...
-pub const SERVER_NAME: &str = editor_fs::SERVER_NAME;
+pub(crate) const SERVER_NAME: &str = editor_fs::SERVER_NAME;
 
 /// The built-in a tool name of this server stands for (`mcp__acp__Bash` -> `Bash`).
-pub fn builtin_name(tool_name: &str) -> Option<&'static str> {
+pub(crate) fn builtin_name(tool_name: &str) -> Option<&'static str> {
     if let Some(name) = editor_fs::builtin_name(tool_name) {
         return Some(name);
     }
@@ -27,18 +27,18 @@ pub fn builtin_name(tool_name: &str) -> Option<&'static str> {
 
 /// The tools of one claude's `acp` server (fixed at its start).
 #[derive(Clone, Default)]
-pub struct AcpServer {
-    pub files: Option<EditorFiles>,
-    pub terminal: Option<EditorTerminal>,
+pub(crate) struct AcpServer {
+    pub(crate) files: Option<EditorFiles>,
+    pub(crate) terminal: Option<EditorTerminal>,
 }
 
 impl AcpServer {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.files.is_none() && self.terminal.is_none()
     }
 
     /// The JSON-RPC reply to one message claude sends this server.
-    pub async fn handle(&self, message: &McpMessage) -> Value {
+    pub(crate) async fn handle(&self, message: &McpMessage) -> Value {
         let Some(id) = message.id().cloned() else {
             // A notification: claude 2.1.332 still waits for an answer, an empty result.
             return sdk_mcp::rpc_result(None, sdk_mcp::empty_object());

@@ -17,10 +17,11 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use self::asks::PendingAsks;
-pub use self::options::OpenedOptions;
-use self::rewind::{RewindCommand, RewindDone};
+pub(crate) use self::options::OpenedOptions;
+use self::rewind::RewindDone;
 use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
+use self::turn::Turn;
 use super::acp_server::AcpServer;
 use super::config::AdapterConfig;
 use super::editor_fs::{EditLog, FileEdits};
@@ -29,13 +30,11 @@ use super::fallback::{BreakSymptom, PermissionPath};
 use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
 use crate::claude::ExitInfo;
-use crate::claude::wire::{ModelInfo, OutboundControl, PermissionDecision};
+use crate::claude::wire::ModelInfo;
 use crate::domain::McpServer;
-use crate::domain::{
-    AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome, TurnUsage,
-};
+use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome};
 use crate::history::RewindPoint;
-use crate::translate::{self, TurnTranslator};
+use crate::translate::TurnTranslator;
 
 mod asks;
 mod claude_io;
@@ -53,16 +52,15 @@ mod settings;
 mod switch;
 mod terminal;
 mod title;
+mod turn;
 
-/// How long claude may take to end a turn after an interrupt before it is stopped outright.
-const CANCEL_GRACE: Duration = Duration::from_secs(5);
 /// How long a control request to claude may take.
 const CONTROL_TIMEOUT: Duration = Duration::from_secs(10);
 
-pub type Reply<T> = oneshot::Sender<Result<T, AgentError>>;
+pub(crate) type Reply<T> = oneshot::Sender<Result<T, AgentError>>;
 
 /// What the rest of the adapter asks of a session.
-pub enum Command {
+pub(crate) enum Command {
     Prompt {
         blocks: Vec<PromptBlock>,
         reply: Reply<TurnOutcome>,
@@ -124,84 +122,84 @@ enum Internal {
 }
 
 /// What a session is opened with.
-pub struct SessionSpec {
-    pub id: String,
-    pub cwd: PathBuf,
-    pub flags: SessionFlags,
+pub(crate) struct SessionSpec {
+    pub(crate) id: String,
+    pub(crate) cwd: PathBuf,
+    pub(crate) flags: SessionFlags,
     /// The editor's MCP servers, passed to claude in `--mcp-config`.
-    pub editor_servers: Vec<McpServer>,
-    pub start: Start,
-    pub mode: String,
+    pub(crate) editor_servers: Vec<McpServer>,
+    pub(crate) start: Start,
+    pub(crate) mode: String,
     /// claude's models as last seen (the options cache); empty when unknown.
-    pub models: Vec<ModelInfo>,
+    pub(crate) models: Vec<ModelInfo>,
     /// Where an earlier `/undo` or `/rewind` left the stored thread, while it is still in force.
-    pub rewind: Option<RewindPoint>,
+    pub(crate) rewind: Option<RewindPoint>,
     /// Whether Read, Write and Edit go through the editor; `None` where it cannot serve files.
-    pub file_edits: Option<FileEdits>,
+    pub(crate) file_edits: Option<FileEdits>,
     /// Whether Bash runs in the editor's terminal; `None` where the editor has none.
-    pub terminal: Option<TerminalSetting>,
+    pub(crate) terminal: Option<TerminalSetting>,
 }
 
-/// The prompt being answered.
-struct Turn {
-    reply: Reply<TurnOutcome>,
-    /// The tokens claude says the turn took (its `result`), for the prompt's answer.
-    usage: Option<TurnUsage>,
-    /// The prompt, to send again if claude had to be restarted before it read it.
-    blocks: Vec<PromptBlock>,
-    cancelled: bool,
-    /// Set when cancelled: past it, the turn ends as cancelled whether or not claude agrees.
-    deadline: Option<Instant>,
-    /// A turn claude-acp runs itself (`/undo`, `/rewind`): its task, ended by a cancel.
-    local: Option<tokio::task::AbortHandle>,
-}
-
-pub struct SessionActor {
-    /// How permission asks reach the editor, whichever transport brings them.
-    asker: PermissionAsker,
-    mode_rx: mpsc::UnboundedReceiver<String>,
-    /// The editor's MCP servers, passed to claude in `--mcp-config`.
-    editor_servers: Vec<McpServer>,
-    /// How claude's permission asks reach us (and whether a broken stdio channel switches it).
-    path: PermissionPath,
+/// What the session is and talks to: fixed when it opens, except claude's flags, which follow
+/// the settings so a restarted claude starts with them.
+struct SessionContext {
     id: String,
     cwd: PathBuf,
     config: Arc<AdapterConfig>,
     editor: Arc<dyn EditorClient>,
+    /// claude's command-line flags (`--model`, `--effort`, `--permission-mode` kept current).
     flags: SessionFlags,
-    claude: RunningClaude,
+    /// The editor's MCP servers, passed to claude in `--mcp-config`.
+    editor_servers: Vec<McpServer>,
+}
+
+/// How the next claude the session starts picks up the conversation.
+struct NextClaude {
     /// Whether claude holds a stored conversation for this id (so a respawn must resume it).
     conversation_stored: bool,
-    next_start: Start,
-    translator: TurnTranslator,
-    turn: Option<Turn>,
-    mode: String,
-    /// Whether the mode was set or seen changing since the session opened.
-    mode_touched: bool,
-    models: Vec<ModelInfo>,
-    model: Option<String>,
-    /// The effort level chosen (`--effort`, `_meta`, the effort option); `None`: the model's own.
-    effort: Option<String>,
-    /// The config options the editor was told, and the session answer waiting for them.
-    announced: options::Announced,
-    asks: PendingAsks,
-    /// "Always reject" rules of this session, re-sent to a restarted claude.
-    rules: permissions::SessionRules,
-    internal_tx: mpsc::UnboundedSender<Internal>,
-    internal_rx: mpsc::UnboundedReceiver<Internal>,
-    /// Whether the editor was told the title (once, after the first turn).
-    title_announced: bool,
-    /// When claude last had something to do (it is stopped after the idle timeout).
-    idle: idle::Idle,
+    /// How the session was opened (new, resume, load, fork): the start while nothing is stored.
+    start: Start,
     /// Where `/undo` or `/rewind` left the thread, until a turn has run on from there: a claude
     /// started meanwhile resumes only up to it.
     rewind: Option<RewindPoint>,
+}
+
+/// What the session's own tasks report back to its loop.
+struct Inbox {
+    tx: mpsc::UnboundedSender<Internal>,
+    rx: mpsc::UnboundedReceiver<Internal>,
+    /// Modes the permission asker saw claude enter (an approved plan, an "always allow" edit).
+    mode_changes: mpsc::UnboundedReceiver<String>,
+}
+
+pub(crate) struct SessionActor {
+    ctx: SessionContext,
+    /// The running claude, and how the next one resumes the conversation.
+    claude: RunningClaude,
+    next: NextClaude,
+    /// The prompt being answered, and claude's output for it translated for the editor.
+    turn: Option<Turn>,
+    translator: TurnTranslator,
+    /// Mode, model and effort as the editor sees them, and what it was told.
+    settings: settings::Settings,
+    /// How permission asks reach the editor, whichever transport brings them.
+    asker: PermissionAsker,
+    /// How claude's permission asks reach us (and whether a broken stdio channel switches it).
+    path: PermissionPath,
+    asks: PendingAsks,
+    /// "Always reject" rules of this session, re-sent to a restarted claude.
+    rules: permissions::SessionRules,
     /// What the session serves claude in the editor's place (files, terminal) and their state.
     tools: files::EditorTools,
+    /// When claude last had something to do (it is stopped after the idle timeout).
+    idle: idle::Idle,
+    inbox: Inbox,
+    /// Whether the editor was told the title (once, after the first turn).
+    title_announced: bool,
 }
 
 impl SessionActor {
-    pub fn new(
+    pub(crate) fn new(
         spec: SessionSpec,
         config: Arc<AdapterConfig>,
         editor: Arc<dyn EditorClient>,
@@ -218,9 +216,8 @@ impl SessionActor {
             file_edits,
             terminal,
         } = spec;
-        let (internal_tx, internal_rx) = mpsc::unbounded_channel();
-        let (mode_tx, mode_rx) = mpsc::unbounded_channel();
-        let conversation_stored = matches!(start, Start::Resume);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (mode_tx, mode_changes) = mpsc::unbounded_channel();
         let rules = permissions::SessionRules::new();
         let claude = RunningClaude::default();
         let asker = PermissionAsker {
@@ -233,39 +230,29 @@ impl SessionActor {
             mode: Arc::new(std::sync::Mutex::new(mode.clone())),
             files: Arc::default(),
         };
-        let path = PermissionPath::new(config.permission_transport);
-        let model = flags.value_of("--model").map(str::to_owned);
-        let effort = flags.value_of("--effort").map(str::to_owned);
-        let idle = idle::Idle::new(config.idle_timeout);
+        let settings = settings::Settings::new(mode, models, &flags);
         let edit_log = EditLog::new(config.claude_config_dir.clone(), id.clone());
         Self {
             asker,
-            mode_rx,
-            editor_servers,
-            path,
+            path: PermissionPath::new(config.permission_transport),
             translator: TurnTranslator::new(cwd.clone()),
-            id,
-            cwd,
-            config,
-            editor,
-            flags,
             claude,
-            conversation_stored,
-            next_start: start,
+            next: NextClaude {
+                conversation_stored: matches!(start, Start::Resume),
+                start,
+                rewind,
+            },
             turn: None,
-            mode,
-            mode_touched: false,
-            models,
-            model,
-            effort,
-            announced: options::Announced::default(),
+            settings,
             asks: PendingAsks::default(),
             rules,
-            internal_tx,
-            internal_rx,
+            inbox: Inbox {
+                tx,
+                rx,
+                mode_changes,
+            },
             title_announced: false,
-            idle,
-            rewind,
+            idle: idle::Idle::new(config.idle_timeout),
             tools: files::EditorTools {
                 file_edits,
                 terminal,
@@ -274,11 +261,19 @@ impl SessionActor {
                 file_tasks: Vec::new(),
                 restart_for_files: false,
             },
+            ctx: SessionContext {
+                id,
+                cwd,
+                config,
+                editor,
+                flags,
+                editor_servers,
+            },
         }
     }
 
     /// Starts claude now, so the first prompt finds it warm. Never waits on a model turn.
-    pub fn start(&mut self) -> Result<(), AgentError> {
+    pub(crate) fn start(&mut self) -> Result<(), AgentError> {
         self.ensure_claude()
     }
 
@@ -287,7 +282,7 @@ impl SessionActor {
     /// A panic while handling one event (a bug) is caught here, so it never takes the session's
     /// prompt or claude with it: the prompt is answered with an error, claude is stopped, and the
     /// session goes on (the next prompt starts claude again with `--resume`).
-    pub async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
+    pub(crate) async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
         loop {
             let step = AssertUnwindSafe(self.step(&mut commands))
                 .catch_unwind()
@@ -317,15 +312,15 @@ impl SessionActor {
                     return Flow::Stop;
                 }
             },
-            event = self.claude.next_event(&*self.editor) => match event {
+            event = self.claude.next_event(&*self.ctx.editor) => match event {
                 Some(event) => self.on_claude(event),
                 // The reader ends after its one `Exited`; a closed channel without it still means gone.
                 None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
             },
-            Some(internal) = self.internal_rx.recv() => self.on_internal(internal).await,
-            Some(mode) = self.mode_rx.recv() => self.mode_changed(mode),
+            Some(internal) = self.inbox.rx.recv() => self.on_internal(internal).await,
+            Some(mode) = self.inbox.mode_changes.recv() => self.mode_changed(mode),
             () = sleep_until(deadline) => {
-                tracing::warn!(session = %self.id, "claude did not end the turn after an interrupt; stopping it");
+                tracing::warn!(session = %self.ctx.id, "claude did not end the turn after an interrupt; stopping it");
                 self.stop_claude();
                 self.finish_turn(Ok(StopReason::Cancelled));
             }
@@ -342,7 +337,7 @@ impl SessionActor {
             .map(|s| (*s).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "no message".into());
-        tracing::error!(session = %self.id, panic = %what, "internal error in the session; its claude is stopped");
+        tracing::error!(session = %self.ctx.id, panic = %what, "internal error in the session; its claude is stopped");
         self.asks.withdraw_all();
         self.stop_claude();
         if let Some(turn) = self.turn.as_mut() {
@@ -389,84 +384,6 @@ impl SessionActor {
         }
     }
 
-    fn start_turn(&mut self, blocks: Vec<PromptBlock>, reply: Reply<TurnOutcome>) {
-        if self.turn.is_some() {
-            let _ = reply.send(Err(AgentError::Busy(self.id.clone())));
-            return;
-        }
-        if let Some(command) = RewindCommand::of(&blocks) {
-            self.start_rewind(command, blocks, reply);
-            return;
-        }
-        if let Err(e) = self.ensure_claude() {
-            let _ = reply.send(Err(e));
-            return;
-        }
-        if translate::is_context_command(&blocks) {
-            self.start_context_turn(blocks, reply);
-            return;
-        }
-        let message = translate::user_message(&self.id, &blocks);
-        self.path.turn_started();
-        self.tools.edit_log.start_turn();
-        let handle = self.claude.handle().expect("claude is running");
-        self.translator.start_turn();
-        self.turn = Some(Turn {
-            reply,
-            usage: None,
-            blocks,
-            cancelled: false,
-            deadline: None,
-            local: None,
-        });
-        self.conversation_stored = true;
-        let internal_session = self.id.clone();
-        let sent = handle.send(message);
-        tokio::spawn(async move {
-            if let Err(e) = sent.await {
-                // The exit event that follows ends the turn with claude's status and stderr.
-                tracing::warn!(session = %internal_session, "prompt not delivered to claude: {e}");
-            }
-        });
-    }
-
-    fn cancel(&mut self) {
-        let Some(turn) = self.turn.as_mut() else {
-            return;
-        };
-        if let Some(task) = &turn.local {
-            // Whatever it had not done yet stays undone: it asks before it changes anything.
-            task.abort();
-            self.finish_turn(Ok(StopReason::Cancelled));
-            return;
-        }
-        if turn.cancelled {
-            return;
-        }
-        turn.cancelled = true;
-        turn.deadline = Some(Instant::now() + CANCEL_GRACE);
-        self.cancel_file_calls();
-        // Pending asks end now: the editor's request is withdrawn and claude gets a deny.
-        let handle = self.claude.handle();
-        for request_id in self.asks.withdraw_all() {
-            if let Some(h) = &handle {
-                let decision = PermissionDecision::Deny {
-                    message: "The user cancelled the turn.".into(),
-                    interrupt: true,
-                };
-                deliver(h.answer_permission(&request_id, &decision));
-            }
-        }
-        if let Some(h) = handle {
-            let interrupt = h.request(OutboundControl::Interrupt, CONTROL_TIMEOUT);
-            tokio::spawn(async move {
-                if let Err(e) = interrupt.await {
-                    tracing::warn!("interrupt not acknowledged: {e}");
-                }
-            });
-        }
-    }
-
     async fn on_internal(&mut self, internal: Internal) {
         match internal {
             Internal::Initialized(reply) => self.on_initialized(reply),
@@ -485,36 +402,6 @@ impl SessionActor {
         }
     }
 
-    fn finish_turn(&mut self, outcome: Result<StopReason, AgentError>) {
-        let Some(turn) = self.turn.take() else { return };
-        let outcome = if turn.cancelled {
-            Ok(StopReason::Cancelled)
-        } else {
-            outcome
-        };
-        let outcome = outcome.map(|stop_reason| TurnOutcome {
-            stop_reason,
-            usage: turn.usage,
-        });
-        self.restart_if_due();
-        if let Some(task) = &turn.local {
-            // Ended early (cancelled, claude gone): it changes nothing more.
-            task.abort();
-            let _ = turn.reply.send(outcome);
-            return;
-        }
-        if outcome.is_ok() {
-            // claude stored this turn on from the rewind point: its transcript now says it all.
-            self.rewind = None;
-        }
-        if outcome.is_ok() && !self.title_announced {
-            self.title_announced = true;
-            self.announce_title_then_reply(&turn.blocks, turn.reply, outcome);
-            return;
-        }
-        let _ = turn.reply.send(outcome);
-    }
-
     async fn shutdown(&mut self) {
         self.asks.withdraw_all();
         // Commands still running in the editor's terminals are killed and their terminals freed.
@@ -528,43 +415,6 @@ impl SessionActor {
         if self.turn.is_some() {
             self.finish_turn(Ok(StopReason::Cancelled));
         }
-    }
-}
-
-/// claude's error text -> the editor's error; "not logged in" is ACP's auth_required, so the
-/// editor can offer its login flow.
-fn turn_error(message: String) -> AgentError {
-    let lower = message.to_lowercase();
-    if lower.contains("not logged in")
-        || lower.contains("/login")
-        || lower.contains("invalid api key")
-    {
-        AgentError::AuthRequired(format!(
-            "{message} (log in with `claude-acp login`, or set ANTHROPIC_API_KEY)"
-        ))
-    } else {
-        AgentError::Internal(message)
-    }
-}
-
-/// The drift canary: claude's protocol is undocumented, so say when it runs untested.
-fn check_version(version: &str) {
-    use crate::claude::install::{
-        TESTED_CLAUDE_VERSIONS, VersionFit, too_old_message, version_fit,
-    };
-    static WARNED: std::sync::Once = std::sync::Once::new();
-    match version_fit(version) {
-        VersionFit::Tested => {}
-        VersionFit::TooOld => WARNED.call_once(|| {
-            tracing::warn!("{}", too_old_message(version));
-        }),
-        VersionFit::Untested => WARNED.call_once(|| {
-            let (lo, hi) = TESTED_CLAUDE_VERSIONS;
-            tracing::warn!(
-                "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
-                 if permission prompts or streaming misbehave, report it with this version"
-            );
-        }),
     }
 }
 

@@ -33,27 +33,27 @@ impl std::str::FromStr for PermissionTransport {
 
 /// Settings shared by every session of this adapter process.
 #[derive(Debug, Clone)]
-pub struct AdapterConfig {
+pub(crate) struct AdapterConfig {
     /// The claude to run, or why none was found (reported at the first `session/new`).
-    pub claude: Result<ClaudeCommand, String>,
-    pub permission_transport: PermissionTransport,
+    pub(crate) claude: Result<ClaudeCommand, String>,
+    pub(crate) permission_transport: PermissionTransport,
     /// Where claude keeps its transcripts (`CLAUDE_CONFIG_DIR` or `~/.claude`).
-    pub claude_config_dir: Option<PathBuf>,
+    pub(crate) claude_config_dir: Option<PathBuf>,
     /// Whether claude accepts bypassPermissions here (not as root unless IS_SANDBOX is set).
-    pub allow_bypass_permissions: bool,
+    pub(crate) allow_bypass_permissions: bool,
     /// How sessions start claude: a child process, except in tests that run it in-process.
-    pub launcher: Arc<dyn Launch>,
+    pub(crate) launcher: Arc<dyn Launch>,
     /// How long a session's claude may sit idle before it is stopped (`None`: never).
-    pub idle_timeout: Option<std::time::Duration>,
+    pub(crate) idle_timeout: Option<std::time::Duration>,
     /// The models claude offered last time, so `session/new` answers with them at once.
-    pub options_cache: Arc<OptionsCache>,
+    pub(crate) options_cache: Arc<OptionsCache>,
     /// How long the first session with nothing cached may wait for claude's models.
-    pub options_wait: std::time::Duration,
+    pub(crate) options_wait: std::time::Duration,
 }
 
 impl AdapterConfig {
     /// Reads what depends on the environment of this process.
-    pub fn from_env(
+    pub(crate) fn from_env(
         claude: Result<ClaudeCommand, String>,
         permission_transport: PermissionTransport,
     ) -> Self {

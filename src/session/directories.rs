@@ -8,7 +8,7 @@ use super::spawn::SessionFlags;
 use crate::domain::{AgentError, NewSession};
 
 /// claude's flags for a session request, its extra roots included and checked.
-pub fn session_flags(req: &NewSession) -> Result<SessionFlags, AgentError> {
+pub(crate) fn session_flags(req: &NewSession) -> Result<SessionFlags, AgentError> {
     let mut requested = Vec::new();
     for dir in &req.additional_directories {
         let text = dir.to_str().ok_or_else(|| {
@@ -28,7 +28,7 @@ pub fn session_flags(req: &NewSession) -> Result<SessionFlags, AgentError> {
 }
 
 /// The directories claude is given with `--add-dir`, in order.
-pub fn added_directories(flags: &SessionFlags) -> Vec<PathBuf> {
+pub(crate) fn added_directories(flags: &SessionFlags) -> Vec<PathBuf> {
     flags
         .extra_args
         .windows(2)

@@ -6,7 +6,7 @@ use crate::claude::sdk_mcp::McpMessage;
 use crate::claude::wire::{CanUseTool, InboundControlRequest, PermissionDecision};
 
 /// What to do with one inbound control request.
-pub enum ControlAction {
+pub(crate) enum ControlAction {
     /// A permission ask: decided in a task of its own, answered when the editor answers.
     AskPermission(Box<CanUseTool>),
     /// Answered at once with this success payload.
@@ -18,7 +18,7 @@ pub enum ControlAction {
 }
 
 /// Takes the request by value: a permission ask carries the tool input whole (a 10 MiB Write).
-pub fn classify(req: InboundControlRequest) -> ControlAction {
+pub(crate) fn classify(req: InboundControlRequest) -> ControlAction {
     let subtype = req.subtype().to_owned();
     match subtype.as_str() {
         "can_use_tool" => match serde_json::from_value::<CanUseTool>(req.request) {

@@ -10,15 +10,15 @@ use crate::domain::{PromptBlock, SessionPage, SessionSummary};
 /// One open session as the listing sees it; `title` and `updated` are set by its prompts.
 #[derive(Debug, Clone)]
 pub(super) struct OpenSession {
-    pub session_id: String,
-    pub cwd: PathBuf,
+    pub(crate) session_id: String,
+    pub(crate) cwd: PathBuf,
     /// The first prompt's text; `None` until the first prompt (nothing was said yet).
-    pub title: Option<String>,
-    pub updated: SystemTime,
+    pub(crate) title: Option<String>,
+    pub(crate) updated: SystemTime,
 }
 
 impl OpenSession {
-    pub fn new(session_id: String, cwd: PathBuf) -> OpenSession {
+    pub(crate) fn new(session_id: String, cwd: PathBuf) -> OpenSession {
         OpenSession {
             session_id,
             cwd,
@@ -28,7 +28,7 @@ impl OpenSession {
     }
 
     /// A prompt was sent: the first one names the session, each one makes it the newest.
-    pub fn prompted(&mut self, blocks: &[PromptBlock]) {
+    pub(crate) fn prompted(&mut self, blocks: &[PromptBlock]) {
         if self.title.is_none() {
             let text: Vec<&str> = blocks
                 .iter()

@@ -1,22 +1,22 @@
 //! Sessions: one claude per ACP session, and the turns that run in it.
 
-pub mod acp_server;
+pub(crate) mod acp_server;
 mod actor;
 pub mod config;
 mod delete;
 mod directories;
-pub mod editor_fs;
-pub mod editor_terminal;
+pub(crate) mod editor_fs;
+pub(crate) mod editor_terminal;
 pub mod fallback;
 mod id_locks;
 mod incoming;
 mod listing;
 mod logout;
-pub mod meta;
-pub mod modes;
-pub mod options_cache;
+pub(crate) mod meta;
+pub(crate) mod modes;
+pub(crate) mod options_cache;
 pub mod permissions;
-pub mod spawn;
+pub(crate) mod spawn;
 
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use incoming::{ControlAction, classify as classify_control_request};
@@ -52,7 +52,7 @@ struct SessionHandle {
 }
 
 /// Every session of this adapter process.
-pub struct Sessions {
+pub(crate) struct Sessions {
     config: Arc<AdapterConfig>,
     editor: Arc<dyn EditorClient>,
     sessions: Mutex<HashMap<String, SessionHandle>>,
@@ -61,7 +61,7 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    pub fn new(config: AdapterConfig, editor: Arc<dyn EditorClient>) -> Arc<Self> {
+    pub(crate) fn new(config: AdapterConfig, editor: Arc<dyn EditorClient>) -> Arc<Self> {
         Arc::new(Self {
             config: Arc::new(config),
             editor,
@@ -244,7 +244,7 @@ impl Sessions {
 }
 
 /// What this adapter offers the editor (`initialize`).
-pub fn features() -> AgentFeatures {
+pub(crate) fn features() -> AgentFeatures {
     AgentFeatures {
         load_session: true,
         mcp_http: true,

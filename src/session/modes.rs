@@ -21,7 +21,7 @@ const MODES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-pub fn available(allow_bypass: bool) -> Vec<SessionMode> {
+pub(crate) fn available(allow_bypass: bool) -> Vec<SessionMode> {
     MODES
         .iter()
         .filter(|(id, ..)| allow_bypass || *id != "bypassPermissions")
@@ -33,18 +33,18 @@ pub fn available(allow_bypass: bool) -> Vec<SessionMode> {
         .collect()
 }
 
-pub fn is_known(mode: &str, allow_bypass: bool) -> bool {
+pub(crate) fn is_known(mode: &str, allow_bypass: bool) -> bool {
     available(allow_bypass).iter().any(|m| m.id == mode)
 }
 
-pub fn state(current: &str, allow_bypass: bool) -> ModeState {
+pub(crate) fn state(current: &str, allow_bypass: bool) -> ModeState {
     ModeState {
         current: current.into(),
         available: available(allow_bypass),
     }
 }
 
-pub fn config_option(current: &str, allow_bypass: bool) -> ConfigOption {
+pub(crate) fn config_option(current: &str, allow_bypass: bool) -> ConfigOption {
     ConfigOption {
         id: "mode".into(),
         name: "Mode".into(),

@@ -17,14 +17,14 @@ use crate::claude::locate::ClaudeCommand;
 use crate::claude::wire::ModelInfo;
 
 /// How long the first session after installing or upgrading claude may wait for claude's models.
-pub const OPTIONS_WAIT: std::time::Duration = std::time::Duration::from_millis(1800);
+pub(crate) const OPTIONS_WAIT: std::time::Duration = std::time::Duration::from_millis(1800);
 
 /// Bumped when the file's shape changes: older files are then ignored.
 const FORMAT: u32 = 1;
 
 /// The cache, shared by every session of this process.
 #[derive(Debug)]
-pub struct OptionsCache {
+pub(crate) struct OptionsCache {
     /// `None`: no cache dir known; only this process's memory is used.
     dir: Option<PathBuf>,
     state: Mutex<State>,
@@ -49,7 +49,7 @@ struct CacheFile {
 
 impl OptionsCache {
     /// A cache in `dir` (created when first written).
-    pub fn new(dir: Option<PathBuf>) -> Self {
+    pub(crate) fn new(dir: Option<PathBuf>) -> Self {
         Self {
             dir,
             state: Mutex::new(State::default()),
@@ -57,12 +57,12 @@ impl OptionsCache {
     }
 
     /// The cache in the user's cache directory.
-    pub fn from_env() -> Self {
+    pub(crate) fn from_env() -> Self {
         Self::new(crate::platform::dirs::user_cache_dir().map(|d| d.join("claude-acp")))
     }
 
     /// The models `command`'s claude offered last time, if they are known and still its own.
-    pub fn models(&self, command: &ClaudeCommand) -> Option<Vec<ModelInfo>> {
+    pub(crate) fn models(&self, command: &ClaudeCommand) -> Option<Vec<ModelInfo>> {
         let key = executable_key(command)?;
         if let Some(models) = self.lock().models.get(&key) {
             return Some(models.clone());
@@ -80,12 +80,17 @@ impl OptionsCache {
 
     /// Whether this session may wait for claude's answer: true once per process, for the first
     /// session that finds nothing cached.
-    pub fn may_wait(&self) -> bool {
+    pub(crate) fn may_wait(&self) -> bool {
         !std::mem::replace(&mut self.lock().waited, true)
     }
 
     /// Keeps what `command`'s claude just offered, on disk when it differs from what was there.
-    pub fn remember(&self, command: &ClaudeCommand, version: Option<&str>, models: &[ModelInfo]) {
+    pub(crate) fn remember(
+        &self,
+        command: &ClaudeCommand,
+        version: Option<&str>,
+        models: &[ModelInfo],
+    ) {
         let Some(key) = executable_key(command) else {
             return;
         };

@@ -9,7 +9,7 @@ use crate::mcp::McpConfigFile;
 
 /// How this start relates to claude's stored conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Start {
+pub(crate) enum Start {
     /// A new conversation whose id is the ACP session id.
     New,
     /// Continue the stored conversation with this id.
@@ -22,30 +22,30 @@ pub enum Start {
 
 /// Extra flags that depend on the session (editor MCP servers, client `_meta` options).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionFlags {
-    pub extra_args: Vec<String>,
-    pub extra_env: Vec<(String, String)>,
+pub(crate) struct SessionFlags {
+    pub(crate) extra_args: Vec<String>,
+    pub(crate) extra_env: Vec<(String, String)>,
     /// `(flag, JSON)` for values that can hold secrets (MCP headers and env, settings, agents):
     /// claude gets them as a path to a file only its owner can read, never on its command line,
     /// which every local user can read in /proc.
-    pub secret_files: Vec<(String, String)>,
+    pub(crate) secret_files: Vec<(String, String)>,
 }
 
 impl SessionFlags {
     /// The value given to `flag`, if it is set.
-    pub fn value_of(&self, flag: &str) -> Option<&str> {
+    pub(crate) fn value_of(&self, flag: &str) -> Option<&str> {
         let at = self.extra_args.iter().position(|a| a == flag)?;
         self.extra_args.get(at + 1).map(String::as_str)
     }
 
     /// Sets `flag` to `value`, replacing an earlier value (flag and value both).
-    pub fn set(&mut self, flag: &str, value: &str) {
+    pub(crate) fn set(&mut self, flag: &str, value: &str) {
         self.remove(flag);
         self.extra_args.extend([flag.to_owned(), value.to_owned()]);
     }
 
     /// Removes `flag` and its value.
-    pub fn remove(&mut self, flag: &str) {
+    pub(crate) fn remove(&mut self, flag: &str) {
         while let Some(at) = self.extra_args.iter().position(|a| a == flag) {
             let end = (at + 2).min(self.extra_args.len());
             self.extra_args.drain(at..end);
@@ -56,7 +56,7 @@ impl SessionFlags {
 impl SessionFlags {
     /// These flags with each secret value written to its own mode-0600 file and passed by path;
     /// the files are removed when the returned guards are dropped.
-    pub fn with_secret_files(&self) -> Result<(SessionFlags, Vec<McpConfigFile>), String> {
+    pub(crate) fn with_secret_files(&self) -> Result<(SessionFlags, Vec<McpConfigFile>), String> {
         let mut flags = self.clone();
         let mut files = Vec::new();
         for (flag, content) in std::mem::take(&mut flags.secret_files) {
@@ -71,7 +71,7 @@ impl SessionFlags {
     }
 }
 
-pub fn options(
+pub(crate) fn options(
     command: &ClaudeCommand,
     cwd: &Path,
     session_id: &str,

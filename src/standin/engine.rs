@@ -8,11 +8,11 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 
 /// Exit code when the script itself is broken (unbound variable, unwritable file...).
-pub const EXIT_SCRIPT_ERROR: i32 = 2;
+pub(crate) const EXIT_SCRIPT_ERROR: i32 = 2;
 /// Exit code when a received line does not match what the script expects.
-pub const EXIT_MISMATCH: i32 = 3;
+pub(crate) const EXIT_MISMATCH: i32 = 3;
 /// What `claude --version` prints for the CLI the fixtures were captured from.
-pub const VERSION_LINE: &str = "2.1.332 (Claude Code)\n";
+pub(crate) const VERSION_LINE: &str = "2.1.332 (Claude Code)\n";
 
 /// Why a run stopped before the end of the script.
 pub(super) enum Stop {
@@ -39,7 +39,7 @@ pub(super) struct Engine<R, W, E> {
 }
 
 /// Runs `script` with `claude_args` over the given streams and returns the exit code.
-pub async fn run_with_runtime<R, W, E>(
+pub(crate) async fn run_with_runtime<R, W, E>(
     script: Script,
     claude_args: Vec<String>,
     runtime: Runtime,

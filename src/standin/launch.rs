@@ -12,7 +12,7 @@ use crate::claude::launch::{Launch, Launched, in_process};
 use crate::claude::{ClaudeError, SpawnOptions};
 
 #[derive(Debug, Clone)]
-pub struct StandinLauncher {
+pub(crate) struct StandinLauncher {
     script: Script,
     starts: Arc<Mutex<Vec<Vec<String>>>>,
     /// How many of the claudes started still run (their task not ended nor aborted).
@@ -36,7 +36,7 @@ impl Drop for Running {
 }
 
 impl StandinLauncher {
-    pub fn new(script: Script) -> Self {
+    pub(crate) fn new(script: Script) -> Self {
         Self {
             script,
             starts: Arc::default(),
@@ -45,12 +45,12 @@ impl StandinLauncher {
     }
 
     /// claude's arguments at each start so far, in order.
-    pub fn starts(&self) -> Vec<Vec<String>> {
+    pub(crate) fn starts(&self) -> Vec<Vec<String>> {
         self.starts.lock().expect("starts lock").clone()
     }
 
     /// How many of the claudes it started still run: the in-process form of "no process left".
-    pub fn running(&self) -> usize {
+    pub(crate) fn running(&self) -> usize {
         self.running.load(Ordering::SeqCst)
     }
 }

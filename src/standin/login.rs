@@ -12,7 +12,7 @@ fn marker() -> Option<PathBuf> {
 }
 
 /// Handles `auth logout` among claude's args: returns the exit code when it did.
-pub fn handle_auth(claude_args: &[String]) -> Option<i32> {
+pub(crate) fn handle_auth(claude_args: &[String]) -> Option<i32> {
     if claude_args.first().map(String::as_str) != Some("auth") {
         return None;
     }
@@ -40,7 +40,7 @@ pub fn handle_auth(claude_args: &[String]) -> Option<i32> {
 }
 
 /// The script to play: `script`, or `not_logged_in.jsonl` beside it after a logout.
-pub fn script_to_play(script: &str) -> PathBuf {
+pub(crate) fn script_to_play(script: &str) -> PathBuf {
     let logged_out = marker().is_some_and(|m| m.exists());
     match Path::new(script).parent() {
         Some(dir) if logged_out => dir.join("not_logged_in.jsonl"),

@@ -110,6 +110,7 @@
 
 mod engine;
 mod input;
+#[cfg(test)]
 mod launch;
 mod login;
 mod pattern;
@@ -117,12 +118,13 @@ mod runtime;
 mod script;
 mod step_parse;
 
-pub use engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, VERSION_LINE, run_with_runtime};
-pub use launch::StandinLauncher;
-pub use pattern::{PatternError, Vars, matches};
-pub use runtime::{Runtime, builtin_vars};
-pub use script::{Expectation, FlagCondition, Handler, LocatedStep, Script, ScriptError, Step};
+pub(crate) use engine::{EXIT_SCRIPT_ERROR, run_with_runtime};
+pub(crate) use runtime::Runtime;
+pub(crate) use script::Script;
+#[cfg(test)]
+pub(crate) use {engine::EXIT_MISMATCH, launch::StandinLauncher, script::Step};
 
+#[cfg(test)]
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 
@@ -130,7 +132,7 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 ///
 /// The caller must end the process with `std::process::exit(code)` right away: tokio's stdin
 /// reader sits on a blocking thread that would otherwise keep the runtime from shutting down.
-pub async fn run(script: Script, claude_args: Vec<String>) -> i32 {
+pub(crate) async fn run(script: Script, claude_args: Vec<String>) -> i32 {
     run_with_io(
         script,
         claude_args,
@@ -173,7 +175,7 @@ pub async fn run_cli(args: Vec<String>) -> i32 {
 }
 
 /// Like [`run`] over any streams, with the log file, cwd and pid taken from the process.
-pub async fn run_with_io<R, W, E>(
+pub(crate) async fn run_with_io<R, W, E>(
     script: Script,
     claude_args: Vec<String>,
     stdin: R,
@@ -199,7 +201,8 @@ where
 /// Writes an executable `claude` wrapper into `dir` that runs `claude_acp standin --script
 /// <script> "$@"` (with `CLAUDE_STANDIN_LOG` set when `log` is given); tests pass the returned
 /// path as claude-acp's `--claude-path`.
-pub fn write_claude_wrapper(
+#[cfg(test)]
+pub(crate) fn write_claude_wrapper(
     dir: &Path,
     claude_acp: &Path,
     script: &Path,
@@ -224,6 +227,7 @@ pub fn write_claude_wrapper(
 }
 
 /// `path` as one single-quoted shell word.
+#[cfg(test)]
 fn sh_quote(path: &Path) -> String {
     format!("'{}'", path.to_string_lossy().replace('\'', "'\\''"))
 }
@@ -259,7 +263,7 @@ impl tokio::io::AsyncWrite for ClosableStdout {
 
 /// The demo's script, embedded: claude greets, writes `hello.txt` after a permission prompt,
 /// and answers.
-pub const DEMO_SCRIPT: &str = include_str!("../../fixtures/standin/demo.jsonl");
+pub(crate) const DEMO_SCRIPT: &str = include_str!("../../fixtures/standin/demo.jsonl");
 
 #[cfg(test)]
 mod tests;

@@ -14,13 +14,13 @@ const NEW_UUID: &str = "new_uuid";
 
 /// Values bound so far: built-ins (`session_id`, `cwd`, ...) and whatever `bind` captured.
 #[derive(Debug, Clone, Default)]
-pub struct Vars {
+pub(crate) struct Vars {
     values: HashMap<String, Value>,
 }
 
 /// Why a substitution or a bind could not be done.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum PatternError {
+pub(crate) enum PatternError {
     #[error("unbound variable `{0}`")]
     Unbound(String),
     #[error("unterminated `${{` in {0:?}")]
@@ -30,16 +30,17 @@ pub enum PatternError {
 }
 
 impl Vars {
-    pub fn set(&mut self, name: impl Into<String>, value: Value) {
+    pub(crate) fn set(&mut self, name: impl Into<String>, value: Value) {
         self.values.insert(name.into(), value);
     }
 
-    pub fn get(&self, name: &str) -> Option<&Value> {
+    #[cfg(test)]
+    pub(crate) fn get(&self, name: &str) -> Option<&Value> {
         self.values.get(name)
     }
 
     /// Captures `pointer` (RFC 6901) of `received` into each named variable.
-    pub fn bind(
+    pub(crate) fn bind(
         &mut self,
         binds: &[(String, String)],
         received: &Value,
@@ -58,7 +59,7 @@ impl Vars {
 
     /// Substitutes every `${var}` inside strings of `template`. A string that is exactly
     /// `"${var}"` becomes the bound value itself, keeping its JSON type (object, number...).
-    pub fn substitute(&self, template: &Value) -> Result<Value, PatternError> {
+    pub(crate) fn substitute(&self, template: &Value) -> Result<Value, PatternError> {
         Ok(match template {
             Value::String(s) => match whole_variable(s) {
                 Some(name) => self.lookup(name)?.into_owned(),
@@ -82,7 +83,7 @@ impl Vars {
     }
 
     /// Substitutes `${var}` inside one string; non-string values are inlined as compact JSON.
-    pub fn substitute_str(&self, s: &str) -> Result<String, PatternError> {
+    pub(crate) fn substitute_str(&self, s: &str) -> Result<String, PatternError> {
         let mut out = String::with_capacity(s.len());
         let mut rest = s;
         while let Some(pos) = rest.find('$') {
@@ -130,7 +131,11 @@ fn whole_variable(s: &str) -> Option<&str> {
 
 /// Whether `received` matches `pattern` under `vars`. Errors only on a broken pattern
 /// (an unbound variable), never on a mismatch.
-pub fn matches(pattern: &Value, received: &Value, vars: &Vars) -> Result<bool, PatternError> {
+pub(crate) fn matches(
+    pattern: &Value,
+    received: &Value,
+    vars: &Vars,
+) -> Result<bool, PatternError> {
     match pattern {
         Value::String(s) if s == "$any" => Ok(true),
         Value::String(s) if s == "$absent" => Ok(false),

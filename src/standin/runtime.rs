@@ -10,16 +10,16 @@ const DEFAULT_MODEL: &str = "claude-opus-5-5";
 
 /// What the engine needs from its surroundings, injectable so that tests run in-process.
 #[derive(Debug, Clone)]
-pub struct Runtime {
+pub(crate) struct Runtime {
     /// `CLAUDE_STANDIN_LOG`: a file that gets one JSON line per event, appended.
-    pub log_path: Option<PathBuf>,
+    pub(crate) log_path: Option<PathBuf>,
     /// Base of `write_file` paths and the value of `${cwd}`.
-    pub cwd: PathBuf,
-    pub pid: u32,
+    pub(crate) cwd: PathBuf,
+    pub(crate) pid: u32,
 }
 
 impl Runtime {
-    pub fn from_env() -> Runtime {
+    pub(crate) fn from_env() -> Runtime {
         Runtime {
             log_path: std::env::var_os("CLAUDE_STANDIN_LOG")
                 .filter(|p| !p.is_empty())
@@ -48,7 +48,7 @@ fn flag_value(args: &[String], flag: &str) -> Option<String> {
 }
 
 /// Built-in variables, derived from claude's arguments the way the CLI would.
-pub fn builtin_vars(args: &[String], runtime: &Runtime) -> Vars {
+pub(crate) fn builtin_vars(args: &[String], runtime: &Runtime) -> Vars {
     let mut vars = Vars::default();
     let resume = flag_value(args, "--resume").or_else(|| flag_value(args, "-r"));
     let forked = args.iter().any(|a| a == "--fork-session");

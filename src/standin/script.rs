@@ -26,29 +26,29 @@ const MAX_INCLUDE_DEPTH: usize = 8;
 
 /// A parsed script: the steps in order, includes already expanded.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Script {
-    pub steps: Vec<LocatedStep>,
+pub(crate) struct Script {
+    pub(crate) steps: Vec<LocatedStep>,
 }
 
 /// A step and where it was written (`file:line`), for error messages.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LocatedStep {
-    pub step: Step,
-    pub origin: String,
+pub(crate) struct LocatedStep {
+    pub(crate) step: Step,
+    pub(crate) origin: String,
     /// `"when": "--flag"` / `"unless": "--flag"`: run the step only if claude got (did not get)
     /// that flag, e.g. stream events only with `--include-partial-messages`.
-    pub condition: Option<FlagCondition>,
+    pub(crate) condition: Option<FlagCondition>,
 }
 
 /// A step that depends on one of claude's flags.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FlagCondition {
-    pub flag: String,
-    pub present: bool,
+pub(crate) struct FlagCondition {
+    pub(crate) flag: String,
+    pub(crate) present: bool,
 }
 
 impl FlagCondition {
-    pub fn holds(&self, claude_args: &[String]) -> bool {
+    pub(crate) fn holds(&self, claude_args: &[String]) -> bool {
         let given = claude_args
             .iter()
             .any(|a| a == &self.flag || a.starts_with(&format!("{}=", self.flag)));
@@ -58,7 +58,7 @@ impl FlagCondition {
 
 /// One thing the stand-in does. See the module doc of `standin` for the JSON of each.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub(crate) enum Step {
     Expect(Expectation),
     ExpectAnyOrder(Vec<Expectation>),
     Emit(Value),
@@ -94,27 +94,27 @@ pub enum Step {
 
 /// A line the script expects on stdin, and what to capture from it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Expectation {
-    pub pattern: Value,
+pub(crate) struct Expectation {
+    pub(crate) pattern: Value,
     /// (variable, JSON pointer) pairs, in script order.
-    pub bind: Vec<(String, String)>,
+    pub(crate) bind: Vec<(String, String)>,
     /// When true, a line that does not match is left for the next step instead of failing.
-    pub optional: bool,
+    pub(crate) optional: bool,
 }
 
 /// `{"on": P, "bind": {...}, "reply": [J, ...]}`: from this step on, a received line that the
 /// current step does not want but that matches `P` is answered with the replies and skipped.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Handler {
-    pub expectation: Expectation,
-    pub replies: Vec<Value>,
+pub(crate) struct Handler {
+    pub(crate) expectation: Expectation,
+    pub(crate) replies: Vec<Value>,
     /// Where the handler was written, for error messages.
-    pub origin: String,
+    pub(crate) origin: String,
 }
 
 /// Why a script could not be loaded.
 #[derive(Debug, thiserror::Error)]
-pub enum ScriptError {
+pub(crate) enum ScriptError {
     #[error("cannot read {path}: {source}")]
     Io {
         path: PathBuf,
@@ -131,7 +131,7 @@ pub enum ScriptError {
 
 impl Script {
     /// Loads a script file; includes resolve to built-in snippets first, then to files next to it.
-    pub fn load(path: impl AsRef<Path>) -> Result<Script, ScriptError> {
+    pub(crate) fn load(path: impl AsRef<Path>) -> Result<Script, ScriptError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Io {
             path: path.to_owned(),
@@ -147,14 +147,14 @@ impl Script {
     }
 
     /// Parses script text; includes resolve to built-in snippets only.
-    pub fn parse(text: &str) -> Result<Script, ScriptError> {
+    pub(crate) fn parse(text: &str) -> Result<Script, ScriptError> {
         let mut steps = Vec::new();
         parse_into(text, "<script>", None, 0, &mut steps)?;
         Script::checked(steps)
     }
 
     /// Where `label` is, as a step index.
-    pub fn label_index(&self, label: &str) -> Option<usize> {
+    pub(crate) fn label_index(&self, label: &str) -> Option<usize> {
         self.steps
             .iter()
             .position(|s| matches!(&s.step, Step::Label(l) if l == label))

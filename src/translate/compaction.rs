@@ -8,7 +8,7 @@ use crate::domain::{CompactionStatus, SessionUpdate};
 
 /// One session's compactions: numbered, so each has its own id.
 #[derive(Debug, Default)]
-pub struct Compactions {
+pub(crate) struct Compactions {
     count: u32,
     /// The compaction in progress, or finished and not yet followed by its boundary.
     current: Option<(String, CompactionStatus)>,
@@ -16,15 +16,15 @@ pub struct Compactions {
 
 /// What a `system` line says about compaction.
 #[derive(Debug, Default, PartialEq)]
-pub struct CompactionNews {
-    pub update: Option<SessionUpdate>,
+pub(crate) struct CompactionNews {
+    pub(crate) update: Option<SessionUpdate>,
     /// The context left after compaction, in tokens (from the boundary).
-    pub context_after: Option<u64>,
+    pub(crate) context_after: Option<u64>,
 }
 
 impl Compactions {
     /// Reads a `system` line; nothing for lines that are not about compaction.
-    pub fn on_system(&mut self, s: &SystemMessage) -> CompactionNews {
+    pub(crate) fn on_system(&mut self, s: &SystemMessage) -> CompactionNews {
         let mut news = CompactionNews::default();
         match s.subtype.as_str() {
             "status" if s.str_field("status") == Some("compacting") => {
@@ -79,7 +79,7 @@ fn update(id: String, status: CompactionStatus) -> SessionUpdate {
 
 /// The short agent message that stands for a compaction update where the editor did not declare
 /// `session.compaction`.
-pub fn compaction_text(status: CompactionStatus) -> &'static str {
+pub(crate) fn compaction_text(status: CompactionStatus) -> &'static str {
     match status {
         CompactionStatus::InProgress => "Compacting the conversation…\n\n",
         CompactionStatus::Completed => "Conversation compacted.\n\n",

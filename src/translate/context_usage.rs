@@ -5,10 +5,10 @@ use crate::claude::wire::ContextUsage;
 use crate::domain::{PromptBlock, SlashCommand};
 
 /// The command's name in the prompt box.
-pub const CONTEXT_COMMAND: &str = "context";
+pub(crate) const CONTEXT_COMMAND: &str = "context";
 
 /// Whether the prompt is `/context` alone (arguments are ignored, as claude ignores them).
-pub fn is_context_command(blocks: &[PromptBlock]) -> bool {
+pub(crate) fn is_context_command(blocks: &[PromptBlock]) -> bool {
     let mut texts = blocks.iter().filter_map(|b| match b {
         PromptBlock::Text(t) if !t.trim().is_empty() => Some(t.trim()),
         _ => None,
@@ -23,7 +23,7 @@ pub fn is_context_command(blocks: &[PromptBlock]) -> bool {
 }
 
 /// Offers `/context` where claude's own list lacks it.
-pub fn with_context_command(mut commands: Vec<SlashCommand>) -> Vec<SlashCommand> {
+pub(crate) fn with_context_command(mut commands: Vec<SlashCommand>) -> Vec<SlashCommand> {
     if !commands.iter().any(|c| c.name == CONTEXT_COMMAND) {
         commands.push(SlashCommand {
             name: CONTEXT_COMMAND.into(),
@@ -35,7 +35,7 @@ pub fn with_context_command(mut commands: Vec<SlashCommand>) -> Vec<SlashCommand
 }
 
 /// The message: the total against the window, then one row per category in the window.
-pub fn context_usage_text(usage: &ContextUsage) -> String {
+pub(crate) fn context_usage_text(usage: &ContextUsage) -> String {
     let window = usage.max_tokens.max(1);
     let mut text = format!(
         "**Context usage**: {} of {} tokens ({:.0}%)",

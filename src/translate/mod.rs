@@ -14,9 +14,9 @@ mod turn_end;
 #[cfg(test)]
 mod tests;
 
-pub use compaction::{Compactions, compaction_text};
-pub use context_usage::{context_usage_text, is_context_command, with_context_command};
-pub use session_info::available_commands;
-pub use to_claude::user_message;
-pub use to_editor::{TurnSignal, TurnTranslator};
-pub use tools::tool_call_for;
+pub(crate) use compaction::{Compactions, compaction_text};
+pub(crate) use context_usage::{context_usage_text, is_context_command, with_context_command};
+pub(crate) use session_info::available_commands;
+pub(crate) use to_claude::user_message;
+pub(crate) use to_editor::{TurnSignal, TurnTranslator};
+pub(crate) use tools::tool_call_for;

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::domain::{PlanEntry, PlanPriority, PlanStatus};
 
 /// The plan of a TodoWrite input `{todos:[{content,status,activeForm}]}`.
-pub fn todo_write_plan(input: &Value) -> Option<Vec<PlanEntry>> {
+pub(crate) fn todo_write_plan(input: &Value) -> Option<Vec<PlanEntry>> {
     let todos = input.get("todos")?.as_array()?;
     Some(
         todos
@@ -20,7 +20,7 @@ pub fn todo_write_plan(input: &Value) -> Option<Vec<PlanEntry>> {
 }
 
 /// Whether a tool feeds the task list (TodoWrite is handled on its own, from its input).
-pub fn is_task_tool(name: &str) -> bool {
+pub(crate) fn is_task_tool(name: &str) -> bool {
     matches!(name, "TaskCreate" | "TaskUpdate" | "TaskList")
 }
 
@@ -33,14 +33,14 @@ struct Task {
 
 /// The task list claude's Task* tools build, in creation order.
 #[derive(Debug, Default, Clone)]
-pub struct TaskList {
+pub(crate) struct TaskList {
     tasks: Vec<Task>,
 }
 
 impl TaskList {
     /// Applies a successful Task* tool result. `input` is the tool_use input, `structured` the line's
     /// `tool_use_result`, `text` the result text. Returns the new plan when the list changed.
-    pub fn apply(
+    pub(crate) fn apply(
         &mut self,
         tool: &str,
         input: &Value,
@@ -114,7 +114,7 @@ impl TaskList {
         (self.tasks != before).then(|| self.plan())
     }
 
-    pub fn plan(&self) -> Vec<PlanEntry> {
+    pub(crate) fn plan(&self) -> Vec<PlanEntry> {
         self.tasks
             .iter()
             .map(|t| entry(&t.subject, Some(&t.status)))

@@ -7,18 +7,18 @@ use crate::domain::SlashCommand;
 
 /// The facts of a `system/init` line (claude prints one at the start of every turn).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct InitInfo {
-    pub session_id: Option<String>,
-    pub claude_code_version: Option<String>,
-    pub model: Option<String>,
-    pub permission_mode: Option<String>,
-    pub cwd: Option<String>,
-    pub tools: Vec<String>,
-    pub slash_commands: Vec<String>,
+pub(crate) struct InitInfo {
+    pub(crate) session_id: Option<String>,
+    pub(crate) claude_code_version: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) permission_mode: Option<String>,
+    pub(crate) cwd: Option<String>,
+    pub(crate) tools: Vec<String>,
+    pub(crate) slash_commands: Vec<String>,
 }
 
 impl InitInfo {
-    pub fn from_system(m: &SystemMessage) -> Self {
+    pub(crate) fn from_system(m: &SystemMessage) -> Self {
         let strings = |key: &str| -> Vec<String> {
             m.rest
                 .get(key)
@@ -74,7 +74,7 @@ fn is_terminal_only(name: &str) -> bool {
 
 /// The slash commands of claude's `initialize` reply (`commands[{name, description, argumentHint}]`),
 /// without the terminal-only ones.
-pub fn available_commands(reply: &Value) -> Option<Vec<SlashCommand>> {
+pub(crate) fn available_commands(reply: &Value) -> Option<Vec<SlashCommand>> {
     let commands = reply.get("commands")?.as_array()?;
     Some(
         commands

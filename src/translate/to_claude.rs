@@ -8,10 +8,10 @@ use crate::domain::PromptBlock;
 const API_IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 
 /// Sent in place of a prompt with nothing in it, since claude needs non-empty content.
-pub const EMPTY_PROMPT_TEXT: &str = "(The user sent an empty message.)";
+pub(crate) const EMPTY_PROMPT_TEXT: &str = "(The user sent an empty message.)";
 
 /// The `user` line for one prompt.
-pub fn user_message(session_id: &str, blocks: &[PromptBlock]) -> ClaudeInput {
+pub(crate) fn user_message(session_id: &str, blocks: &[PromptBlock]) -> ClaudeInput {
     let mut content: Vec<InputBlock> = blocks.iter().filter_map(block).collect();
     if content.is_empty() {
         content.push(text(EMPTY_PROMPT_TEXT.to_owned()));

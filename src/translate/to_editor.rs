@@ -34,7 +34,7 @@ use crate::domain::{ContentChunk, SessionUpdate, ToolCallUpdate, ToolContent, To
 
 /// Something the session must act on, beyond forwarding updates.
 #[derive(Debug, Clone, PartialEq)]
-pub enum TurnSignal {
+pub(crate) enum TurnSignal {
     /// claude started a turn (`system/init`).
     Init(InitInfo),
     /// claude's permission mode is not the one last observed (init or `system/status`), e.g. after
@@ -44,9 +44,9 @@ pub enum TurnSignal {
 
 /// What one stdout line means for the editor.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Translation {
-    pub updates: Vec<SessionUpdate>,
-    pub signals: Vec<TurnSignal>,
+pub(crate) struct Translation {
+    pub(crate) updates: Vec<SessionUpdate>,
+    pub(crate) signals: Vec<TurnSignal>,
 }
 
 /// A tool use waiting for its result.
@@ -68,7 +68,7 @@ struct Stream {
 }
 
 /// Translates one session's claude output. One per session; `start_turn` at each prompt.
-pub struct TurnTranslator {
+pub(crate) struct TurnTranslator {
     cwd: PathBuf,
     stream: Stream,
     tools: HashMap<String, PendingTool>,
@@ -80,7 +80,7 @@ pub struct TurnTranslator {
 }
 
 impl TurnTranslator {
-    pub fn new(cwd: PathBuf) -> Self {
+    pub(crate) fn new(cwd: PathBuf) -> Self {
         TurnTranslator {
             cwd,
             stream: Stream::default(),
@@ -93,7 +93,7 @@ impl TurnTranslator {
     }
 
     /// Forgets the previous turn's streaming and tool state. The plan and the mode carry over.
-    pub fn start_turn(&mut self) {
+    pub(crate) fn start_turn(&mut self) {
         self.stream = Stream::default();
         self.tools.clear();
         self.last_context = None;
@@ -102,7 +102,7 @@ impl TurnTranslator {
     /// One stdout line, taken by value so that a tool's output moves into its update instead of
     /// being copied (outputs can be tens of MiB). `result` lines go to
     /// [`TurnTranslator::on_result`]; control traffic is the session's and yields nothing here.
-    pub fn on_message(&mut self, msg: ClaudeMessage) -> Translation {
+    pub(crate) fn on_message(&mut self, msg: ClaudeMessage) -> Translation {
         let mut out = Translation::default();
         match msg {
             ClaudeMessage::StreamEvent(e) => self.on_stream_event(&e, &mut out),
@@ -116,7 +116,7 @@ impl TurnTranslator {
     }
 
     /// The end of the turn: the usage update and the stop reason. Resets the turn state.
-    pub fn on_result(&mut self, r: &ResultMessage) -> TurnEnd {
+    pub(crate) fn on_result(&mut self, r: &ResultMessage) -> TurnEnd {
         let last = self.last_context.take().map(|(_, tokens)| tokens);
         let end = TurnEnd {
             updates: turn_end::usage_update(r, last).into_iter().collect(),

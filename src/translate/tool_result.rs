@@ -6,14 +6,14 @@ use crate::claude::wire::ToolResultContent;
 use crate::domain::{ToolCallUpdate, ToolContent, ToolStatus};
 
 /// One tool result, owned: its output moves into the update (outputs can be tens of MiB).
-pub struct ToolResult<'a> {
-    pub tool_use_id: String,
+pub(crate) struct ToolResult<'a> {
+    pub(crate) tool_use_id: String,
     /// The tool's name, when its `tool_use` was seen.
-    pub tool_name: Option<&'a str>,
-    pub content: ToolResultContent,
-    pub is_error: bool,
+    pub(crate) tool_name: Option<&'a str>,
+    pub(crate) content: ToolResultContent,
+    pub(crate) is_error: bool,
     /// The line's structured `tool_use_result`, when it belongs to this block alone.
-    pub structured: Option<Value>,
+    pub(crate) structured: Option<Value>,
 }
 
 /// Completed or Failed, with the output to show and `raw_output` always a JSON object.
@@ -21,7 +21,7 @@ pub struct ToolResult<'a> {
 /// The output is copied only where the editor is sent it twice (`raw_output` falls back to the
 /// text when claude gave no structured result); otherwise it moves, and its code fence is added
 /// in place.
-pub fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
+pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
     let ToolResult {
         tool_use_id,
         tool_name,

@@ -13,7 +13,7 @@ const TITLE_MAX_CHARS: usize = 80;
 
 /// The tool call for a `tool_use` block (or a permission ask about one), status `Pending`. The
 /// editor-served Read, Write and Edit (`mcp__acp__Edit`) look like claude's own.
-pub fn tool_call_for(
+pub(crate) fn tool_call_for(
     name: &str,
     id: &str,
     input: &Value,
@@ -34,11 +34,11 @@ pub fn tool_call_for(
 }
 
 /// The name a tool is shown under: claude's own for the editor-served file tools.
-pub fn shown_name(name: &str) -> &str {
+pub(crate) fn shown_name(name: &str) -> &str {
     crate::session::acp_server::builtin_name(name).unwrap_or(name)
 }
 
-pub fn kind_for(name: &str) -> ToolKind {
+pub(crate) fn kind_for(name: &str) -> ToolKind {
     match name {
         "Read" => ToolKind::Read,
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::Edit,
@@ -54,7 +54,12 @@ pub fn kind_for(name: &str) -> ToolKind {
     }
 }
 
-pub fn title_for(name: &str, input: &Value, cwd: &Path, meta: Option<&ToolUseMeta>) -> String {
+pub(crate) fn title_for(
+    name: &str,
+    input: &Value,
+    cwd: &Path,
+    meta: Option<&ToolUseMeta>,
+) -> String {
     let s = |key: &str| {
         input
             .get(key)
@@ -141,7 +146,7 @@ pub fn title_for(name: &str, input: &Value, cwd: &Path, meta: Option<&ToolUseMet
 }
 
 /// Where the tool reads or writes, as absolute paths so the editor can open them.
-pub fn locations_for(name: &str, input: &Value, cwd: &Path) -> Vec<ToolLocation> {
+pub(crate) fn locations_for(name: &str, input: &Value, cwd: &Path) -> Vec<ToolLocation> {
     let at = |key: &str| {
         input
             .get(key)
@@ -179,7 +184,7 @@ pub fn locations_for(name: &str, input: &Value, cwd: &Path) -> Vec<ToolLocation>
 }
 
 /// What the tool call shows before it runs: the change an edit makes, the plan to approve.
-pub fn content_for(name: &str, input: &Value, cwd: &Path) -> Vec<ToolContent> {
+pub(crate) fn content_for(name: &str, input: &Value, cwd: &Path) -> Vec<ToolContent> {
     let s = |key: &str| input.get(key).and_then(Value::as_str);
     let path = || s("file_path").map(|p| absolute(p, cwd));
     match name {
@@ -235,7 +240,7 @@ pub fn content_for(name: &str, input: &Value, cwd: &Path) -> Vec<ToolContent> {
 }
 
 /// `path` relative to `cwd` when it lies inside it, else as given.
-pub fn display_path(path: &str, cwd: &Path) -> String {
+pub(crate) fn display_path(path: &str, cwd: &Path) -> String {
     match Path::new(path).strip_prefix(cwd) {
         Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
         _ => path.to_owned(),

@@ -7,26 +7,26 @@ use crate::domain::{SessionUpdate, StopReason, TurnUsage, Usage};
 
 /// The end of a turn: updates to send first (the usage), then the prompt's answer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TurnEnd {
-    pub updates: Vec<SessionUpdate>,
+pub(crate) struct TurnEnd {
+    pub(crate) updates: Vec<SessionUpdate>,
     /// The stop reason, or claude's error message. The session overrides it with `Cancelled` when
     /// the user cancelled.
-    pub outcome: Result<StopReason, String>,
+    pub(crate) outcome: Result<StopReason, String>,
     /// The tokens of the whole turn, when claude reported them.
-    pub usage: Option<TurnUsage>,
+    pub(crate) usage: Option<TurnUsage>,
 }
 
 /// The context tokens of one API response: what went in (fresh, cached and cache-written input)
 /// plus what came out, which is the conversation the next request carries.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ContextTokens {
-    pub input: u64,
-    pub output: u64,
+pub(crate) struct ContextTokens {
+    pub(crate) input: u64,
+    pub(crate) output: u64,
 }
 
 impl ContextTokens {
     /// From an API `usage` object (assistant line, `message_start`, or the result's).
-    pub fn from_usage(usage: &Value) -> Self {
+    pub(crate) fn from_usage(usage: &Value) -> Self {
         let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
         ContextTokens {
             input: n("input_tokens")
@@ -36,13 +36,13 @@ impl ContextTokens {
         }
     }
 
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.input + self.output
     }
 }
 
 /// How the turn ended, from claude's `result`.
-pub fn outcome(r: &ResultMessage) -> Result<StopReason, String> {
+pub(crate) fn outcome(r: &ResultMessage) -> Result<StopReason, String> {
     if let Some("aborted_streaming" | "aborted_tools") = r.terminal_reason.as_deref() {
         return Ok(StopReason::Cancelled);
     }
@@ -79,7 +79,7 @@ fn error_message(r: &ResultMessage) -> String {
 }
 
 /// The tokens of the turn, from the result's `usage`.
-pub fn turn_usage(r: &ResultMessage) -> Option<TurnUsage> {
+pub(crate) fn turn_usage(r: &ResultMessage) -> Option<TurnUsage> {
     let usage = r.usage.as_ref()?;
     let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
     Some(TurnUsage {
@@ -97,7 +97,10 @@ pub fn turn_usage(r: &ResultMessage) -> Option<TurnUsage> {
 /// The `usage_update` for the turn: `used` is the context of the last main-thread API response
 /// (`last`), or the result's own usage when no response was seen; `size` the largest
 /// `modelUsage.<model>.contextWindow`. No update when claude did not say the window's size.
-pub fn usage_update(r: &ResultMessage, last: Option<ContextTokens>) -> Option<SessionUpdate> {
+pub(crate) fn usage_update(
+    r: &ResultMessage,
+    last: Option<ContextTokens>,
+) -> Option<SessionUpdate> {
     let size = r
         .model_usage
         .as_ref()?

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 /// `fixtures/history`: laid out as a claude config dir (`projects/<slug>/<id>.jsonl`).
-pub fn fixture_config_dir() -> PathBuf {
+pub(crate) fn fixture_config_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/history")
 }
 
@@ -23,12 +23,12 @@ fn fixture_paths() -> Value {
 }
 
 /// The cwd the fixture sessions ran in.
-pub fn fixture_cwd() -> PathBuf {
+pub(crate) fn fixture_cwd() -> PathBuf {
     PathBuf::from(fixture_paths()["cwd"].as_str().expect("cwd"))
 }
 
 /// The session with text, thinking, Write, Bash, Edit and a denied Bash, resumed once.
-pub fn fixture_session() -> String {
+pub(crate) fn fixture_session() -> String {
     fixture_paths()["session_id"]
         .as_str()
         .expect("id")
@@ -36,7 +36,7 @@ pub fn fixture_session() -> String {
 }
 
 /// The session with an image prompt, `/cost` and `/compact`.
-pub fn fixture_extras_session() -> String {
+pub(crate) fn fixture_extras_session() -> String {
     fixture_paths()["extras_session_id"]
         .as_str()
         .expect("id")
@@ -44,13 +44,13 @@ pub fn fixture_extras_session() -> String {
 }
 
 /// A user prompt line as claude writes it.
-pub fn user_line(uuid: &str, parent: Option<&str>, cwd: &Path, text: &str) -> Value {
+pub(crate) fn user_line(uuid: &str, parent: Option<&str>, cwd: &Path, text: &str) -> Value {
     json!({"type": "user", "uuid": uuid, "parentUuid": parent, "isSidechain": false,
            "cwd": cwd, "message": {"role": "user", "content": text}})
 }
 
 /// An assistant line with one text block.
-pub fn assistant_line(uuid: &str, parent: &str, text: &str) -> Value {
+pub(crate) fn assistant_line(uuid: &str, parent: &str, text: &str) -> Value {
     json!({"type": "assistant", "uuid": uuid, "parentUuid": parent, "isSidechain": false,
            "message": {"id": format!("msg_{uuid}"), "role": "assistant",
                        "content": [{"type": "text", "text": text}]}})
@@ -58,7 +58,7 @@ pub fn assistant_line(uuid: &str, parent: &str, text: &str) -> Value {
 
 /// Writes `<config>/projects/<slug of cwd>/<id>.jsonl` with `lines`, last modified `age_secs`
 /// seconds after a fixed instant (so ordering by age is deterministic).
-pub fn write_session(
+pub(crate) fn write_session(
     config: &Path,
     cwd: &Path,
     id: &str,
@@ -77,7 +77,7 @@ pub fn write_session(
     file
 }
 
-pub fn set_modified(file: &Path, time: SystemTime) {
+pub(crate) fn set_modified(file: &Path, time: SystemTime) {
     fs::File::options()
         .write(true)
         .open(file)

@@ -26,23 +26,23 @@ use windows as imp;
 
 /// The processes of one claude, killable as one. Dropping it forgets the tree (on Windows, closing
 /// the job also kills whatever is left in it).
-pub struct ProcessTree(imp::Tree);
+pub(crate) struct ProcessTree(imp::Tree);
 
 impl ProcessTree {
     /// Sets up `command` (before it is spawned) to start a new tree: a new process group on Unix, a
     /// new console process group on Windows (so the editor's Ctrl-C reaches the adapter, which
     /// decides, not claude directly).
-    pub fn prepare(command: &mut tokio::process::Command) {
+    pub(crate) fn prepare(command: &mut tokio::process::Command) {
         imp::prepare(command);
     }
 
     /// Takes charge of a freshly spawned child and everything it will start.
-    pub fn adopt(child: &tokio::process::Child) -> io::Result<ProcessTree> {
+    pub(crate) fn adopt(child: &tokio::process::Child) -> io::Result<ProcessTree> {
         imp::Tree::adopt(child).map(ProcessTree)
     }
 
     /// Kills every process of the tree now. Idempotent.
-    pub fn kill(&self) {
+    pub(crate) fn kill(&self) {
         self.0.kill();
     }
 }
@@ -50,19 +50,19 @@ impl ProcessTree {
 /// Starts the helper that kills every tree when the adapter dies outright, where one is needed
 /// (the reaper on Unix; nothing on Windows, where the Job objects do it). `program` is this
 /// executable. Trees adopted before this call are not covered.
-pub fn start_reaper(program: &std::path::Path) -> io::Result<()> {
+pub(crate) fn start_reaper(program: &std::path::Path) -> io::Result<()> {
     imp::start_reaper(program)
 }
 
 /// Has the file at `path` (a secret the adapter removes when it exits) removed if the adapter is
 /// killed outright before it can: the reaper removes it on Unix. On Windows nothing can run after a
 /// TerminateProcess; the next start's sweep removes it there.
-pub fn remove_if_killed(path: &std::path::Path) {
+pub(crate) fn remove_if_killed(path: &std::path::Path) {
     imp::remove_if_killed(path);
 }
 
 /// Withdraws [`remove_if_killed`] once the adapter removed the file itself.
-pub fn forget_removal(path: &std::path::Path) {
+pub(crate) fn forget_removal(path: &std::path::Path) {
     imp::forget_removal(path);
 }
 
@@ -76,22 +76,22 @@ pub fn run_reaper_if_asked(args: &[String]) -> Option<i32> {
 /// on Unix) cannot be reused while what it left behind is killed. Returns false where the wait
 /// could not be done (the caller then reaps first) or is not needed (Windows: the job handle, not
 /// the id, names the tree).
-pub async fn wait_exited_keeping_id(pid: u32) -> bool {
+pub(crate) async fn wait_exited_keeping_id(pid: u32) -> bool {
     imp::wait_exited_keeping_id(pid).await
 }
 
 /// "exit code 1" or "killed by signal 9", and the exit code if there is one.
-pub fn describe_exit(status: &ExitStatus) -> (String, Option<i32>) {
+pub(crate) fn describe_exit(status: &ExitStatus) -> (String, Option<i32>) {
     imp::describe_exit(status)
 }
 
 /// Whether a process with this id is running (for sweeping files of adapters that are gone).
-pub fn is_alive(pid: u32) -> bool {
+pub(crate) fn is_alive(pid: u32) -> bool {
     imp::is_alive(pid)
 }
 
 /// Whether the adapter runs with root's powers, where claude refuses `bypassPermissions` (Unix
 /// root; Windows has no such check in claude).
-pub fn running_as_root() -> bool {
+pub(crate) fn running_as_root() -> bool {
     imp::running_as_root()
 }

@@ -14,18 +14,18 @@ const REAPER_SUBCOMMAND: &str = "reaper";
 /// The write end of the reaper's pipe, once started.
 static REAPER: Mutex<Option<io::PipeWriter>> = Mutex::new(None);
 
-pub fn prepare(command: &mut tokio::process::Command) {
+pub(crate) fn prepare(command: &mut tokio::process::Command) {
     // Its own group, so killing the group also kills the tools and servers claude started.
     command.process_group(0);
 }
 
 /// A process group led by claude (pgid = claude's pid).
-pub struct Tree {
+pub(crate) struct Tree {
     pgid: i32,
 }
 
 impl Tree {
-    pub fn adopt(child: &tokio::process::Child) -> io::Result<Tree> {
+    pub(crate) fn adopt(child: &tokio::process::Child) -> io::Result<Tree> {
         let pid = child
             .id()
             .ok_or_else(|| io::Error::other("claude exited before it had a pid"))?;
@@ -34,7 +34,7 @@ impl Tree {
         Ok(tree)
     }
 
-    pub fn kill(&self) {
+    pub(crate) fn kill(&self) {
         killpg(self.pgid);
     }
 }
@@ -55,13 +55,13 @@ fn tell_reaper(line: &str) {
     }
 }
 
-pub fn remove_if_killed(path: &std::path::Path) {
+pub(crate) fn remove_if_killed(path: &std::path::Path) {
     if let Some(line) = file_line('+', path) {
         tell_reaper(&line);
     }
 }
 
-pub fn forget_removal(path: &std::path::Path) {
+pub(crate) fn forget_removal(path: &std::path::Path) {
     if let Some(line) = file_line('-', path) {
         tell_reaper(&line);
     }
@@ -76,7 +76,7 @@ fn file_line(sign: char, path: &std::path::Path) -> Option<String> {
     text.map(|text| format!("f{sign}{text}"))
 }
 
-pub fn start_reaper(program: &std::path::Path) -> io::Result<()> {
+pub(crate) fn start_reaper(program: &std::path::Path) -> io::Result<()> {
     let mut reaper = REAPER.lock().unwrap_or_else(|p| p.into_inner());
     if reaper.is_some() {
         return Ok(());
@@ -108,7 +108,7 @@ pub fn start_reaper(program: &std::path::Path) -> io::Result<()> {
     Ok(())
 }
 
-pub fn run_reaper_if_asked(args: &[String]) -> Option<i32> {
+pub(crate) fn run_reaper_if_asked(args: &[String]) -> Option<i32> {
     (args.first().map(String::as_str) == Some(REAPER_SUBCOMMAND)).then(run_reaper)
 }
 
@@ -173,7 +173,7 @@ fn killpg(pgid: i32) {
     }
 }
 
-pub async fn wait_exited_keeping_id(pid: u32) -> bool {
+pub(crate) async fn wait_exited_keeping_id(pid: u32) -> bool {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let spawned = std::thread::Builder::new()
         .name(format!("claude-{pid}-exit"))
@@ -202,7 +202,7 @@ pub async fn wait_exited_keeping_id(pid: u32) -> bool {
     spawned.is_ok() && rx.await.unwrap_or(false)
 }
 
-pub fn describe_exit(status: &ExitStatus) -> (String, Option<i32>) {
+pub(crate) fn describe_exit(status: &ExitStatus) -> (String, Option<i32>) {
     match (status.code(), status.signal()) {
         (Some(code), _) => (format!("exit code {code}"), Some(code)),
         (None, Some(signal)) => (format!("killed by signal {signal}"), None),
@@ -210,7 +210,7 @@ pub fn describe_exit(status: &ExitStatus) -> (String, Option<i32>) {
     }
 }
 
-pub fn is_alive(pid: u32) -> bool {
+pub(crate) fn is_alive(pid: u32) -> bool {
     let Ok(pid) = i32::try_from(pid) else {
         return false;
     };
@@ -220,7 +220,7 @@ pub fn is_alive(pid: u32) -> bool {
     exists || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-pub fn running_as_root() -> bool {
+pub(crate) fn running_as_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }

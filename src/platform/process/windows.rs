@@ -23,12 +23,12 @@ use windows_sys::Win32::System::Threading::{
 /// The exit code of processes ended by `kill` (the same as `TerminateProcess` users commonly pick).
 const KILLED_EXIT_CODE: u32 = 1;
 
-pub fn prepare(command: &mut tokio::process::Command) {
+pub(crate) fn prepare(command: &mut tokio::process::Command) {
     command.creation_flags(CREATE_NEW_PROCESS_GROUP);
 }
 
 /// An owned job handle.
-pub struct Tree {
+pub(crate) struct Tree {
     job: HANDLE,
 }
 
@@ -37,7 +37,7 @@ unsafe impl Send for Tree {}
 unsafe impl Sync for Tree {}
 
 impl Tree {
-    pub fn adopt(child: &tokio::process::Child) -> io::Result<Tree> {
+    pub(crate) fn adopt(child: &tokio::process::Child) -> io::Result<Tree> {
         let process = child
             .raw_handle()
             .ok_or_else(|| io::Error::other("claude exited before it could join its job"))?;
@@ -69,7 +69,7 @@ impl Tree {
         Ok(tree)
     }
 
-    pub fn kill(&self) {
+    pub(crate) fn kill(&self) {
         // SAFETY: the job handle is open until drop.
         if unsafe { TerminateJobObject(self.job, KILLED_EXIT_CODE) } == 0 {
             tracing::warn!(error = %io::Error::last_os_error(), "could not end claude's job");
@@ -84,33 +84,33 @@ impl Drop for Tree {
     }
 }
 
-pub fn start_reaper(_program: &std::path::Path) -> io::Result<()> {
+pub(crate) fn start_reaper(_program: &std::path::Path) -> io::Result<()> {
     // The Job objects' kill-on-close needs no helper process.
     Ok(())
 }
 
-pub fn remove_if_killed(_path: &std::path::Path) {
+pub(crate) fn remove_if_killed(_path: &std::path::Path) {
     // Nothing runs after TerminateProcess; the next start's sweep removes the file.
 }
 
-pub fn forget_removal(_path: &std::path::Path) {}
+pub(crate) fn forget_removal(_path: &std::path::Path) {}
 
-pub fn run_reaper_if_asked(_args: &[String]) -> Option<i32> {
+pub(crate) fn run_reaper_if_asked(_args: &[String]) -> Option<i32> {
     None
 }
 
-pub async fn wait_exited_keeping_id(_pid: u32) -> bool {
+pub(crate) async fn wait_exited_keeping_id(_pid: u32) -> bool {
     false
 }
 
-pub fn describe_exit(status: &ExitStatus) -> (String, Option<i32>) {
+pub(crate) fn describe_exit(status: &ExitStatus) -> (String, Option<i32>) {
     match status.code() {
         Some(code) => (format!("exit code {code}"), Some(code)),
         None => (status.to_string(), None),
     }
 }
 
-pub fn is_alive(pid: u32) -> bool {
+pub(crate) fn is_alive(pid: u32) -> bool {
     // SAFETY: OpenProcess returns null or a handle we close below.
     let process = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
     if process.is_null() {
@@ -125,6 +125,6 @@ pub fn is_alive(pid: u32) -> bool {
     !ok || code == STILL_ACTIVE as u32
 }
 
-pub fn running_as_root() -> bool {
+pub(crate) fn running_as_root() -> bool {
     false
 }

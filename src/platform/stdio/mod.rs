@@ -37,22 +37,22 @@ mod imp {
 }
 
 /// A stream read from the editor.
-pub type Input = Pin<Box<dyn AsyncRead + Send>>;
+pub(crate) type Input = Pin<Box<dyn AsyncRead + Send>>;
 /// A stream written to the editor.
-pub type Output = Pin<Box<dyn AsyncWrite + Send>>;
+pub(crate) type Output = Pin<Box<dyn AsyncWrite + Send>>;
 
 /// This process's stdin.
-pub fn stdin() -> Input {
+pub(crate) fn stdin() -> Input {
     imp::stdin()
 }
 
 /// This process's stdout.
-pub fn stdout() -> Output {
+pub(crate) fn stdout() -> Output {
     imp::stdout()
 }
 
 /// Closes this process's stdout (its descriptor or handle, not just a buffered writer): the pipe's
 /// reader sees end-of-file. Later writes to stdout fail.
-pub fn close_stdout() -> std::io::Result<()> {
+pub(crate) fn close_stdout() -> std::io::Result<()> {
     imp::close_stdout()
 }

@@ -1,7 +1,8 @@
 //! The session's claude: starting it (with the right permission transport and history), and what
 //! it says: output translated for the editor, control requests answered, its exit handled.
 
-use super::{CONTROL_TIMEOUT, Internal, SessionActor, check_version, deliver, turn_error};
+use super::turn::turn_error;
+use super::{CONTROL_TIMEOUT, Internal, SessionActor, deliver};
 use crate::claude::wire::{ClaudeMessage, OutboundControl};
 use crate::claude::{ClaudeEvent, ExitInfo};
 use crate::domain::{AgentError, StopReason};
@@ -14,47 +15,59 @@ impl SessionActor {
         if self.claude.is_running() {
             return Ok(());
         }
-        let command = self.config.claude.clone().map_err(AgentError::Internal)?;
-        let start = match self.rewind.as_ref().map(|point| point.resume_at.clone()) {
+        let command = self
+            .ctx
+            .config
+            .claude
+            .clone()
+            .map_err(AgentError::Internal)?;
+        let start = match self
+            .next
+            .rewind
+            .as_ref()
+            .map(|point| point.resume_at.clone())
+        {
             Some(Some(at)) => Start::ResumeAt { at },
             Some(None) => {
                 self.set_aside_transcript();
                 Start::New
             }
-            None if self.conversation_stored && self.stored_by_claude() => Start::Resume,
-            None => self.next_start.clone(),
+            None if self.next.conversation_stored && self.stored_by_claude() => Start::Resume,
+            None => self.next.start.clone(),
         };
         let (mut permission_args, mcp_file) = self
             .path
-            .claude_args(&self.asker, &self.editor_servers)
+            .claude_args(&self.asker, &self.ctx.editor_servers)
             .map_err(AgentError::Internal)?;
         let file_args = self.files_for_start();
         permission_args.extend(file_args);
         self.carry_session_state_into_flags();
         let (flags, flag_files) = self
+            .ctx
             .flags
             .with_secret_files()
             .map_err(AgentError::Internal)?;
         let opts = spawn::options(
             &command,
-            &self.cwd,
-            &self.id,
+            &self.ctx.cwd,
+            &self.ctx.id,
             &start,
             &flags,
             &permission_args,
         );
         let launched = self
+            .ctx
             .config
             .launcher
             .launch(opts)
             .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
-        tracing::info!(session = %self.id, pid = ?launched.claude.pid(), ?start, "claude started");
+        tracing::info!(session = %self.ctx.id, pid = ?launched.claude.pid(), ?start, "claude started");
         let handle = launched.handle.clone();
         self.idle.claude_started();
         let mut files = flag_files;
         files.extend(mcp_file);
         self.claude.started(launched, files);
-        let internal = self.internal_tx.clone();
+        let internal = self.inbox.tx.clone();
         // Queued now, so it is claude's first line whatever the turn sends next.
         let request = OutboundControl::Initialize {
             hooks: None,
@@ -76,8 +89,8 @@ impl SessionActor {
     /// request: a claude that died before that left nothing to `--resume`, and resuming it would
     /// fail for good ("No conversation found"), so the conversation starts afresh under its id.
     pub(super) fn stored_by_claude(&self) -> bool {
-        match &self.config.claude_config_dir {
-            Some(dir) => crate::history::find(dir, &self.id).is_some(),
+        match &self.ctx.config.claude_config_dir {
+            Some(dir) => crate::history::find(dir, &self.ctx.id).is_some(),
             None => true,
         }
     }
@@ -91,7 +104,7 @@ impl SessionActor {
 
     pub(super) fn on_message(&mut self, message: ClaudeMessage) {
         if self.turn.is_some() {
-            self.path.watch(&self.id, &message);
+            self.path.watch(&self.ctx.id, &message);
         }
         self.idle.saw(&message);
         match message {
@@ -106,7 +119,7 @@ impl SessionActor {
                     turn.usage = end.usage;
                 }
                 for update in end.updates {
-                    self.editor.session_update(&self.id, update);
+                    self.ctx.editor.session_update(&self.ctx.id, update);
                 }
                 // A `/undo` or `/rewind` is no turn of claude's: a result now (a background task's)
                 // does not end it.
@@ -116,14 +129,14 @@ impl SessionActor {
                         None => self.finish_turn(end.outcome.map_err(turn_error)),
                     }
                 } else {
-                    tracing::debug!(session = %self.id, "a result outside any turn was dropped");
+                    tracing::debug!(session = %self.ctx.id, "a result outside any turn was dropped");
                 }
             }
             other => {
                 let out = self.translator.on_message(other);
                 for update in out.updates {
                     let update = self.keep_terminal_shown(update);
-                    self.editor.session_update(&self.id, update);
+                    self.ctx.editor.session_update(&self.ctx.id, update);
                 }
                 for signal in out.signals {
                     self.on_signal(signal);
@@ -137,7 +150,7 @@ impl SessionActor {
             translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
             translate::TurnSignal::Init(info) => {
                 if let Some(version) = info.claude_code_version.as_deref() {
-                    tracing::debug!(session = %self.id, version = %version, "claude's version");
+                    tracing::debug!(session = %self.ctx.id, version = %version, "claude's version");
                     check_version(version);
                 }
             }
@@ -157,7 +170,7 @@ impl SessionActor {
                 self.path
                     .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
                 let asker = self.asker.clone();
-                let internal = self.internal_tx.clone();
+                let internal = self.inbox.tx.clone();
                 let rid = request_id.clone();
                 let task = tokio::spawn(async move {
                     let reply = asker.ask(*ask).await;
@@ -170,16 +183,18 @@ impl SessionActor {
     }
 
     pub(super) fn on_exit(&mut self, info: ExitInfo) {
-        tracing::info!(session = %self.id, status = %info.status, "claude exited");
+        tracing::info!(session = %self.ctx.id, status = %info.status, "claude exited");
         self.claude.ended();
         self.asks.withdraw_all();
         // A session answer waiting for claude's models waits no more.
         self.options_known();
         self.abort_file_tasks();
         if self.turn.as_ref().is_some_and(|t| !t.cancelled)
-            && let Some(symptom) = self.path.take_break_on_exit(&self.id, &info.stderr_tail)
+            && let Some(symptom) = self
+                .path
+                .take_break_on_exit(&self.ctx.id, &info.stderr_tail)
         {
-            tracing::warn!(session = %self.id, status = %info.status, "switching after claude exited");
+            tracing::warn!(session = %self.ctx.id, status = %info.status, "switching after claude exited");
             self.switch_to_mcp_and_retry(symptom);
             return;
         }
@@ -205,5 +220,26 @@ impl SessionActor {
         if let Some(claude) = self.claude.ended() {
             claude.kill();
         }
+    }
+}
+
+/// The drift canary: claude's protocol is undocumented, so say when it runs untested.
+fn check_version(version: &str) {
+    use crate::claude::install::{
+        TESTED_CLAUDE_VERSIONS, VersionFit, too_old_message, version_fit,
+    };
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    match version_fit(version) {
+        VersionFit::Tested => {}
+        VersionFit::TooOld => WARNED.call_once(|| {
+            tracing::warn!("{}", too_old_message(version));
+        }),
+        VersionFit::Untested => WARNED.call_once(|| {
+            let (lo, hi) = TESTED_CLAUDE_VERSIONS;
+            tracing::warn!(
+                "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
+                 if permission prompts or streaming misbehave, report it with this version"
+            );
+        }),
     }
 }

@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor, Turn};
+use super::turn::Turn;
+use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor};
 use crate::claude::wire::{ContextUsage, OutboundControl};
 use crate::domain::{
     AgentError, ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome,
@@ -18,20 +19,13 @@ impl SessionActor {
         reply: Reply<TurnOutcome>,
     ) {
         let handle = self.claude.handle().expect("claude is running");
-        self.turn = Some(Turn {
-            reply,
-            usage: None,
-            blocks,
-            cancelled: false,
-            deadline: None,
-            local: None,
-        });
+        self.turn = Some(Turn::new(reply, blocks, None));
         // `summary`: from the last response's usage and local estimates, no API request at all.
         let request = handle.request(
             OutboundControl::GetContextUsage { detail: "summary" },
             CONTROL_TIMEOUT,
         );
-        let internal = self.internal_tx.clone();
+        let internal = self.inbox.tx.clone();
         tokio::spawn(async move {
             let answer = request.await.map_err(|e| e.to_string());
             let _ = internal.send(Internal::ContextUsage(answer));
@@ -49,8 +43,9 @@ impl SessionActor {
         match usage {
             Ok(usage) => {
                 let content = ContentChunk::text(translate::context_usage_text(&usage));
-                self.editor
-                    .session_update(&self.id, SessionUpdate::AgentMessageChunk { content });
+                self.ctx
+                    .editor
+                    .session_update(&self.ctx.id, SessionUpdate::AgentMessageChunk { content });
                 self.finish_turn(Ok(StopReason::EndTurn));
             }
             Err(e) => self.finish_turn(Err(AgentError::Internal(format!(

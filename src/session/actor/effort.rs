@@ -3,14 +3,14 @@
 //! as `--effort` for a claude started again (after a crash, or an idle stop).
 
 use super::SessionActor;
-use super::settings::{Setting, SettingReply};
+use super::settings::{Setting, SettingReply, Settings};
 use crate::claude::wire::OutboundControl;
 use crate::domain::{AgentError, ConfigOption, ConfigValue};
 
 /// The value meaning "no level chosen": the model's own default.
 const DEFAULT: &str = "default";
 
-impl SessionActor {
+impl Settings {
     /// The levels the current model takes (empty: it has no effort setting, or is unknown).
     fn effort_levels(&self) -> Vec<String> {
         let Some(current) = self.current_model() else {
@@ -52,12 +52,14 @@ impl SessionActor {
             values,
         })
     }
+}
 
+impl SessionActor {
     /// Starts an effort change (the `effort` config option): the running claude is asked through
     /// its flag-settings layer and answers like a mode change; with no claude running it takes
     /// effect at once (the next claude starts with `--effort`).
     pub(super) fn set_effort(&mut self, value: String, reply: SettingReply) {
-        let levels = self.effort_levels();
+        let levels = self.settings.effort_levels();
         if value != DEFAULT && !levels.contains(&value) {
             reply.send_error(AgentError::InvalidParams(format!(
                 "unknown effort `{value}` for this model (expected default or one of: {})",
@@ -82,10 +84,10 @@ impl SessionActor {
     /// to the model's default.
     pub(super) fn effort_set(&mut self, level: Option<String>) {
         match &level {
-            Some(level) => self.flags.set("--effort", level),
-            None => self.flags.remove("--effort"),
+            Some(level) => self.ctx.flags.set("--effort", level),
+            None => self.ctx.flags.remove("--effort"),
         }
-        self.effort = level;
+        self.settings.effort = level;
     }
 }
 

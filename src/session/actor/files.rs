@@ -47,24 +47,28 @@ impl SessionActor {
     /// that turn claude's own tools off. Called for every start, so a change applies at the next.
     pub(super) fn files_for_start(&mut self) -> Vec<String> {
         let files = (self.tools.file_edits == Some(FileEdits::Editor)).then(|| {
-            let mut roots = vec![self.cwd.clone()];
-            roots.extend(crate::session::directories::added_directories(&self.flags));
+            let mut roots = vec![self.ctx.cwd.clone()];
+            roots.extend(crate::session::directories::added_directories(
+                &self.ctx.flags,
+            ));
             EditorFiles::new(
-                self.editor.clone(),
-                self.id.clone(),
-                self.cwd.clone(),
+                self.ctx.editor.clone(),
+                self.ctx.id.clone(),
+                self.ctx.cwd.clone(),
                 roots,
                 self.tools.edit_log.clone(),
             )
         });
         *self.asker.files.lock().unwrap_or_else(|p| p.into_inner()) = files.clone();
         let terminal = (self.tools.terminal == Some(TerminalSetting::Editor)).then(|| {
-            let mut roots = vec![self.cwd.clone()];
-            roots.extend(crate::session::directories::added_directories(&self.flags));
+            let mut roots = vec![self.ctx.cwd.clone()];
+            roots.extend(crate::session::directories::added_directories(
+                &self.ctx.flags,
+            ));
             EditorTerminal::new(
-                self.editor.clone(),
-                self.id.clone(),
-                self.cwd.clone(),
+                self.ctx.editor.clone(),
+                self.ctx.id.clone(),
+                self.ctx.cwd.clone(),
                 roots,
                 self.asker.claude.clone(),
             )
@@ -201,7 +205,7 @@ impl SessionActor {
         if self.tools.restart_for_files && self.turn.is_none() {
             self.tools.restart_for_files = false;
             if let Some(mut claude) = self.claude.ended() {
-                tracing::info!(session = %self.id, "restarting claude for a changed tool setting");
+                tracing::info!(session = %self.ctx.id, "restarting claude for a changed tool setting");
                 // Stdin closed: claude writes out its transcript before it exits, for the next
                 // claude's `--resume`.
                 tokio::spawn(async move { claude.shutdown(super::idle::STOP_GRACE).await });

@@ -93,7 +93,7 @@ impl SessionActor {
         };
         process.shutdown(STOP_GRACE).await;
         self.idle.stopped = true;
-        tracing::info!(session = %self.id,
+        tracing::info!(session = %self.ctx.id,
             "claude stopped after {:?} idle; the next prompt resumes it", self.idle.timeout.unwrap_or_default());
     }
 
@@ -108,9 +108,9 @@ impl SessionActor {
     /// What the session changed since it opened goes on the command line of a restarted claude:
     /// the mode (set by the editor, or by claude itself after ExitPlanMode or a permission answer).
     pub(super) fn carry_session_state_into_flags(&mut self) {
-        if self.mode_touched {
-            let mode = self.mode.clone();
-            self.flags.set("--permission-mode", &mode);
+        if self.settings.mode_touched {
+            let mode = self.settings.mode.clone();
+            self.ctx.flags.set("--permission-mode", &mode);
         }
     }
 }

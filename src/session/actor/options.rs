@@ -8,7 +8,7 @@ use super::{Internal, Reply, SessionActor};
 use crate::domain::{ConfigOption, SessionUpdate};
 
 /// The session's mode and config options, for the answer that opens it.
-pub type OpenedOptions = (String, Vec<ConfigOption>);
+pub(crate) type OpenedOptions = (String, Vec<ConfigOption>);
 
 /// What the editor was told, and who waits to be told.
 #[derive(Default)]
@@ -21,13 +21,13 @@ pub(super) struct Announced {
 impl SessionActor {
     /// Answers with the options now, or once claude's models are known when `wait` allows it.
     pub(super) fn answer_options(&mut self, wait: bool, reply: Reply<OpenedOptions>) {
-        if !wait || !self.models.is_empty() || !self.claude.is_running() {
+        if !wait || !self.settings.models.is_empty() || !self.claude.is_running() {
             self.reply_options(reply);
             return;
         }
-        self.announced.waiting.push(reply);
-        let internal = self.internal_tx.clone();
-        let wait_for = self.config.options_wait;
+        self.settings.announced.waiting.push(reply);
+        let internal = self.inbox.tx.clone();
+        let wait_for = self.ctx.config.options_wait;
         tokio::spawn(async move {
             tokio::time::sleep(wait_for).await;
             let _ = internal.send(Internal::OptionsDeadline);
@@ -36,14 +36,14 @@ impl SessionActor {
 
     fn reply_options(&mut self, reply: Reply<OpenedOptions>) {
         let options = self.config_options();
-        self.announced.options = Some(options.clone());
-        let _ = reply.send(Ok((self.mode.clone(), options)));
+        self.settings.announced.options = Some(options.clone());
+        let _ = reply.send(Ok((self.settings.mode.clone(), options)));
     }
 
     /// claude answered `initialize`, exited, or kept the session waiting too long: a waiting answer
     /// goes out with what is known; an editor told otherwise before gets an update.
     pub(super) fn options_known(&mut self) {
-        let waiting = std::mem::take(&mut self.announced.waiting);
+        let waiting = std::mem::take(&mut self.settings.announced.waiting);
         if !waiting.is_empty() {
             for reply in waiting {
                 self.reply_options(reply);
@@ -51,7 +51,7 @@ impl SessionActor {
             return;
         }
         if self.options_announced()
-            && self.announced.options.as_ref() != Some(&self.config_options())
+            && self.settings.announced.options.as_ref() != Some(&self.config_options())
         {
             self.announce_options();
         }
@@ -59,14 +59,15 @@ impl SessionActor {
 
     /// Whether the editor has the session's options (its answer went out).
     pub(super) fn options_announced(&self) -> bool {
-        self.announced.options.is_some()
+        self.settings.announced.options.is_some()
     }
 
     /// Tells the editor the options as they are now.
     pub(super) fn announce_options(&mut self) {
         let options = self.config_options();
-        self.announced.options = Some(options.clone());
-        self.editor
-            .session_update(&self.id, SessionUpdate::ConfigOptions { options });
+        self.settings.announced.options = Some(options.clone());
+        self.ctx
+            .editor
+            .session_update(&self.ctx.id, SessionUpdate::ConfigOptions { options });
     }
 }

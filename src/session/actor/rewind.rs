@@ -16,7 +16,8 @@ use std::sync::Arc;
 
 use super::rewind_asks::{self, choose, confirm, summary};
 use super::rewind_editor::{self, EditorPlan};
-use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor, Turn, idle::STOP_GRACE};
+use super::turn::Turn;
+use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor, idle::STOP_GRACE};
 use crate::claude::ClaudeHandle;
 use crate::claude::wire::{OutboundControl, RewindFilesRequest, RewindFilesResult};
 use crate::domain::{
@@ -94,7 +95,7 @@ impl SessionActor {
         blocks: Vec<PromptBlock>,
         reply: Reply<TurnOutcome>,
     ) {
-        let Some(config_dir) = self.config.claude_config_dir.clone() else {
+        let Some(config_dir) = self.ctx.config.claude_config_dir.clone() else {
             let _ = reply.send(Err(AgentError::Internal(
                 "cannot find claude's stored sessions: neither CLAUDE_CONFIG_DIR nor HOME is set"
                     .into(),
@@ -106,28 +107,21 @@ impl SessionActor {
             return;
         }
         let job = Job {
-            editor: self.editor.clone(),
-            session_id: self.id.clone(),
-            cwd: self.cwd.clone(),
+            editor: self.ctx.editor.clone(),
+            session_id: self.ctx.id.clone(),
+            cwd: self.ctx.cwd.clone(),
             config_dir,
             claude: self.claude.handle().expect("claude is running"),
             edit_log: self.tools.edit_log.clone(),
             command,
             tool_call_id: format!("rewind-{}", uuid::Uuid::new_v4()),
         };
-        let internal = self.internal_tx.clone();
+        let internal = self.inbox.tx.clone();
         let task = tokio::spawn(async move {
             let done = job.run().await;
             let _ = internal.send(Internal::RewindDone(done));
         });
-        self.turn = Some(Turn {
-            reply,
-            usage: None,
-            blocks,
-            cancelled: false,
-            deadline: None,
-            local: Some(task.abort_handle()),
-        });
+        self.turn = Some(Turn::new(reply, blocks, Some(task.abort_handle())));
     }
 
     pub(super) async fn on_rewind_done(&mut self, done: Result<RewindDone, AgentError>) {
@@ -141,11 +135,11 @@ impl SessionActor {
                     process.shutdown(STOP_GRACE).await;
                 }
                 let warm = point.resume_at.is_some();
-                self.rewind = Some(point);
+                self.next.rewind = Some(point);
                 // Started now so the next prompt finds it warm; after dropping the first prompt
                 // the next prompt starts afresh instead (see `ensure_claude`).
                 if warm && let Err(e) = self.ensure_claude() {
-                    tracing::warn!(session = %self.id, "claude did not start after a rewind: {e}");
+                    tracing::warn!(session = %self.ctx.id, "claude did not start after a rewind: {e}");
                 }
                 self.say(message);
                 Ok(StopReason::EndTurn)
@@ -166,17 +160,18 @@ impl SessionActor {
 
     fn say(&self, text: String) {
         let content = ContentChunk::text(text);
-        self.editor
-            .session_update(&self.id, SessionUpdate::AgentMessageChunk { content });
+        self.ctx
+            .editor
+            .session_update(&self.ctx.id, SessionUpdate::AgentMessageChunk { content });
     }
 
     /// claude's transcript of a session rewound to before its first prompt is set aside
     /// (`<id>.jsonl.rewound`): claude starts a conversation under an id only where none is stored.
     pub(super) fn set_aside_transcript(&self) {
-        if let Some(dir) = &self.config.claude_config_dir
-            && let Err(e) = history::set_aside(dir, &self.id)
+        if let Some(dir) = &self.ctx.config.claude_config_dir
+            && let Err(e) = history::set_aside(dir, &self.ctx.id)
         {
-            tracing::warn!(session = %self.id, "could not set the rewound transcript aside: {e}");
+            tracing::warn!(session = %self.ctx.id, "could not set the rewound transcript aside: {e}");
         }
     }
 }

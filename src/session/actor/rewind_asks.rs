@@ -14,21 +14,21 @@ use crate::domain::{
 use crate::history::StoredPrompt;
 
 /// The option that goes ahead.
-pub const GO_AHEAD: &str = "rewind";
+pub(crate) const GO_AHEAD: &str = "rewind";
 /// The option that keeps everything.
-pub const KEEP: &str = "keep";
+pub(crate) const KEEP: &str = "keep";
 /// The form field of the prompt list.
 const FIELD: &str = "prompt";
 /// How many of the latest prompts `/rewind` offers.
 const OFFERED: usize = 10;
 
 /// How a prompt is named in a list: its number in the thread and its first line, shortened.
-pub fn label(number: usize, prompt: &StoredPrompt) -> String {
+pub(crate) fn label(number: usize, prompt: &StoredPrompt) -> String {
     format!("{number}. {}", short(&prompt.text))
 }
 
 /// A prompt's first line, cut at 60 characters.
-pub fn short(text: &str) -> String {
+pub(crate) fn short(text: &str) -> String {
     let line = text.trim().lines().next().unwrap_or_default().trim();
     let short: String = line.chars().take(60).collect();
     let more = if short.len() < line.len() { "…" } else { "" };
@@ -37,7 +37,7 @@ pub fn short(text: &str) -> String {
 
 /// The prompt `/rewind` goes back to before, picked by the user from the latest ones; `Ok(None)`
 /// when the user picked none.
-pub async fn choose(
+pub(crate) async fn choose(
     editor: &dyn EditorClient,
     session_id: &str,
     tool_call_id: &str,
@@ -119,7 +119,7 @@ pub async fn choose(
 
 /// What going back to before `prompt` changes, for the user to confirm: the conversation, the
 /// `files` (claude's dry run and the editor's part), and what is never restored.
-pub fn summary(prompt: &StoredPrompt, files: &str) -> String {
+pub(crate) fn summary(prompt: &StoredPrompt, files: &str) -> String {
     format!(
         "The conversation goes back to before “{}”.\n{files}\nChanges made by shell commands are not restored.",
         prompt.text.trim(),
@@ -127,7 +127,7 @@ pub fn summary(prompt: &StoredPrompt, files: &str) -> String {
 }
 
 /// What happens to the files, from claude's dry run.
-pub fn files_line(cwd: &Path, files: &Result<RewindFilesResult, String>) -> String {
+pub(crate) fn files_line(cwd: &Path, files: &Result<RewindFilesResult, String>) -> String {
     match files {
         Ok(dry) if dry.can_rewind && dry.files_changed.is_empty() => {
             "No file changed since then needs putting back.".to_owned()
@@ -154,14 +154,14 @@ pub fn files_line(cwd: &Path, files: &Result<RewindFilesResult, String>) -> Stri
 }
 
 /// A file as the user sees it: relative to the cwd where it is inside it.
-pub fn shown(cwd: &Path, file: &str) -> String {
+pub(crate) fn shown(cwd: &Path, file: &str) -> String {
     Path::new(file)
         .strip_prefix(cwd)
         .map_or_else(|_| file.to_owned(), |p| p.display().to_string())
 }
 
 /// Asks the user to go ahead with `summary`; true only for an explicit "go ahead".
-pub async fn confirm(
+pub(crate) async fn confirm(
     editor: &dyn EditorClient,
     session_id: &str,
     tool_call_id: &str,

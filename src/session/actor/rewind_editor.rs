@@ -16,7 +16,7 @@ use super::rewind_asks;
 
 /// What going back to before a prompt does to the files written through the editor.
 #[derive(Debug, Default)]
-pub struct EditorPlan {
+pub(crate) struct EditorPlan {
     files: Vec<Planned>,
     /// Some writes after the prompt were forgotten to keep the record small.
     forgotten: bool,
@@ -35,13 +35,13 @@ struct Planned {
 
 /// Why putting the files back stopped.
 #[derive(Debug)]
-pub struct RestoreFailed {
-    pub message: String,
+pub(crate) struct RestoreFailed {
+    pub(crate) message: String,
 }
 
 /// The dry run: for each file the dropped turns wrote through the editor, what it held before and
 /// the lines that come back in and go out against the editor's text now.
-pub async fn plan(
+pub(crate) async fn plan(
     log: &EditLog,
     editor: &dyn EditorClient,
     session_id: &str,
@@ -87,7 +87,7 @@ async fn current_text(editor: &dyn EditorClient, session_id: &str, path: &Path) 
 
 impl EditorPlan {
     /// The files it writes, for the confirm's locations.
-    pub fn paths(&self) -> Vec<String> {
+    pub(crate) fn paths(&self) -> Vec<String> {
         self.files
             .iter()
             .map(|f| f.path.display().to_string())
@@ -95,7 +95,7 @@ impl EditorPlan {
     }
 
     /// What it does, in words; `None` when the editor wrote nothing to put back.
-    pub fn describe(&self, cwd: &Path) -> Option<String> {
+    pub(crate) fn describe(&self, cwd: &Path) -> Option<String> {
         if self.files.is_empty() && !self.forgotten {
             return None;
         }
@@ -145,7 +145,7 @@ impl EditorPlan {
 
     /// Writes each file's earlier text through the editor, in order; stops at the first the editor
     /// refuses, saying which files were put back before it.
-    pub async fn restore(
+    pub(crate) async fn restore(
         &self,
         editor: &dyn EditorClient,
         session_id: &str,
@@ -181,7 +181,7 @@ impl EditorPlan {
 
 /// What happens to the files: claude's dry run, then the files written through the editor.
 /// claude's "nothing to put back" is left out when the editor has files to put back.
-pub fn files_text(
+pub(crate) fn files_text(
     cwd: &Path,
     claude: &Result<RewindFilesResult, String>,
     editor: &EditorPlan,
@@ -199,7 +199,7 @@ pub fn files_text(
 /// The lines of `before` that come back in, and those of `now` that go out, when `now` is replaced
 /// by `before` (a longest-common-subsequence count after the common start and end; a change too
 /// large to compare counts every differing line).
-pub fn line_changes(before: &str, now: &str) -> (u64, u64) {
+pub(crate) fn line_changes(before: &str, now: &str) -> (u64, u64) {
     let (a, b): (Vec<&str>, Vec<&str>) = (before.lines().collect(), now.lines().collect());
     let start = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let (a, b) = (&a[start..], &b[start..]);
@@ -234,51 +234,10 @@ pub fn line_changes(before: &str, now: &str) -> (u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-    use std::path::{Path, PathBuf};
-    use std::sync::Mutex;
-
-    use async_trait::async_trait;
+    use std::path::Path;
 
     use super::*;
-    use crate::domain::{EditorError, PermissionAsk, PermissionOutcome, SessionUpdate};
-
-    /// An editor holding buffers; writes to `refused` fail.
-    #[derive(Default)]
-    struct Buffers {
-        files: Mutex<HashMap<PathBuf, String>>,
-        refused: Option<PathBuf>,
-    }
-
-    #[async_trait]
-    impl EditorClient for Buffers {
-        fn session_update(&self, _: &str, _: SessionUpdate) {}
-        async fn request_permission(
-            &self,
-            _: PermissionAsk,
-        ) -> Result<PermissionOutcome, EditorError> {
-            Err(EditorError::Closed)
-        }
-        async fn read_text_file(&self, _: &str, path: &Path) -> Result<String, EditorError> {
-            let files = self.files.lock().unwrap();
-            files
-                .get(path)
-                .cloned()
-                .ok_or_else(|| EditorError::Rejected("not open".into()))
-        }
-        async fn write_text_file(
-            &self,
-            _: &str,
-            path: &Path,
-            text: String,
-        ) -> Result<(), EditorError> {
-            if self.refused.as_deref() == Some(path) {
-                return Err(EditorError::Rejected("read-only buffer".into()));
-            }
-            self.files.lock().unwrap().insert(path.to_path_buf(), text);
-            Ok(())
-        }
-    }
+    use crate::session::editor_fs::tests::buffers::Buffers;
 
     fn prompt_at(timestamp: &str) -> StoredPrompt {
         StoredPrompt {
@@ -326,7 +285,7 @@ mod tests {
     #[tokio::test]
     async fn a_refused_write_stops_the_restore_and_says_what_went_back() {
         let editor = Buffers {
-            refused: Some("/w/b.txt".into()),
+            read_only: Some("/w/b.txt".into()),
             ..Buffers::default()
         };
         let (log, prompt) = one_turn(&editor).await;

@@ -8,6 +8,7 @@ use crate::claude::wire::{ModelInfo, OutboundControl};
 use crate::claude::{ClaudeError, ClaudeHandle};
 use crate::domain::{AgentError, ConfigOption, SessionUpdate};
 use crate::session::modes;
+use crate::session::spawn::SessionFlags;
 use crate::translate;
 
 /// A change of the session's settings that claude has to make.
@@ -47,21 +48,31 @@ impl SettingReply {
     }
 }
 
-impl SessionActor {
-    pub fn config_options(&self) -> Vec<ConfigOption> {
-        let mut options = vec![modes::config_option(
-            &self.mode,
-            self.config.allow_bypass_permissions,
-        )];
-        options.extend(self.model_option());
-        options.extend(self.effort_option());
-        options.extend(self.file_edits_option());
-        options.extend(
-            self.tools
-                .terminal
-                .map(crate::session::editor_terminal::config_option),
-        );
-        options
+/// The session's mode, model and effort as the editor sees them, and what it was last told.
+pub(super) struct Settings {
+    pub(super) mode: String,
+    /// Whether the mode was set or seen changing since the session opened.
+    pub(super) mode_touched: bool,
+    /// claude's models (from its `initialize` reply, or the options cache); empty when unknown.
+    pub(super) models: Vec<ModelInfo>,
+    /// The model chosen (`--model`, the model option); `None`: claude's default.
+    pub(super) model: Option<String>,
+    /// The effort level chosen (`--effort`, `_meta`, the effort option); `None`: the model's own.
+    pub(super) effort: Option<String>,
+    /// The config options the editor was told, and the session answer waiting for them.
+    pub(super) announced: super::options::Announced,
+}
+
+impl Settings {
+    pub(super) fn new(mode: String, models: Vec<ModelInfo>, flags: &SessionFlags) -> Self {
+        Self {
+            mode,
+            mode_touched: false,
+            models,
+            model: flags.value_of("--model").map(str::to_owned),
+            effort: flags.value_of("--effort").map(str::to_owned),
+            announced: super::options::Announced::default(),
+        }
     }
 
     /// The model claude runs: the one chosen, else claude's first (its default).
@@ -89,12 +100,30 @@ impl SessionActor {
                 .collect(),
         })
     }
+}
+
+impl SessionActor {
+    pub(crate) fn config_options(&self) -> Vec<ConfigOption> {
+        let mut options = vec![modes::config_option(
+            &self.settings.mode,
+            self.ctx.config.allow_bypass_permissions,
+        )];
+        options.extend(self.settings.model_option());
+        options.extend(self.settings.effort_option());
+        options.extend(self.file_edits_option());
+        options.extend(
+            self.tools
+                .terminal
+                .map(crate::session::editor_terminal::config_option),
+        );
+        options
+    }
 
     /// Starts a mode change (`session/set_mode`, or the `mode` config option): claude is asked,
     /// and its answer comes back as [`Internal::SettingDone`], so the loop never waits on claude
     /// (a hung claude must not hold up a cancel). With no claude running it takes effect at once.
     pub(super) fn set_mode(&mut self, mode: String, reply: SettingReply) {
-        if !modes::is_known(&mode, self.config.allow_bypass_permissions) {
+        if !modes::is_known(&mode, self.ctx.config.allow_bypass_permissions) {
             reply.send_error(AgentError::InvalidParams(format!("unknown mode `{mode}`")));
             return;
         }
@@ -108,7 +137,7 @@ impl SessionActor {
                 self.await_setting(handle, request, Setting::Mode(mode), reply);
             }
             None => {
-                self.flags.set("--permission-mode", &mode);
+                self.ctx.flags.set("--permission-mode", &mode);
                 self.mode_changed(mode);
                 self.reply_setting(reply);
             }
@@ -117,7 +146,9 @@ impl SessionActor {
 
     /// Starts a model change (the `model` config option); answered like [`Self::set_mode`].
     pub(super) fn set_model(&mut self, model: String, reply: SettingReply) {
-        if !self.models.is_empty() && !self.models.iter().any(|m| m.value == model) {
+        if !self.settings.models.is_empty()
+            && !self.settings.models.iter().any(|m| m.value == model)
+        {
             reply.send_error(AgentError::InvalidParams(format!(
                 "unknown model `{model}`"
             )));
@@ -144,7 +175,7 @@ impl SessionActor {
         reply: SettingReply,
     ) {
         let answer = handle.request(request, CONTROL_TIMEOUT);
-        let internal = self.internal_tx.clone();
+        let internal = self.inbox.tx.clone();
         tokio::spawn(async move {
             let answer = answer.await.map(drop);
             let _ = internal.send(Internal::SettingDone {
@@ -172,8 +203,8 @@ impl SessionActor {
             Setting::Mode(mode) => self.mode_changed(mode),
             Setting::Model(model) => {
                 // Kept for a restarted claude, which would otherwise fall back to the default model.
-                self.flags.set("--model", &model);
-                self.model = Some(model);
+                self.ctx.flags.set("--model", &model);
+                self.settings.model = Some(model);
             }
             Setting::Effort(level) => self.effort_set(level),
         }
@@ -193,14 +224,15 @@ impl SessionActor {
 
     /// Tells the editor in both forms clients read: the mode update and the config options.
     pub(super) fn mode_changed(&mut self, mode: String) {
-        self.mode_touched = true;
-        if self.mode == mode {
+        self.settings.mode_touched = true;
+        if self.settings.mode == mode {
             return;
         }
-        self.mode = mode.clone();
+        self.settings.mode = mode.clone();
         *self.asker.mode.lock().unwrap_or_else(|p| p.into_inner()) = mode.clone();
-        self.editor
-            .session_update(&self.id, SessionUpdate::CurrentMode { mode_id: mode });
+        self.ctx
+            .editor
+            .session_update(&self.ctx.id, SessionUpdate::CurrentMode { mode_id: mode });
         self.announce_options();
     }
 
@@ -215,26 +247,27 @@ impl SessionActor {
             commands.retain(|c| !ours.iter().any(|o| o.name == c.name));
             commands.extend(ours);
             let commands = translate::with_context_command(commands);
-            self.editor
-                .session_update(&self.id, SessionUpdate::AvailableCommands { commands });
+            self.ctx
+                .editor
+                .session_update(&self.ctx.id, SessionUpdate::AvailableCommands { commands });
         }
         let models = ModelInfo::from_initialize_reply(&reply);
         if !models.is_empty() {
             self.remember_models(&reply, &models);
-            self.models = models;
+            self.settings.models = models;
         }
         // claude's starting mode counts only until anyone (the editor, claude) has changed it: the
         // reply may arrive after an early `session/set_mode`.
         if let Some(mode) = reply.get("current_permission_mode").and_then(Value::as_str)
-            && !self.mode_touched
+            && !self.settings.mode_touched
             && modes::is_known(mode, true)
-            && mode != self.mode
+            && mode != self.settings.mode
         {
-            self.mode = mode.to_owned();
-            self.mode_touched = true;
+            self.settings.mode = mode.to_owned();
+            self.settings.mode_touched = true;
             if self.options_announced() {
-                self.editor.session_update(
-                    &self.id,
+                self.ctx.editor.session_update(
+                    &self.ctx.id,
                     SessionUpdate::CurrentMode {
                         mode_id: mode.to_owned(),
                     },
@@ -246,14 +279,14 @@ impl SessionActor {
 
     /// Keeps claude's models for the next session's answer (the file is written off the loop).
     fn remember_models(&self, reply: &Value, models: &[ModelInfo]) {
-        let Ok(command) = self.config.claude.clone() else {
+        let Ok(command) = self.ctx.config.claude.clone() else {
             return;
         };
         let version = reply
             .get("claude_code_version")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let (cache, models) = (self.config.options_cache.clone(), models.to_vec());
+        let (cache, models) = (self.ctx.config.options_cache.clone(), models.to_vec());
         tokio::task::spawn_blocking(move || cache.remember(&command, version.as_deref(), &models));
     }
 }

@@ -11,8 +11,8 @@ impl SessionActor {
     /// Restarts claude on the MCP path (the path already says MCP), says so in the thread, and
     /// keeps the turn: claude is asked to retry the denied call, which now reaches the editor.
     pub(super) fn switch_to_mcp_and_retry(&mut self, symptom: BreakSymptom) {
-        self.editor.session_update(
-            &self.id,
+        self.ctx.editor.session_update(
+            &self.ctx.id,
             SessionUpdate::AgentMessageChunk {
                 content: ContentChunk::text(fallback::switch_notice(&symptom)),
             },
@@ -22,7 +22,7 @@ impl SessionActor {
             // transcript before it exits, and the new claude resumes all of it. Killed at once,
             // it could lose the turn's last lines, or the whole conversation if it had stored none.
             Some(mut old) => {
-                let internal = self.internal_tx.clone();
+                let internal = self.inbox.tx.clone();
                 tokio::spawn(async move {
                     old.shutdown(STOP_GRACE).await;
                     let _ = internal.send(Internal::SwitchReady(symptom));
@@ -54,7 +54,7 @@ impl SessionActor {
             .unwrap_or_default();
         let blocks = fallback::retry_prompt(&symptom, &prompt);
         self.translator.start_turn();
-        let message = translate::user_message(&self.id, &blocks);
+        let message = translate::user_message(&self.ctx.id, &blocks);
         let Some(handle) = self.claude.handle() else {
             self.finish_turn(Err(AgentError::Internal(
                 "claude is not running after the switch".into(),

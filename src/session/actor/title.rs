@@ -18,8 +18,8 @@ impl SessionActor {
             PromptBlock::Text(text) => history::prompt_title(text),
             _ => None,
         });
-        let (editor, id) = (self.editor.clone(), self.id.clone());
-        let config_dir = self.config.claude_config_dir.clone();
+        let (editor, id) = (self.ctx.editor.clone(), self.ctx.id.clone());
+        let config_dir = self.ctx.config.claude_config_dir.clone();
         // Reading the transcript is file I/O: off the session's loop.
         tokio::spawn(async move {
             let stored = match config_dir {

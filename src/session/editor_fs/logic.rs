@@ -7,20 +7,20 @@ use super::texts;
 
 /// A tool's answer for the model: its text, and whether it is an error.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    pub text: String,
-    pub is_error: bool,
+pub(crate) struct Answer {
+    pub(crate) text: String,
+    pub(crate) is_error: bool,
 }
 
 impl Answer {
-    pub fn ok(text: String) -> Self {
+    pub(crate) fn ok(text: String) -> Self {
         Self {
             text,
             is_error: false,
         }
     }
 
-    pub fn error(text: String) -> Self {
+    pub(crate) fn error(text: String) -> Self {
         Self {
             text,
             is_error: true,
@@ -31,22 +31,22 @@ impl Answer {
 /// Read's range: claude's `offset` (the first line's number; 0 numbers the first line 0) and
 /// `limit` (how many lines).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Range {
-    pub offset: Option<usize>,
-    pub limit: Option<usize>,
-    pub allow_large: bool,
+pub(crate) struct Range {
+    pub(crate) offset: Option<usize>,
+    pub(crate) limit: Option<usize>,
+    pub(crate) allow_large: bool,
 }
 
 impl Range {
     /// Whether this read shows the whole file (so the model holds all of it).
-    pub fn is_whole(&self) -> bool {
+    pub(crate) fn is_whole(&self) -> bool {
         self.offset.is_none() && self.limit.is_none()
     }
 }
 
 /// Read's text for `content`: each line as `<number>\t<line>`, lines split at `\n` (a `\r\n` is
 /// one line end), a final line end giving a last empty line, as claude 2.1.332 does.
-pub fn numbered(content: &str, range: Range) -> Answer {
+pub(crate) fn numbered(content: &str, range: Range) -> Answer {
     if range.is_whole() && !range.allow_large && content.len() > texts::MAX_READ_BYTES {
         return Answer::error(texts::too_large(content.len()));
     }
@@ -74,7 +74,7 @@ pub fn numbered(content: &str, range: Range) -> Answer {
 
 /// What the model last saw of a file through these tools.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Seen {
+pub(crate) enum Seen {
     /// Read whole, or written: the text it holds.
     Whole(String),
     /// Read in part, when the file held this text.
@@ -91,14 +91,14 @@ impl Seen {
 
 /// One Edit: replace `old` with `new`, once or everywhere.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Change<'a> {
-    pub old: &'a str,
-    pub new: &'a str,
-    pub replace_all: bool,
+pub(crate) struct Change<'a> {
+    pub(crate) old: &'a str,
+    pub(crate) new: &'a str,
+    pub(crate) replace_all: bool,
 }
 
 /// An Edit's outcome: the new text and the model's answer, or claude's error.
-pub fn edit(
+pub(crate) fn edit(
     path: &Path,
     cwd: &Path,
     current: Option<&str>,
@@ -149,7 +149,11 @@ pub fn edit(
 }
 
 /// A Write's answer, or claude's error when the file changed since the model saw it.
-pub fn write(path: &Path, current: Option<&str>, seen: Option<&Seen>) -> Result<Answer, Answer> {
+pub(crate) fn write(
+    path: &Path,
+    current: Option<&str>,
+    seen: Option<&Seen>,
+) -> Result<Answer, Answer> {
     match (current, seen) {
         (Some(current), Some(seen)) if seen.text() != current => {
             Err(Answer::error(texts::modified_since_read()))
@@ -159,7 +163,7 @@ pub fn write(path: &Path, current: Option<&str>, seen: Option<&Seen>) -> Result<
 }
 
 /// Extensions claude's Read shows as images (from disk, as an image block).
-pub fn image_type(path: &Path) -> Option<&'static str> {
+pub(crate) fn image_type(path: &Path) -> Option<&'static str> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
     Some(match ext.as_str() {
         "png" => "image/png",
@@ -171,7 +175,7 @@ pub fn image_type(path: &Path) -> Option<&'static str> {
 }
 
 /// Whether these first bytes of a file make it one claude will not treat as text.
-pub fn looks_binary(head: &[u8]) -> bool {
+pub(crate) fn looks_binary(head: &[u8]) -> bool {
     head.iter().take(8192).any(|b| *b == 0)
 }
 

@@ -21,24 +21,24 @@ use serde_json::Value;
 use crate::claude::sdk_mcp::McpTool;
 use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 
-pub use logic::Seen;
-pub use record::{EditLog, EditorRestore};
+pub(crate) use logic::Seen;
+pub(crate) use record::EditLog;
 
 /// The server's name as claude knows it: its tools reach the model as `mcp__acp__Read`, ...
-pub const SERVER_NAME: &str = "acp";
+pub(crate) const SERVER_NAME: &str = "acp";
 
 /// claude's built-ins this server replaces, turned off with `--disallowedTools` (claude 2.1.332
 /// has no MultiEdit; older ones do, and it must not write behind the editor's back either).
-pub const REPLACED_BUILTINS: &str = "Read,Write,Edit,MultiEdit";
+pub(crate) const REPLACED_BUILTINS: &str = "Read,Write,Edit,MultiEdit";
 
 /// How long the editor may take over one `fs/*` request before that tool call fails.
-pub const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
 const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_fs/builtin_tools_2.1.332.json");
 
 /// The built-in a tool name of this server stands for (`mcp__acp__Edit` -> `Edit`).
-pub fn builtin_name(tool_name: &str) -> Option<&'static str> {
+pub(crate) fn builtin_name(tool_name: &str) -> Option<&'static str> {
     let tool = tool_name.strip_prefix("mcp__")?.strip_prefix(SERVER_NAME)?;
     match tool.strip_prefix("__")? {
         "Read" => Some("Read"),
@@ -50,22 +50,22 @@ pub fn builtin_name(tool_name: &str) -> Option<&'static str> {
 
 /// Whether the editor or the disk holds the files of a session's Read, Write and Edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileEdits {
+pub(crate) enum FileEdits {
     Editor,
     Disk,
 }
 
 impl FileEdits {
-    pub const OPTION_ID: &'static str = "file_edits";
+    pub(crate) const OPTION_ID: &'static str = "file_edits";
 
-    pub fn id(self) -> &'static str {
+    pub(crate) fn id(self) -> &'static str {
         match self {
             FileEdits::Editor => "editor",
             FileEdits::Disk => "disk",
         }
     }
 
-    pub fn parse(value: &str) -> Option<Self> {
+    pub(crate) fn parse(value: &str) -> Option<Self> {
         match value {
             "editor" => Some(FileEdits::Editor),
             "disk" => Some(FileEdits::Disk),
@@ -77,7 +77,7 @@ impl FileEdits {
 /// The session's starting setting: `None` where the editor cannot serve files (the option is not
 /// offered, claude's own tools run), else `_meta.fileEdits` ("editor" or "disk"), by default the
 /// editor.
-pub fn initial_setting(
+pub(crate) fn initial_setting(
     editor_serves_files: bool,
     meta: Option<&Value>,
 ) -> Result<Option<FileEdits>, AgentError> {
@@ -94,10 +94,10 @@ pub fn initial_setting(
 }
 
 /// The `_meta` key of `session/new` (and load, resume, fork) that picks [`FileEdits`].
-pub const META_KEY: &str = "fileEdits";
+pub(crate) const META_KEY: &str = "fileEdits";
 
 /// The "File edits" config option.
-pub fn config_option(current: FileEdits) -> ConfigOption {
+pub(crate) fn config_option(current: FileEdits) -> ConfigOption {
     let value = |id: FileEdits, name: &str, description: &str| ConfigValue {
         id: id.id().into(),
         name: name.into(),
@@ -126,7 +126,7 @@ pub fn config_option(current: FileEdits) -> ConfigOption {
 
 /// One session's file tools: cheap to clone into the task that runs a call.
 #[derive(Clone)]
-pub struct EditorFiles {
+pub(crate) struct EditorFiles {
     editor: Arc<dyn EditorClient>,
     session_id: String,
     cwd: PathBuf,
@@ -141,7 +141,7 @@ pub struct EditorFiles {
 }
 
 impl EditorFiles {
-    pub fn new(
+    pub(crate) fn new(
         editor: Arc<dyn EditorClient>,
         session_id: String,
         cwd: PathBuf,
@@ -160,7 +160,7 @@ impl EditorFiles {
     }
 
     /// The result of one `tools/call` (`params` as claude sent them).
-    pub async fn call(&self, params: &Value) -> Value {
+    pub(crate) async fn call(&self, params: &Value) -> Value {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         let no_input = Value::Object(serde_json::Map::new());
         let input = params.get("arguments").unwrap_or(&no_input);
@@ -179,9 +179,9 @@ impl EditorFiles {
 }
 
 /// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.
-pub fn tool_definitions() -> Vec<McpTool> {
+pub(crate) fn tool_definitions() -> Vec<McpTool> {
     McpTool::from_capture(BUILTIN_TOOLS)
 }
 
 #[cfg(test)]
-mod tests;
+pub(in crate::session) mod tests;

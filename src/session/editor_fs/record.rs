@@ -14,7 +14,7 @@ use crate::history::{self, EditorEdit, EditorEdits};
 
 /// One session's record; cheap to clone.
 #[derive(Clone)]
-pub struct EditLog {
+pub(crate) struct EditLog {
     state: Arc<Mutex<State>>,
 }
 
@@ -31,10 +31,10 @@ struct State {
 
 /// What going back to before a prompt puts back through the editor.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct EditorRestore {
-    pub files: Vec<EditorEdit>,
+pub(crate) struct EditorRestore {
+    pub(crate) files: Vec<EditorEdit>,
     /// Some writes after the prompt were forgotten to keep the record small.
-    pub forgotten: bool,
+    pub(crate) forgotten: bool,
 }
 
 impl State {
@@ -66,7 +66,7 @@ impl State {
 impl EditLog {
     /// The record of `session_id`, kept beside its transcript under `config_dir` (in memory only
     /// without one).
-    pub fn new(config_dir: Option<PathBuf>, session_id: String) -> Self {
+    pub(crate) fn new(config_dir: Option<PathBuf>, session_id: String) -> Self {
         let state = State {
             config_dir,
             session_id,
@@ -80,12 +80,12 @@ impl EditLog {
     }
 
     /// A prompt was sent: writes from now on belong to its turn.
-    pub fn start_turn(&self) {
+    pub(crate) fn start_turn(&self) {
         self.lock().turn = Some(history::now_rfc3339());
     }
 
     /// Notes that `path`, holding `before` (`None`: it does not exist), is about to be written.
-    pub async fn note_write(&self, path: &Path, before: Option<&str>) {
+    pub(crate) async fn note_write(&self, path: &Path, before: Option<&str>) {
         let (path, before) = (path.to_path_buf(), before.map(str::to_owned));
         self.blocking(move |state| {
             let at = history::now_rfc3339();
@@ -98,7 +98,7 @@ impl EditLog {
     }
 
     /// What going back to before a prompt stored at `from` puts back through the editor.
-    pub async fn since(&self, from: String) -> EditorRestore {
+    pub(crate) async fn since(&self, from: String) -> EditorRestore {
         self.blocking(move |state| {
             let edits = state.edits();
             EditorRestore {
@@ -110,7 +110,7 @@ impl EditLog {
     }
 
     /// The files of the writes at or after `from` were put back: they leave the record.
-    pub async fn forget_since(&self, from: String) {
+    pub(crate) async fn forget_since(&self, from: String) {
         self.blocking(move |state| {
             state.edits().forget_since(&from);
             state.save();

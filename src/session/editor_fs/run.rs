@@ -13,17 +13,17 @@ use crate::claude::sdk_mcp::{self, McpContent};
 use crate::domain::{SessionUpdate, ToolCallUpdate, ToolContent, ToolLocation};
 
 /// A tool's result as claude's MCP client reads it.
-pub struct Reply {
+pub(crate) struct Reply {
     content: Vec<McpContent>,
     is_error: bool,
 }
 
 impl Reply {
-    pub fn error(text: String) -> Self {
+    pub(crate) fn error(text: String) -> Self {
         Self::from(Answer::error(text))
     }
 
-    pub fn to_mcp(&self) -> Value {
+    pub(crate) fn to_mcp(&self) -> Value {
         sdk_mcp::call_result(self.content.clone(), self.is_error)
     }
 }
@@ -328,19 +328,19 @@ impl EditorFiles {
 
 impl EditorFiles {
     /// Whether `path` is in the workspace (so the editor holds it).
-    pub fn in_workspace(&self, path: &Path) -> bool {
+    pub(crate) fn in_workspace(&self, path: &Path) -> bool {
         self.holder(path) == Holder::Editor
     }
 
     /// The path a tool input names, absolute.
-    pub fn input_path(&self, input: &Value) -> Option<PathBuf> {
+    pub(crate) fn input_path(&self, input: &Value) -> Option<PathBuf> {
         self.path_of(input).ok()
     }
 
     /// The change a Write or Edit would make, as a diff of the whole file against the editor's
     /// buffer, for the permission prompt; `None` when it cannot be computed (the call then
     /// fails with its own error once allowed).
-    pub async fn preview(&self, tool: &str, input: &Value) -> Option<ToolContent> {
+    pub(crate) async fn preview(&self, tool: &str, input: &Value) -> Option<ToolContent> {
         let path = self.path_of(input).ok()?;
         let holder = self.holder(&path);
         let current = self.load(&path, holder).await.ok()?;

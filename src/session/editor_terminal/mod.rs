@@ -21,14 +21,14 @@ use crate::claude::sdk_mcp::McpTool;
 use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 
 /// claude's built-ins these tools replace, turned off with `--disallowedTools`.
-pub const REPLACED_BUILTINS: &str = "Bash,TaskStop";
+pub(crate) const REPLACED_BUILTINS: &str = "Bash,TaskStop";
 
 /// The tools of this module, by the built-in names the `acp` server serves them under.
-pub const TOOL_NAMES: [&str; 2] = ["Bash", "TaskStop"];
+pub(crate) const TOOL_NAMES: [&str; 2] = ["Bash", "TaskStop"];
 
 /// How long the editor may take over `terminal/create`, `terminal/output`, `terminal/kill` and
 /// `terminal/release` (waiting for the command itself is bounded by its timeout).
-pub const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
 const BUILTIN_TOOLS: &str =
@@ -36,7 +36,7 @@ const BUILTIN_TOOLS: &str =
 
 /// Where a session's Bash commands run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TerminalSetting {
+pub(crate) enum TerminalSetting {
     /// In the editor's terminal, which the tool call embeds.
     Editor,
     /// In claude's own shell.
@@ -44,16 +44,16 @@ pub enum TerminalSetting {
 }
 
 impl TerminalSetting {
-    pub const OPTION_ID: &'static str = "terminal";
+    pub(crate) const OPTION_ID: &'static str = "terminal";
 
-    pub fn id(self) -> &'static str {
+    pub(crate) fn id(self) -> &'static str {
         match self {
             TerminalSetting::Editor => "editor",
             TerminalSetting::Claude => "claude",
         }
     }
 
-    pub fn parse(value: &str) -> Option<Self> {
+    pub(crate) fn parse(value: &str) -> Option<Self> {
         match value {
             "editor" => Some(TerminalSetting::Editor),
             "claude" => Some(TerminalSetting::Claude),
@@ -63,12 +63,12 @@ impl TerminalSetting {
 }
 
 /// The `_meta` key of `session/new` (and load, resume, fork) that picks [`TerminalSetting`].
-pub const META_KEY: &str = "terminal";
+pub(crate) const META_KEY: &str = "terminal";
 
 /// The session's starting setting: `None` where the editor declared no terminal (the option is
 /// not offered, claude's own Bash runs), else `_meta.terminal` ("editor" or "claude"), by default
 /// the editor.
-pub fn initial_setting(
+pub(crate) fn initial_setting(
     editor_has_terminal: bool,
     meta: Option<&Value>,
 ) -> Result<Option<TerminalSetting>, AgentError> {
@@ -87,7 +87,7 @@ pub fn initial_setting(
 }
 
 /// The "Terminal" config option.
-pub fn config_option(current: TerminalSetting) -> ConfigOption {
+pub(crate) fn config_option(current: TerminalSetting) -> ConfigOption {
     let value = |id: TerminalSetting, name: &str, description: &str| ConfigValue {
         id: id.id().into(),
         name: name.into(),
@@ -125,7 +125,7 @@ struct Shell {
 
 /// One session's Bash: cheap to clone into the task that runs a call.
 #[derive(Clone)]
-pub struct EditorTerminal {
+pub(crate) struct EditorTerminal {
     editor: Arc<dyn EditorClient>,
     session_id: String,
     /// Where the next foreground command starts (`cd` carries over).
@@ -140,7 +140,7 @@ pub struct EditorTerminal {
 }
 
 impl EditorTerminal {
-    pub fn new(
+    pub(crate) fn new(
         editor: Arc<dyn EditorClient>,
         session_id: String,
         cwd: PathBuf,
@@ -159,7 +159,7 @@ impl EditorTerminal {
     }
 
     /// Whether this tool call shows an editor terminal.
-    pub fn embeds(&self, tool_use_id: &str) -> bool {
+    pub(crate) fn embeds(&self, tool_use_id: &str) -> bool {
         self.embedded
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -167,7 +167,7 @@ impl EditorTerminal {
     }
 
     /// The result of one `tools/call` of `Bash` or `TaskStop`.
-    pub async fn call(&self, name: &str, input: &Value, tool_use_id: Option<&str>) -> Value {
+    pub(crate) async fn call(&self, name: &str, input: &Value, tool_use_id: Option<&str>) -> Value {
         match name {
             "Bash" => self.bash(input, tool_use_id).await,
             _ => self.task_stop(input).await,
@@ -175,7 +175,7 @@ impl EditorTerminal {
     }
 
     /// Whether a background command still runs (claude is then not idle).
-    pub fn has_background(&self) -> bool {
+    pub(crate) fn has_background(&self) -> bool {
         !self
             .shells
             .lock()
@@ -184,7 +184,7 @@ impl EditorTerminal {
     }
 
     /// claude ended: its background commands end with it, as claude's own do.
-    pub fn end_background(&self) {
+    pub(crate) fn end_background(&self) {
         self.shell_cwd.remove_files();
         let shells: Vec<Shell> = self
             .shells
@@ -201,7 +201,7 @@ impl EditorTerminal {
 }
 
 /// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.
-pub fn tool_definitions() -> Vec<McpTool> {
+pub(crate) fn tool_definitions() -> Vec<McpTool> {
     McpTool::from_capture(BUILTIN_TOOLS)
 }
 

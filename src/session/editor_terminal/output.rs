@@ -8,46 +8,46 @@ use std::time::Duration;
 
 /// claude's default and largest foreground timeout (its Bash description: default 120000, max
 /// 600000 ms).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(120_000);
-pub const MAX_TIMEOUT: Duration = Duration::from_millis(600_000);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_millis(120_000);
+pub(crate) const MAX_TIMEOUT: Duration = Duration::from_millis(600_000);
 
 /// How long a background command may run (`run_in_background`'s `timeout`: default 1800000,
 /// max 7200000 ms).
-pub const DEFAULT_BACKGROUND_TIMEOUT: Duration = Duration::from_millis(1_800_000);
-pub const MAX_BACKGROUND_TIMEOUT: Duration = Duration::from_millis(7_200_000);
+pub(crate) const DEFAULT_BACKGROUND_TIMEOUT: Duration = Duration::from_millis(1_800_000);
+pub(crate) const MAX_BACKGROUND_TIMEOUT: Duration = Duration::from_millis(7_200_000);
 
 /// Output the model gets inline; past it claude saves the output and sends a preview (claude's
 /// `BASH_MAX_OUTPUT_LENGTH` default).
-pub const INLINE_LIMIT: usize = 30_000;
+pub(crate) const INLINE_LIMIT: usize = 30_000;
 const PREVIEW_BYTES: usize = 2_000;
 
 /// How a command ended, as the result tells it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ended {
+pub(crate) struct Ended {
     /// Its output, cleaned of terminal control sequences.
-    pub output: String,
+    pub(crate) output: String,
     /// 0 for success; 128 + the signal for a command a signal ended (143 after a timeout).
-    pub exit_code: u32,
+    pub(crate) exit_code: u32,
     /// The timeout that ended it, if one did.
-    pub timed_out_after: Option<Duration>,
+    pub(crate) timed_out_after: Option<Duration>,
     /// The editor dropped the oldest output (its byte limit).
-    pub truncated: bool,
+    pub(crate) truncated: bool,
 }
 
 /// The tool result: its text and whether it is an error.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BashResult {
-    pub text: String,
-    pub is_error: bool,
+pub(crate) struct BashResult {
+    pub(crate) text: String,
+    pub(crate) is_error: bool,
 }
 
 /// The timeout a call asks for, bounded as claude bounds it.
-pub fn timeout_of(requested_ms: Option<f64>) -> Duration {
+pub(crate) fn timeout_of(requested_ms: Option<f64>) -> Duration {
     bounded(requested_ms, DEFAULT_TIMEOUT, MAX_TIMEOUT)
 }
 
 /// The same for a background command.
-pub fn background_timeout_of(requested_ms: Option<f64>) -> Duration {
+pub(crate) fn background_timeout_of(requested_ms: Option<f64>) -> Duration {
     bounded(
         requested_ms,
         DEFAULT_BACKGROUND_TIMEOUT,
@@ -63,7 +63,7 @@ fn bounded(requested_ms: Option<f64>, default: Duration, max: Duration) -> Durat
 }
 
 /// The result text. `save` keeps an output too large to send inline and says where it is.
-pub fn result(ended: &Ended, save: impl FnOnce(&str) -> Option<String>) -> BashResult {
+pub(crate) fn result(ended: &Ended, save: impl FnOnce(&str) -> Option<String>) -> BashResult {
     let output = trimmed(&ended.output);
     let mut body = if output.chars().count() > INLINE_LIMIT {
         persisted(output, save)
@@ -104,7 +104,7 @@ pub fn result(ended: &Ended, save: impl FnOnce(&str) -> Option<String>) -> BashR
 
 /// The result of a foreground command that outlived its timeout after printing something: it
 /// runs on in the background (claude 2.1.332's words, less its promise to re-invoke the model).
-pub fn moved_to_background(output: &str, after: Duration, id: &str, file: &Path) -> String {
+pub(crate) fn moved_to_background(output: &str, after: Duration, id: &str, file: &Path) -> String {
     let output = trimmed(output);
     format!(
         "{output}\nCommand did not complete within its {} timeout and was moved to the background (ID: {id}). Output is being written to: {}. If it is still running after {} in the background, it will be stopped. It is running now: do not start a second copy while it runs. If it is no longer needed, stop it with TaskStop. To check interim output, use Read on that file path.",
@@ -120,7 +120,7 @@ fn minutes_text(duration: Duration) -> String {
 }
 
 /// claude's "1s", "2m 30s".
-pub fn duration_text(duration: Duration) -> String {
+pub(crate) fn duration_text(duration: Duration) -> String {
     let seconds = duration.as_secs();
     if seconds == 0 {
         format!("{}ms", duration.as_millis())
@@ -171,7 +171,7 @@ fn trimmed(output: &str) -> &str {
 
 /// The terminal's output as plain text: CRLF as LF, colours and other control sequences gone (an
 /// editor terminal is a pty, where commands colour their output; claude's own Bash is not).
-pub fn plain(raw: &str) -> String {
+pub(crate) fn plain(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     let mut chars = raw.chars().peekable();
     while let Some(c) = chars.next() {
@@ -203,7 +203,7 @@ pub fn plain(raw: &str) -> String {
 }
 
 /// The exit code claude reports for a command a signal ended: 128 + the signal's number.
-pub fn signal_exit_code(signal: &str) -> u32 {
+pub(crate) fn signal_exit_code(signal: &str) -> u32 {
     let name = signal.trim_start_matches("SIG");
     let number = match name {
         "HUP" => 1,

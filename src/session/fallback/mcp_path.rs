@@ -7,12 +7,12 @@ use crate::mcp::{McpConfigFile, PermissionCallback, PermissionServer, build_mcp_
 use crate::session::permissions::asker::PermissionAsker;
 
 /// The MCP permission path of one session: the server claude calls and the config that names it.
-pub struct McpPath {
+pub(crate) struct McpPath {
     server: PermissionServer,
 }
 
 impl McpPath {
-    pub fn start(asker: PermissionAsker) -> Result<Self, String> {
+    pub(crate) fn start(asker: PermissionAsker) -> Result<Self, String> {
         let callback: PermissionCallback = std::sync::Arc::new(move |call| {
             let asker = asker.clone();
             Box::pin(async move { asker.ask(call.into_can_use_tool()).await })
@@ -22,14 +22,14 @@ impl McpPath {
         Ok(Self { server })
     }
 
-    pub fn tool_name(&self) -> String {
+    pub(crate) fn tool_name(&self) -> String {
         self.server.tool_name()
     }
 }
 
 /// The `--permission-prompt-tool` and `--mcp-config` arguments for a spawn, and the config file
 /// they name (kept alive as long as claude may read it).
-pub fn claude_args(
+pub(crate) fn claude_args(
     editor_servers: &[McpServer],
     mcp: Option<&McpPath>,
 ) -> Result<(Vec<String>, Option<McpConfigFile>), String> {

@@ -4,7 +4,7 @@
 //! what the session does about a break: one line to the user, claude restarted on MCP with the
 //! conversation intact, and the turn kept by asking claude to retry what was denied.
 
-pub mod detector;
+pub(crate) mod detector;
 mod mcp_path;
 
 use crate::claude::wire::ClaudeMessage;

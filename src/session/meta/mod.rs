@@ -27,10 +27,10 @@ use crate::claude::wire::{McpConfig, McpServerConfig};
 /// Why `_meta` could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("_meta.{key}: {problem}")]
-pub struct MetaError {
+pub(crate) struct MetaError {
     /// Path of the offending key, e.g. `claudeCode.options.maxTurns`.
-    pub key: String,
-    pub problem: String,
+    pub(crate) key: String,
+    pub(crate) problem: String,
 }
 
 /// How one `_meta.claudeCode.options` key becomes claude flags.
@@ -57,7 +57,7 @@ enum Rule {
 }
 
 /// claude's permission modes (CLI 2.1.332).
-pub const PERMISSION_MODES: &[&str] = &[
+pub(crate) const PERMISSION_MODES: &[&str] = &[
     "default",
     "acceptEdits",
     "plan",
@@ -147,13 +147,14 @@ const RESERVED_FLAGS: &[&str] = &[
 /// Some of these flags are variadic in claude's parser (`--allowedTools`, `--add-dir`, `--betas`,
 /// `--mcp-config`): they take every following argument up to the next `--flag`, so nothing
 /// positional may follow them on claude's command line.
-pub fn flags_from_meta(meta: Option<&Value>) -> Result<SessionFlags, MetaError> {
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn flags_from_meta(meta: Option<&Value>) -> Result<SessionFlags, MetaError> {
     flags_for_session(meta, &[])
 }
 
 /// Like [`flags_from_meta`], with the request's own `additionalDirectories` first: every directory
 /// of the request, of `_meta.additionalRoots` and of the `_meta` option is passed once as `--add-dir`.
-pub fn flags_for_session(
+pub(crate) fn flags_for_session(
     meta: Option<&Value>,
     additional_directories: &[String],
 ) -> Result<SessionFlags, MetaError> {

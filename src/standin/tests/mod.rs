@@ -11,13 +11,13 @@ use std::time::Duration;
 
 /// What a finished run left behind.
 pub(super) struct Outcome {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Outcome {
-    pub fn lines(&self) -> Vec<Value> {
+    pub(crate) fn lines(&self) -> Vec<Value> {
         self.stdout
             .lines()
             .map(|l| serde_json::from_str(l).unwrap_or_else(|_| json!(l)))

@@ -10,18 +10,18 @@ use crate::domain::{ContentChunk, SessionUpdate, StopReason};
 use crate::translate::{TurnSignal, TurnTranslator};
 
 /// The working directory the transcripts were recorded in (rewritten by the recorder).
-pub const TRANSCRIPT_CWD: &str = "/run/work";
+pub(crate) const TRANSCRIPT_CWD: &str = "/run/work";
 
 /// What the editor sees for one transcript: per line that produced anything, the updates,
 /// the signals, and for `result` lines the turn's outcome.
-pub struct Replay {
-    pub updates: Vec<SessionUpdate>,
-    pub outcomes: Vec<Result<StopReason, String>>,
-    pub signals: Vec<TurnSignal>,
-    pub log: Vec<Value>,
+pub(crate) struct Replay {
+    pub(crate) updates: Vec<SessionUpdate>,
+    pub(crate) outcomes: Vec<Result<StopReason, String>>,
+    pub(crate) signals: Vec<TurnSignal>,
+    pub(crate) log: Vec<Value>,
 }
 
-pub fn replay(name: &str) -> Replay {
+pub(crate) fn replay(name: &str) -> Replay {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/transcripts")
         .join(format!("{name}.jsonl"));
@@ -81,7 +81,7 @@ fn describe(signal: &TurnSignal) -> String {
 }
 
 /// All agent message text, in order.
-pub fn agent_text(updates: &[SessionUpdate]) -> String {
+pub(crate) fn agent_text(updates: &[SessionUpdate]) -> String {
     updates
         .iter()
         .filter_map(|u| match u {

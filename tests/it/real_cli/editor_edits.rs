@@ -5,13 +5,12 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::support::acp_client::{AcpClient, choose_permission};
+use super::editor_tools::{adapter_on_mock, asks, assert_builtins_offered_as_ours, turn};
+use crate::support::acp_client::choose_permission;
 use crate::support::editor_buffers::{Buffers, fs_capabilities};
-use crate::support::mock_api::{MockApi, Reply, Rule};
-use crate::support::real_cli::{ClaudeEnv, pinned_version};
-use crate::support::real_editor::STEP;
+use crate::support::mock_api::{Reply, Rule};
 
 const BUFFER: &str = "from the buffer\nsecond\n";
 const DISK: &str = "on disk, saved long ago\n";
@@ -24,31 +23,10 @@ fn edit(path: &Path, old: &str, new: &str) -> Reply {
     )
 }
 
-async fn turn(c: &AcpClient, id: &str, text: &str) {
-    let stop = c
-        .prompt(id, text)
-        .await
-        .unwrap_or_else(|e| panic!("prompt {text:?}: {e}\n{}", c.diagnostics()));
-    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
-}
-
-fn asks(c: &AcpClient) -> Vec<Value> {
-    c.requests()
-        .into_iter()
-        .filter(|r| r.method == "session/request_permission")
-        .map(|r| r.params)
-        .collect()
-}
-
 async fn edits_through_the_editor(args: &[&str]) {
-    let mock = MockApi::start(Vec::new());
-    let env = ClaudeEnv::for_version(&mock, pinned_version());
+    let (mock, env, c) = adapter_on_mock(args);
     let path = env.work_dir().join("a.txt");
     std::fs::write(&path, DISK).unwrap();
-    let mut command = env.command(env!("CARGO_BIN_EXE_claude-acp"));
-    command.args(args);
-    let c = AcpClient::from_command(command);
-    c.set_timeout(STEP);
     let editor = Buffers::default();
     editor.open(&path, BUFFER);
     editor.serve(&c);
@@ -102,27 +80,7 @@ async fn edits_through_the_editor(args: &[&str]) {
 
     // The model sees the built-ins' schemas and descriptions under our names, never deferred, and
     // claude's own file tools are gone.
-    let tools = mock.requests()[0].body["tools"].clone();
-    let tools = tools.as_array().unwrap();
-    let captured: Value = serde_json::from_str(CAPTURED).unwrap();
-    for builtin in captured["tools"].as_array().unwrap() {
-        let name = builtin["name"].as_str().unwrap();
-        assert!(
-            !tools.iter().any(|t| t["name"] == name),
-            "built-in {name} still offered"
-        );
-        let ours = tools
-            .iter()
-            .find(|t| t["name"] == format!("mcp__acp__{name}"))
-            .unwrap_or_else(|| panic!("mcp__acp__{name} not sent in full: {tools:?}"));
-        // claude 2.1.332 writes an MCP tool's "…" as "...": the one difference it makes.
-        let description = builtin["description"].as_str().unwrap().replace('…', "...");
-        assert_eq!(ours["description"], description, "{name}");
-        assert_eq!(
-            ours["input_schema"]["properties"], builtin["input_schema"]["properties"],
-            "{name}"
-        );
-    }
+    assert_builtins_offered_as_ours(&mock, CAPTURED);
 
     // 2. An Edit the editor rejects: nothing is written, the model is told.
     mock.push_rule(Rule::on_prompt("shout", edit(&path, "from", "FROM")));

@@ -3,31 +3,17 @@
 //! claude-acp's server over its control channel, and the commands run in the scripted editor's
 //! terminals. Run on both permission transports.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::support::acp_client::{AcpClient, choose_permission};
+use super::editor_tools::{adapter_on_mock, asks, assert_builtins_offered_as_ours, turn};
+use crate::support::acp_client::choose_permission;
 use crate::support::editor_terminals::{Terminals, terminal_capabilities};
-use crate::support::mock_api::{MockApi, Reply, Rule};
-use crate::support::real_cli::{ClaudeEnv, pinned_version};
-use crate::support::real_editor::STEP;
+use crate::support::mock_api::{Reply, Rule};
 
 const CAPTURED: &str = include_str!("../../../fixtures/editor_terminal/builtin_tools_2.1.332.json");
 
-async fn turn(c: &AcpClient, id: &str, text: &str) {
-    let stop = c
-        .prompt(id, text)
-        .await
-        .unwrap_or_else(|e| panic!("prompt {text:?}: {e}\n{}", c.diagnostics()));
-    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
-}
-
 async fn bash_in_the_editor(args: &[&str]) {
-    let mock = MockApi::start(Vec::new());
-    let env = ClaudeEnv::for_version(&mock, pinned_version());
-    let mut command = env.command(env!("CARGO_BIN_EXE_claude-acp"));
-    command.args(args);
-    let c = AcpClient::from_command(command);
-    c.set_timeout(STEP);
+    let (mock, env, c) = adapter_on_mock(args);
     let terminals = Terminals::default();
     terminals.script(
         "make lint",
@@ -78,12 +64,7 @@ async fn bash_in_the_editor(args: &[&str]) {
         state["content"],
         json!([{"type": "terminal", "terminalId": "term-1"}])
     );
-    let asks: Vec<Value> = c
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "session/request_permission")
-        .map(|r| r.params)
-        .collect();
+    let asks = asks(&c);
     assert_eq!(asks.len(), 1, "{asks:#?}");
     assert_eq!(asks[0]["toolCall"]["title"], "Run `make lint`");
     // "Always allow" saved claude's own rule for its Bash, which holds for ours too: the same
@@ -119,26 +100,7 @@ async fn bash_in_the_editor(args: &[&str]) {
     assert_eq!(asked, 1, "the saved rule allows it");
 
     // The model sees the built-ins' schemas and descriptions under our names; claude's own are gone.
-    let tools = mock.requests()[0].body["tools"].clone();
-    let tools = tools.as_array().unwrap();
-    let captured: Value = serde_json::from_str(CAPTURED).unwrap();
-    for builtin in captured["tools"].as_array().unwrap() {
-        let name = builtin["name"].as_str().unwrap();
-        assert!(
-            !tools.iter().any(|t| t["name"] == name),
-            "built-in {name} still offered"
-        );
-        let ours = tools
-            .iter()
-            .find(|t| t["name"] == format!("mcp__acp__{name}"))
-            .unwrap_or_else(|| panic!("mcp__acp__{name} not sent in full: {tools:?}"));
-        let description = builtin["description"].as_str().unwrap().replace('…', "...");
-        assert_eq!(ours["description"], description, "{name}");
-        assert_eq!(
-            ours["input_schema"]["properties"], builtin["input_schema"]["properties"],
-            "{name}"
-        );
-    }
+    assert_builtins_offered_as_ours(&mock, CAPTURED);
 
     // 3. A background command, then a TaskStop of an id that is not ours: claude is asked (it
     // answers `stop_task` alike for any id).

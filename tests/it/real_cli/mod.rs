@@ -7,6 +7,7 @@ mod adapter_lifecycle;
 mod context;
 mod editor_edits;
 mod editor_terminal;
+mod editor_tools;
 mod history_fixture;
 mod idle;
 mod mock_api;

@@ -1,63 +1,15 @@
 //! The server's JSON-RPC answers, and the tools against an editor whose buffer differs from disk.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use async_trait::async_trait;
 use serde_json::{Value, json};
 
+pub(in crate::session) mod buffers;
+
+use self::buffers::Buffers;
 use super::*;
 use crate::claude::sdk_mcp::McpMessage;
-use crate::domain::{EditorError, PermissionAsk, PermissionOutcome, SessionUpdate};
-
-/// An editor holding buffers in memory; `fs/write_text_file` changes the buffer only.
-#[derive(Default)]
-struct Buffers {
-    files: Mutex<HashMap<PathBuf, String>>,
-    writes: Mutex<Vec<(PathBuf, String)>>,
-    updates: Mutex<Vec<SessionUpdate>>,
-    refuse: Mutex<Option<String>>,
-}
-
-#[async_trait]
-impl EditorClient for Buffers {
-    fn session_update(&self, _session_id: &str, update: SessionUpdate) {
-        self.updates.lock().unwrap().push(update);
-    }
-    async fn request_permission(&self, _: PermissionAsk) -> Result<PermissionOutcome, EditorError> {
-        Err(EditorError::Closed)
-    }
-    fn supports_text_files(&self) -> bool {
-        true
-    }
-    async fn read_text_file(&self, _: &str, path: &Path) -> Result<String, EditorError> {
-        if let Some(message) = self.refuse.lock().unwrap().clone() {
-            return Err(EditorError::Rejected(message));
-        }
-        let files = self.files.lock().unwrap();
-        files
-            .get(path)
-            .cloned()
-            .ok_or_else(|| EditorError::Rejected("not open".into()))
-    }
-    async fn write_text_file(
-        &self,
-        _: &str,
-        path: &Path,
-        content: String,
-    ) -> Result<(), EditorError> {
-        self.writes
-            .lock()
-            .unwrap()
-            .push((path.to_path_buf(), content.clone()));
-        self.files
-            .lock()
-            .unwrap()
-            .insert(path.to_path_buf(), content);
-        Ok(())
-    }
-}
+use crate::domain::SessionUpdate;
 
 fn msg(message: Value) -> McpMessage {
     McpMessage {
