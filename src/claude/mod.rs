@@ -1,6 +1,7 @@
 //! The claude side: the `claude` CLI as a child process speaking stream-json.
 
 pub mod auth;
+mod big_line;
 pub mod connection;
 pub mod error;
 mod events;
