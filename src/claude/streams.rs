@@ -264,7 +264,7 @@ pub(crate) async fn read_stderr<R: AsyncRead + Unpin>(stderr: R, tail: StderrTai
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claude::wire::ControlResponse;
+    use crate::claude::wire::{ContentBlock, ControlResponse, ToolResultContent};
     use serde_json::json;
 
     #[tokio::test]
@@ -301,6 +301,86 @@ mod tests {
             request_id: "unknown".into(),
             response: json!(null),
         });
+    }
+
+    /// A line over the events budget (2 MiB) on the big-line path: read whole, and it takes the
+    /// whole budget, so the reader waits for the session before the next line.
+    #[tokio::test]
+    async fn a_big_line_is_read_whole_and_holds_the_reader_back() {
+        let text = "log line \"quoted\" é\n".repeat(100_000);
+        let stdout = format!(
+            "{}\n{{\"type\":\"control_cancel_request\",\"request_id\":\"after\"}}\n",
+            json!({"type": "user", "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "t", "content": text}
+            ]}})
+        );
+        assert!(stdout.len() > 2 * crate::claude::events::EVENT_BUDGET);
+        let pending = PendingRequests::default();
+        let (tx, mut rx) = crate::claude::events::channel();
+        let reader = tx.clone();
+        let read = tokio::spawn(async move {
+            read_stdout(stdout.as_bytes(), &pending, &reader).await;
+        });
+        while !tx.is_held_back() {
+            assert!(
+                !read.is_finished(),
+                "the reader did not wait for the session"
+            );
+            tokio::task::yield_now().await;
+        }
+        let Some(ClaudeEvent::Message(ClaudeMessage::User(user))) = rx.recv().await else {
+            panic!("not the tool result");
+        };
+        assert_eq!(
+            user.message.content,
+            crate::claude::wire::UserContent::Blocks(vec![ContentBlock::ToolResult {
+                tool_use_id: "t".into(),
+                content: ToolResultContent::Text(text),
+                is_error: None,
+            }])
+        );
+        read.await.unwrap();
+        assert!(matches!(
+            rx.recv().await,
+            Some(ClaudeEvent::Message(
+                ClaudeMessage::ControlCancelRequest { .. }
+            ))
+        ));
+    }
+
+    /// The stdout reader gives the same messages whichever path its lines take.
+    #[test]
+    fn every_line_down_the_big_line_path_reads_the_same() {
+        let stdout = concat!(
+            "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n",
+            "not json\n",
+            "   \n",
+            "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"a \\\"b\\\" \\u00e9\"}]}}\n",
+            "{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"done\n",
+            "{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"done\"}\r\n",
+        );
+        let all_big = BigLines {
+            line_bytes: 0,
+            literal_bytes: 0,
+        };
+        let read = |big| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let (tx, mut rx) = crate::claude::events::channel();
+                read_stdout_with(stdout.as_bytes(), &PendingRequests::default(), &tx, big).await;
+                drop(tx);
+                let mut messages = Vec::new();
+                while let Some(ClaudeEvent::Message(message)) = rx.recv().await {
+                    messages.push(message);
+                }
+                messages
+            })
+        };
+        let normal = read(BIG_LINES);
+        assert_eq!(normal.len(), 4, "{normal:?}");
+        assert_eq!(read(all_big), normal);
     }
 
     #[test]
