@@ -13,8 +13,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use serde::Deserialize;
-use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::wire::{ClaudeMessage, WireError};
@@ -174,7 +173,10 @@ fn placeholder_json(line: &[u8], literals: &[Range<usize>]) -> Option<Value> {
     small.extend_from_slice(&line[from..]);
     let small = std::str::from_utf8(&small).ok()?;
     let value: Value = serde_json::from_str(small).ok()?;
-    serde_json::from_str::<NoDuplicateKeys>(small).ok()?;
+    let check = NoDuplicateKeys { line, literals };
+    check
+        .deserialize(&mut serde_json::Deserializer::from_str(small))
+        .ok()?;
     if !value.is_object() {
         return None;
     }
@@ -243,6 +245,20 @@ fn put_back(value: &mut Value, texts: &mut [Option<String>]) {
     }
 }
 
+/// The character of the escape at `at` in a checked literal, and the escape's width.
+fn escape_at(text: &[u8], at: usize) -> (char, usize) {
+    let ch = match text[at + 1] {
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => return escaped_char(text, at).expect("a checked literal"),
+        other => other as char,
+    };
+    (ch, 2)
+}
+
 /// Decodes a checked literal's escapes into its own start; returns the decoded length (never more
 /// than the escaped one).
 fn unescape_in_place(text: &mut [u8]) -> usize {
@@ -256,19 +272,7 @@ fn unescape_in_place(text: &mut [u8]) -> usize {
         if read == text.len() {
             break;
         }
-        let decoded = match text[read + 1] {
-            b'b' => Some('\u{8}'),
-            b'f' => Some('\u{c}'),
-            b'n' => Some('\n'),
-            b'r' => Some('\r'),
-            b't' => Some('\t'),
-            b'u' => None,
-            other => Some(other as char),
-        };
-        let (ch, width) = match decoded {
-            Some(ch) => (ch, 2),
-            None => escaped_char(text, read).expect("a checked literal"),
-        };
+        let (ch, width) = escape_at(text, read);
         write += ch
             .encode_utf8(&mut text[write..write + ch.len_utf8()])
             .len();
@@ -277,58 +281,92 @@ fn unescape_in_place(text: &mut [u8]) -> usize {
     write
 }
 
-/// Parses any JSON, failing on an object with a duplicate key.
-struct NoDuplicateKeys;
+/// Reads any JSON, failing on an object with two keys that may be the same once decoded; a big key
+/// (a placeholder) counts as its literal's decoded text. Keys are compared by hash: two that only
+/// share a hash send the line to the normal path, which is slower, never wrong.
+#[derive(Clone, Copy)]
+struct NoDuplicateKeys<'a> {
+    line: &'a [u8],
+    literals: &'a [Range<usize>],
+}
 
-impl<'de> Deserialize<'de> for NoDuplicateKeys {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(NoDuplicateKeysVisitor)
+impl<'de> DeserializeSeed<'de> for NoDuplicateKeys<'_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-struct NoDuplicateKeysVisitor;
-
-impl<'de> Visitor<'de> for NoDuplicateKeysVisitor {
-    type Value = NoDuplicateKeys;
+impl<'de> Visitor<'de> for NoDuplicateKeys<'_> {
+    type Value = ();
 
     fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
         formatter.write_str("JSON without duplicate keys")
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(NoDuplicateKeys)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
-        Ok(NoDuplicateKeys)
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut keys = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
-            if !keys.insert(key) {
+            let hash = match placeholder_index(&key, self.literals.len()) {
+                Some(Some(index)) => decoded_hash(&self.line[self.literals[index].clone()]),
+                _ => key.bytes().fold(FNV_OFFSET, fnv),
+            };
+            if !keys.insert(hash) {
                 return Err(de::Error::custom("duplicate key"));
             }
-            map.next_value::<NoDuplicateKeys>()?;
+            map.next_value_seed(self)?;
         }
-        Ok(NoDuplicateKeys)
+        Ok(())
     }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, one byte at a time, so that a text hashes the same however it is cut.
+fn fnv(hash: u64, byte: u8) -> u64 {
+    (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+}
+
+/// The hash of a checked literal's decoded text, decoded on the fly.
+fn decoded_hash(text: &[u8]) -> u64 {
+    let mut hash = FNV_OFFSET;
+    let mut at = 0;
+    while at < text.len() {
+        if text[at] != b'\\' {
+            hash = fnv(hash, text[at]);
+            at += 1;
+            continue;
+        }
+        let (ch, width) = escape_at(text, at);
+        hash = ch.encode_utf8(&mut [0; 4]).bytes().fold(hash, fnv);
+        at += width;
+    }
+    hash
 }
 
 #[cfg(test)]
