@@ -60,8 +60,8 @@ pub(crate) fn parse(
     let start = literals[largest].start;
     line.copy_within(start..start + lengths[largest], 0);
     line.truncate(lengths[largest]);
-    // A big line's buffer is an allocation of its own (mmap'd): shrinking gives pages back in place.
-    line.shrink_to_fit();
+    // Not shrunk: a realloc may copy on some allocators, and the spare capacity was never touched
+    // (only the escapes' few bytes at the end were), so it costs address space, not memory.
     match String::from_utf8(line) {
         Ok(text) => texts[largest] = Some(text),
         Err(_) => return Ok(Err(not_utf8())),
