@@ -4,7 +4,8 @@
 //! of the adapter's interface.
 //!
 //! - [`claude_stdout`]: the bytes are claude's stdout. The stdout reader, the parser, the turn
-//!   translation, the control-request triage and the permission choices run on them; every update
+//!   translation, the control-request triage and the permission choices run on them; the
+//!   big-line path must read every line as the normal one does; every update
 //!   must read back with the editor's SDK, every permission ask must offer a way to reject, and the
 //!   log masking must leave no API key and be stable.
 //! - [`editor_stdin`]: the bytes are the editor's stdin. Our transport and the SDK's dispatch run
@@ -20,7 +21,9 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::acp::fuzzing::{PROBE_ID, check_update_reads_back, serve_bytes};
-use crate::claude::fuzzing::{log_excerpt, redact_secrets, stdout_messages};
+use crate::claude::fuzzing::{
+    log_excerpt, redact_secrets, stdout_messages, stdout_messages_all_big,
+};
 use crate::claude::wire::ClaudeMessage;
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, NewSession, PermissionOptionKind,
@@ -32,6 +35,11 @@ use crate::translate::TurnTranslator;
 /// The bytes as claude's whole stdout.
 pub fn claude_stdout(bytes: &[u8]) {
     let messages = stdout_messages(bytes);
+    assert_eq!(
+        stdout_messages_all_big(bytes),
+        messages,
+        "the big-line path reads the lines as the normal one does"
+    );
     let lines = bytes.split(|b| *b == b'\n').count();
     assert!(
         messages.len() <= lines,

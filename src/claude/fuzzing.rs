@@ -3,7 +3,7 @@
 use super::events;
 use super::pending::PendingRequests;
 use super::process::ClaudeEvent;
-use super::streams::read_stdout;
+use super::streams::{BIG_LINES, BigLines, read_stdout_with};
 use super::wire::ClaudeMessage;
 
 pub(crate) use super::redact::{log_excerpt, redact_secrets};
@@ -11,6 +11,20 @@ pub(crate) use super::redact::{log_excerpt, redact_secrets};
 /// Every message the stdout reader passes on when `bytes` is claude's whole stdout, in order
 /// (control responses go to the waiting requests, of which there are none here).
 pub(crate) fn stdout_messages(bytes: &[u8]) -> Vec<ClaudeMessage> {
+    stdout_messages_with(bytes, BIG_LINES)
+}
+
+/// [`stdout_messages`] with every line and every string literal taken as big, so that the
+/// big-line path (`super::big_line`) reads every line it can.
+pub(crate) fn stdout_messages_all_big(bytes: &[u8]) -> Vec<ClaudeMessage> {
+    let all_big = BigLines {
+        line_bytes: 0,
+        literal_bytes: 0,
+    };
+    stdout_messages_with(bytes, all_big)
+}
+
+fn stdout_messages_with(bytes: &[u8], big: BigLines) -> Vec<ClaudeMessage> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a tokio runtime");
@@ -18,7 +32,7 @@ pub(crate) fn stdout_messages(bytes: &[u8]) -> Vec<ClaudeMessage> {
         let (tx, mut rx) = events::channel();
         let read = async move {
             let pending = PendingRequests::default();
-            read_stdout(bytes, &pending, &tx).await;
+            read_stdout_with(bytes, &pending, &tx, big).await;
         };
         let take = async {
             let mut messages = Vec::new();

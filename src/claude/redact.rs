@@ -57,7 +57,12 @@ fn redact_emails(text: &str) -> String {
 /// A log-safe excerpt: at most `max` bytes (cut at a char boundary), secrets redacted, and the full
 /// length named when cut so a reader knows the line was longer.
 pub(crate) fn log_excerpt(text: &str, max: usize) -> String {
-    if text.len() <= max {
+    excerpt_of(text, text.len(), max)
+}
+
+/// [`log_excerpt`] of a text of `len` bytes of which only the start, `text`, is at hand.
+pub(crate) fn excerpt_of(text: &str, len: usize, max: usize) -> String {
+    if len <= max && text.len() == len {
         return redact_secrets(text);
     }
     // Cut a little past `max` before redacting so a key straddling the cut is still recognised.
@@ -70,7 +75,7 @@ pub(crate) fn log_excerpt(text: &str, max: usize) -> String {
     while !redacted.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!("{}... ({} bytes)", &redacted[..cut], text.len())
+    format!("{}... ({len} bytes)", &redacted[..cut])
 }
 
 #[cfg(test)]

@@ -5,10 +5,11 @@ use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
+use super::big_line;
 use super::events::EventSender;
 use super::pending::PendingRequests;
 use super::process::ClaudeEvent;
-use super::redact::{log_excerpt, redact_secrets};
+use super::redact::{excerpt_of, log_excerpt, redact_secrets};
 use super::wire::{ClaudeMessage, WireError};
 
 /// How much of claude's stderr is kept for error messages.
@@ -17,13 +18,47 @@ pub(crate) const STDERR_TAIL_BYTES: usize = 8 * 1024;
 const KEEP_BUFFER_BYTES: usize = 1024 * 1024;
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
+/// Lines at least this long take [`big_line`]'s path, which keeps their big strings single.
+const BIG_LINE_BYTES: usize = KEEP_BUFFER_BYTES;
+/// A big line's string literals of at least this many bytes are the ones not copied.
+const BIG_LITERAL_BYTES: usize = 64 * 1024;
+
+/// Which lines [`big_line`] reads: at least `line_bytes` long, for literals of `literal_bytes`.
+/// A parameter so that tests and fuzzing can send small lines down that path.
+#[derive(Clone, Copy)]
+pub(crate) struct BigLines {
+    pub line_bytes: usize,
+    pub literal_bytes: usize,
+}
+
+pub(crate) const BIG_LINES: BigLines = BigLines {
+    line_bytes: BIG_LINE_BYTES,
+    literal_bytes: BIG_LITERAL_BYTES,
+};
+
+/// How much of a big line is kept for the log once its buffer has become its biggest string.
+const BIG_LINE_HEAD_BYTES: usize = 1024;
+
 /// Reads stdout to its end. Control responses go to `pending`; every other known message is forwarded
 /// as it arrives. Lines that are not JSON, or of a known type but a bad shape, are skipped (one odd
 /// line must not end the session) and logged masked and cut, at warn the first time per kind. A
 /// `result` line that cannot be read still ends the turn, as an error saying so. Lines have no
-/// length limit (a tool result can be tens of MiB); `read_until` grows one buffer.
+/// length limit (a tool result can be tens of MiB); `read_until` grows one buffer, which a big line
+/// takes with it (see [`big_line`]), so no big buffer is kept between lines.
 pub(crate) async fn read_stdout<R>(stdout: R, pending: &PendingRequests, events: &EventSender)
 where
+    R: AsyncRead + Unpin,
+{
+    read_stdout_with(stdout, pending, events, BIG_LINES).await;
+}
+
+/// [`read_stdout`], with the big-line path taken from `big` on.
+pub(crate) async fn read_stdout_with<R>(
+    stdout: R,
+    pending: &PendingRequests,
+    events: &EventSender,
+    big: BigLines,
+) where
     R: AsyncRead + Unpin,
 {
     let mut reader = BufReader::with_capacity(READ_CHUNK_BYTES, stdout);
@@ -42,27 +77,78 @@ where
                 return;
             }
         }
-        let line = String::from_utf8_lossy(&buffer);
-        let line = line.trim_end_matches(['\n', '\r']);
-        if line.trim().is_empty() {
+        // What the line costs in the events channel's budget, newline included.
+        let bytes = buffer.len();
+        while let Some(b'\n' | b'\r') = buffer.last() {
+            buffer.pop();
+        }
+        let line = Line {
+            bytes,
+            len: buffer.len(),
+        };
+        if buffer.len() >= big.line_bytes {
+            let head = String::from_utf8_lossy(&buffer[..BIG_LINE_HEAD_BYTES.min(buffer.len())])
+                .into_owned();
+            match big_line::parse(std::mem::take(&mut buffer), big.literal_bytes) {
+                Ok(parsed) => {
+                    line.dispatch(parsed, &head, pending, events, &mut skipped)
+                        .await;
+                    continue;
+                }
+                Err(whole) => buffer = whole,
+            }
+        }
+        let text = String::from_utf8_lossy(&buffer);
+        if text.trim().is_empty() {
             continue;
         }
-        match ClaudeMessage::parse(line) {
+        let line = Line {
+            len: text.len(),
+            ..line
+        };
+        line.dispatch(
+            ClaudeMessage::parse(&text),
+            &text,
+            pending,
+            events,
+            &mut skipped,
+        )
+        .await;
+    }
+}
+
+/// One line read: its bytes in the channel's budget and its length without the newline.
+#[derive(Clone, Copy)]
+struct Line {
+    bytes: usize,
+    len: usize,
+}
+
+impl Line {
+    /// Passes the parsed line on. `text` is the line, or its start when it was big.
+    async fn dispatch(
+        self,
+        parsed: Result<ClaudeMessage, WireError>,
+        text: &str,
+        pending: &PendingRequests,
+        events: &EventSender,
+        skipped: &mut SkipLog,
+    ) {
+        match parsed {
             Ok(ClaudeMessage::ControlResponse(envelope)) => pending.resolve(envelope.response),
             Ok(ClaudeMessage::Unknown(value)) => {
                 let kind = value.get("type").map(|t| t.to_string()).unwrap_or_default();
                 skipped.note(
                     &format!("a message of unknown type {}", log_excerpt(&kind, 80)),
-                    line,
+                    text,
+                    self.len,
                     None,
                 );
             }
             Ok(message) => {
                 // Waits while the session is behind (backpressure); nobody listening any more is
                 // fine: reading goes on so control responses still arrive.
-                events
-                    .send(ClaudeEvent::Message(message), buffer.len())
-                    .await;
+                events.send(ClaudeEvent::Message(message), self.bytes).await;
             }
             Err(error) => {
                 let kind = match &error {
@@ -71,11 +157,9 @@ where
                         format!("a `{}` line of an unexpected shape", log_excerpt(kind, 40))
                     }
                 };
-                skipped.note(&kind, line, Some(&error));
-                if let Some(result) = unreadable_result(line) {
-                    events
-                        .send(ClaudeEvent::Message(result), buffer.len())
-                        .await;
+                skipped.note(&kind, text, self.len, Some(&error));
+                if let Some(result) = unreadable_result(text, self.len) {
+                    events.send(ClaudeEvent::Message(result), self.bytes).await;
                 }
             }
         }
@@ -87,12 +171,13 @@ where
 struct SkipLog(std::collections::HashSet<String>);
 
 impl SkipLog {
-    fn note(&mut self, kind: &str, line: &str, error: Option<&WireError>) {
+    /// `line` is the line, or its start when it is longer: `len` is its whole length.
+    fn note(&mut self, kind: &str, line: &str, len: usize, error: Option<&WireError>) {
         // serde's messages quote the offending values: masked and cut like the line itself.
         let error = error
             .map(|e| log_excerpt(&e.to_string(), 300))
             .unwrap_or_default();
-        let line = log_excerpt(line, 200);
+        let line = excerpt_of(line, len, 200);
         if self.0.len() < 64 && self.0.insert(kind.to_owned()) {
             tracing::warn!(%error, %line, "skipping {kind} from claude (logged once)");
         } else {
@@ -103,7 +188,8 @@ impl SkipLog {
 
 /// A line that starts like claude's `result` but cannot be read (cut short, say): the turn is
 /// over as far as claude is concerned, so it ends as an error that says what happened.
-fn unreadable_result(line: &str) -> Option<ClaudeMessage> {
+/// `line` is the line or its start, `len` its whole length.
+fn unreadable_result(line: &str, len: usize) -> Option<ClaudeMessage> {
     let mut end = line.len().min(200);
     while !line.is_char_boundary(end) {
         end -= 1;
@@ -115,7 +201,7 @@ fn unreadable_result(line: &str) -> Option<ClaudeMessage> {
     }
     let text = format!(
         "claude's result line could not be read ({} bytes); the turn ended without its outcome",
-        line.len()
+        len
     );
     let result = serde_json::json!({
         "type": "result", "subtype": "error_during_execution", "is_error": true, "result": text,
@@ -178,7 +264,7 @@ pub(crate) async fn read_stderr<R: AsyncRead + Unpin>(stderr: R, tail: StderrTai
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claude::wire::ControlResponse;
+    use crate::claude::wire::{ContentBlock, ControlResponse, ToolResultContent};
     use serde_json::json;
 
     #[tokio::test]
@@ -215,6 +301,86 @@ mod tests {
             request_id: "unknown".into(),
             response: json!(null),
         });
+    }
+
+    /// A line over the events budget (2 MiB) on the big-line path: read whole, and it takes the
+    /// whole budget, so the reader waits for the session before the next line.
+    #[tokio::test]
+    async fn a_big_line_is_read_whole_and_holds_the_reader_back() {
+        let text = "log line \"quoted\" é\n".repeat(100_000);
+        let stdout = format!(
+            "{}\n{{\"type\":\"control_cancel_request\",\"request_id\":\"after\"}}\n",
+            json!({"type": "user", "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "t", "content": text}
+            ]}})
+        );
+        assert!(stdout.len() > 2 * crate::claude::events::EVENT_BUDGET);
+        let pending = PendingRequests::default();
+        let (tx, mut rx) = crate::claude::events::channel();
+        let reader = tx.clone();
+        let read = tokio::spawn(async move {
+            read_stdout(stdout.as_bytes(), &pending, &reader).await;
+        });
+        while !tx.is_held_back() {
+            assert!(
+                !read.is_finished(),
+                "the reader did not wait for the session"
+            );
+            tokio::task::yield_now().await;
+        }
+        let Some(ClaudeEvent::Message(ClaudeMessage::User(user))) = rx.recv().await else {
+            panic!("not the tool result");
+        };
+        assert_eq!(
+            user.message.content,
+            crate::claude::wire::UserContent::Blocks(vec![ContentBlock::ToolResult {
+                tool_use_id: "t".into(),
+                content: ToolResultContent::Text(text),
+                is_error: None,
+            }])
+        );
+        read.await.unwrap();
+        assert!(matches!(
+            rx.recv().await,
+            Some(ClaudeEvent::Message(
+                ClaudeMessage::ControlCancelRequest { .. }
+            ))
+        ));
+    }
+
+    /// The stdout reader gives the same messages whichever path its lines take.
+    #[test]
+    fn every_line_down_the_big_line_path_reads_the_same() {
+        let stdout = concat!(
+            "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n",
+            "not json\n",
+            "   \n",
+            "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"a \\\"b\\\" \\u00e9\"}]}}\n",
+            "{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"done\n",
+            "{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"done\"}\r\n",
+        );
+        let all_big = BigLines {
+            line_bytes: 0,
+            literal_bytes: 0,
+        };
+        let read = |big| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let (tx, mut rx) = crate::claude::events::channel();
+                read_stdout_with(stdout.as_bytes(), &PendingRequests::default(), &tx, big).await;
+                drop(tx);
+                let mut messages = Vec::new();
+                while let Some(ClaudeEvent::Message(message)) = rx.recv().await {
+                    messages.push(message);
+                }
+                messages
+            })
+        };
+        let normal = read(BIG_LINES);
+        assert_eq!(normal.len(), 4, "{normal:?}");
+        assert_eq!(read(all_big), normal);
     }
 
     #[test]

@@ -264,11 +264,19 @@ pub struct UserEchoMessage {
     pub content: UserContent,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum UserContent {
     Text(String),
     Blocks(Vec<ContentBlock>),
+}
+
+impl<'de> Deserialize<'de> for UserContent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match tool_result::TextOrList::deserialize(deserializer)? {
+            tool_result::TextOrList::Text(text) => UserContent::Text(text),
+            tool_result::TextOrList::List(blocks) => UserContent::Blocks(blocks),
+        })
+    }
 }
 
 impl Default for UserContent {

@@ -151,3 +151,42 @@ fn effort_goes_to_the_flag_settings_layer() {
     let reset = serde_json::to_value(OutboundControl::set_effort(None)).unwrap();
     assert_eq!(reset["settings"], json!({"effortLevel": null}));
 }
+
+#[test]
+fn contents_are_a_string_or_a_list_and_nothing_else() {
+    let user = |content: &str| {
+        ClaudeMessage::parse(&format!(
+            r#"{{"type":"user","message":{{"content":{content}}}}}"#
+        ))
+    };
+    let content = |line| match line {
+        Ok(ClaudeMessage::User(user)) => user.message.content,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(content(user(r#""hi""#)), UserContent::Text("hi".into()));
+    let UserContent::Blocks(blocks) = content(user(
+        r#"[{"type":"tool_result","tool_use_id":"t","content":"a\nb"},{"type":"tool_result","tool_use_id":"u","content":[{"type":"text","text":"c"}]}]"#,
+    )) else {
+        panic!("not blocks");
+    };
+    let texts: Vec<String> = blocks
+        .into_iter()
+        .map(|block| match block {
+            ContentBlock::ToolResult { content, .. } => content.into_text(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(texts, ["a\nb", "c"]);
+    for bad in [
+        "5",
+        r#"{"a":1}"#,
+        "true",
+        r#"[{"type":"tool_result","tool_use_id":"t","content":null}]"#,
+        r#"[{"type":"tool_result","tool_use_id":"t","content":{"text":"x"}}]"#,
+    ] {
+        assert!(
+            matches!(user(bad), Err(WireError::BadShape { .. })),
+            "{bad}"
+        );
+    }
+}
