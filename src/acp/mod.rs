@@ -3,6 +3,7 @@
 mod client;
 mod errors;
 mod from_proto;
+mod permission_request;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) mod fuzzing;
 mod server;

@@ -20,6 +20,21 @@ pub fn tool_call_for(
     cwd: &Path,
     meta: Option<&ToolUseMeta>,
 ) -> ToolCall {
+    ToolCall {
+        raw_input: Some(input.clone()),
+        ..tool_call_without_input(name, id, input, cwd, meta)
+    }
+}
+
+/// [`tool_call_for`] without `raw_input`, for a caller that shares the input instead of copying
+/// it (a Write's input holds the whole file).
+pub fn tool_call_without_input(
+    name: &str,
+    id: &str,
+    input: &Value,
+    cwd: &Path,
+    meta: Option<&ToolUseMeta>,
+) -> ToolCall {
     let name = shown_name(name);
     ToolCall {
         id: id.to_owned(),
@@ -28,7 +43,7 @@ pub fn tool_call_for(
         status: ToolStatus::Pending,
         locations: locations_for(name, input, cwd),
         content: content_for(name, input, cwd),
-        raw_input: Some(input.clone()),
+        raw_input: None,
         parent_tool_call: None,
     }
 }

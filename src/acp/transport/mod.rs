@@ -9,6 +9,7 @@
 mod lines;
 mod old_text;
 mod outbound;
+mod pending;
 
 use std::sync::Arc;
 
@@ -16,12 +17,15 @@ use futures::StreamExt as _;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub(crate) use outbound::Outbound;
+pub(crate) use pending::{Failure, PendingRequests};
 
 use crate::platform::stdio;
 
-/// The line stream and line sink the SDK connects to, plus the queue both write into.
+/// The line stream and line sink the SDK connects to, plus the queue both write into and the
+/// requests we send past the SDK.
 pub(crate) struct Transport {
     pub(crate) outbound: Arc<Outbound>,
+    pub(crate) pending: Arc<PendingRequests>,
     input: stdio::Input,
     output: stdio::Output,
 }
@@ -38,6 +42,7 @@ impl Transport {
     ) -> Self {
         Transport {
             outbound: Arc::new(Outbound::default()),
+            pending: Arc::new(PendingRequests::default()),
             input: Box::pin(input),
             output: Box::pin(output),
         }
@@ -45,7 +50,8 @@ impl Transport {
 
     /// Starts the writer task and returns what the SDK's `Lines` takes: a sink of outgoing lines
     /// (it never waits: the queue is measured and sessions wait on it instead) and the stream of
-    /// the editor's lines.
+    /// the editor's lines, without the answers to our own requests (routed to their waiters).
+    /// When the editor's input ends, our requests still waiting fail.
     pub(crate) fn into_lines(
         self,
     ) -> (
@@ -54,6 +60,7 @@ impl Transport {
     ) {
         let Transport {
             outbound,
+            pending,
             input,
             output,
         } = self;
@@ -62,9 +69,22 @@ impl Transport {
             async move { outbound.write_to(output).await }
         });
         let reader = lines::LineReader::new(input, outbound.clone());
-        let incoming = futures::stream::unfold(reader, |mut reader| async move {
-            let line = reader.next_line().await?;
-            Some((line, reader))
+        let incoming = futures::stream::unfold((reader, pending), |(mut reader, pending)| {
+            async move {
+                loop {
+                    let Some(line) = reader.next_line().await else {
+                        pending.close();
+                        return None;
+                    };
+                    match &line {
+                        Ok(text) if pending.take_answer(text) => continue,
+                        Ok(_) => {}
+                        // The SDK ends the connection on a read error.
+                        Err(_) => pending.close(),
+                    }
+                    return Some((line, (reader, pending)));
+                }
+            }
         })
         .boxed();
         let sink = futures::sink::unfold(outbound, |outbound, line: String| async move {
