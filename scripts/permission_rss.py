@@ -45,6 +45,8 @@ class Editor:
             line = self.proc.stdout.readline()
             if not line:
                 sys.exit(f"the adapter closed stdout waiting for {method}")
+            if not line.startswith(b"{"):
+                continue  # a wrapper's own output (heaptrack's banner)
             message = json.loads(line)
             if "method" in message and "id" in message:
                 self.answer(message)

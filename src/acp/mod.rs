@@ -3,9 +3,9 @@
 mod client;
 mod errors;
 mod from_proto;
-mod permission_request;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) mod fuzzing;
+mod permission_request;
 mod server;
 mod to_proto;
 mod transport;

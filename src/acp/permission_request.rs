@@ -57,8 +57,7 @@ impl PermissionRequest {
 mod tests {
     use super::*;
     use crate::domain::{
-        PermissionOption, PermissionOptionKind, ToolCallUpdate, ToolContent, ToolKind,
-        ToolLocation,
+        PermissionOption, PermissionOptionKind, ToolCallUpdate, ToolContent, ToolKind, ToolLocation,
     };
     use serde_json::json;
 

@@ -19,4 +19,4 @@ pub use context_usage::{context_usage_text, is_context_command, with_context_com
 pub use session_info::available_commands;
 pub use to_claude::user_message;
 pub use to_editor::{TurnSignal, TurnTranslator};
-pub use tools::{tool_call_for, tool_call_without_input};
+pub use tools::tool_call_without_input;

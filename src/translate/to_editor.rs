@@ -24,7 +24,7 @@ use serde_json::Value;
 use super::plan::{self, TaskList};
 use super::session_info::InitInfo;
 use super::tool_result::{ToolResult, tool_result_update};
-use super::tools::tool_call_without_input;
+use super::tools::tool_call_for;
 use super::turn_end::{self, ContextTokens, TurnEnd};
 use crate::claude::wire::{
     AssistantMessage, ClaudeMessage, ContentBlock, ResultMessage, StreamEvent, SystemMessage,
@@ -258,14 +258,13 @@ impl TurnTranslator {
         }
         let main_thread = a.parent_tool_use_id.is_none();
         let meta = a.tool_use_meta.iter().flatten().find(|m| m.id == id);
-        let mut call = tool_call_without_input(name, id, &input, &self.cwd, meta);
-        // A subagent's call is its own card, linked to the Task call that runs the subagent.
-        call.parent_tool_call = a.parent_tool_use_id.clone();
         let todo_plan = (main_thread && name == "TodoWrite")
             .then(|| plan::todo_write_plan(&input))
             .flatten();
         let kept = plan::is_task_tool(name).then(|| input.clone());
-        call.raw_input = Some(input);
+        let mut call = tool_call_for(name, id, input, &self.cwd, meta);
+        // A subagent's call is its own card, linked to the Task call that runs the subagent.
+        call.parent_tool_call = a.parent_tool_use_id.clone();
         out.updates.push(SessionUpdate::ToolCall(call));
         if let Some(entries) = todo_plan {
             out.updates.push(SessionUpdate::Plan { entries });

@@ -13,16 +13,18 @@ const TITLE_MAX_CHARS: usize = 80;
 
 /// The tool call for a `tool_use` block (or a permission ask about one), status `Pending`. The
 /// editor-served Read, Write and Edit (`mcp__acp__Edit`) look like claude's own.
+/// Takes the input by value: it moves into `raw_input` (a Write's input holds the whole file).
 pub fn tool_call_for(
     name: &str,
     id: &str,
-    input: &Value,
+    input: Value,
     cwd: &Path,
     meta: Option<&ToolUseMeta>,
 ) -> ToolCall {
+    let call = tool_call_without_input(name, id, &input, cwd, meta);
     ToolCall {
-        raw_input: Some(input.clone()),
-        ..tool_call_without_input(name, id, input, cwd, meta)
+        raw_input: Some(input),
+        ..call
     }
 }
 

@@ -134,11 +134,26 @@ async fn a_write_too_large_for_one_buffered_line_reaches_the_editor_whole_and_it
     let tool_call = &ask.params["toolCall"];
     assert_eq!(tool_call["title"], "Write big.txt");
     // The stand-in fills the content with `x` up to the line's size.
-    let content = tool_call["rawInput"]["content"].as_str().unwrap_or_default();
-    assert!(content.len() > 2_000_000, "rawInput's content: {} bytes", content.len());
-    assert!(content.bytes().all(|b| b == b'x'), "rawInput's content is claude's");
-    assert!(tool_call["content"][0]["newText"] == content, "the diff whole");
+    let content = tool_call["rawInput"]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        content.len() > 2_000_000,
+        "rawInput's content: {} bytes",
+        content.len()
+    );
+    assert!(
+        content.bytes().all(|b| b == b'x'),
+        "rawInput's content is claude's"
+    );
+    assert!(
+        tool_call["content"][0]["newText"] == content,
+        "the diff whole"
+    );
     let reply = permission_reply(&s);
     assert_eq!(reply["behavior"], "allow");
-    assert!(reply["updatedInput"]["content"] == content, "claude gets the input back whole");
+    assert!(
+        reply["updatedInput"]["content"] == content,
+        "claude gets the input back whole"
+    );
 }
