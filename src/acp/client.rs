@@ -9,6 +9,7 @@ use async_trait::async_trait;
 
 use super::permission_request::PermissionRequest;
 use super::to_proto;
+use super::tool_call_json::ToolCallNotification;
 use super::transport::{Failure, Outbound, PendingRequests};
 use crate::domain::{
     ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
@@ -73,12 +74,24 @@ impl EditorClient for AcpEditor {
             update,
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
-        let note =
-            acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
         if let Some(outbound) = self.outbound.get() {
+            if let SessionUpdate::ToolCall(mut call) = update {
+                // Its input shared, not copied into the SDK's type (a Write's is the whole file).
+                let raw_input = call.raw_input.take();
+                let note =
+                    ToolCallNotification::new(session_id, to_proto::tool_call(call), raw_input);
+                outbound.push_json(Notification::new("session/update", note), true);
+                return;
+            }
+            let note = acp::SessionNotification::new(
+                session_id.to_owned(),
+                to_proto::session_update(update),
+            );
             outbound.push_json(Notification::new("session/update", note), may_be_large);
             return;
         }
+        let note =
+            acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
         let Ok(cx) = self.connection() else { return };
         if let Err(e) = cx.send_notification(note) {
             tracing::debug!("session/update not sent: {e}");

@@ -8,6 +8,7 @@ pub(crate) mod fuzzing;
 mod permission_request;
 mod server;
 mod to_proto;
+mod tool_call_json;
 mod transport;
 
 /// The tracing target the SDK logs under (at trace level it logs whole messages).

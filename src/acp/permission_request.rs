@@ -1,13 +1,13 @@
 //! `session/request_permission`'s params as the SDK's type serialises them, with the tool call's
-//! `rawInput` shared with the `can_use_tool` it comes from instead of copied into the SDK's type
-//! (a Write's input holds the whole file).
+//! `rawInput` shared with the `can_use_tool` it comes from and a Write's diff written from it
+//! (see [`super::tool_call_json`]) instead of copied into the SDK's type.
 
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema as acp;
-use serde_json::Value;
 
 use super::to_proto;
+use super::tool_call_json::{CallContent, ToolCallWithInput};
 use crate::domain::PermissionAsk;
 
 /// The params of one permission request; serialises to the JSON of `acp::RequestPermissionRequest`.
@@ -15,17 +15,8 @@ use crate::domain::PermissionAsk;
 #[serde(rename_all = "camelCase")]
 pub(super) struct PermissionRequest {
     session_id: acp::SessionId,
-    tool_call: ToolCallWithInput,
+    tool_call: ToolCallWithInput<acp::ToolCallUpdate>,
     options: Vec<acp::PermissionOption>,
-}
-
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ToolCallWithInput {
-    #[serde(flatten)]
-    call: acp::ToolCallUpdate,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    raw_input: Option<Arc<Value>>,
 }
 
 impl PermissionRequest {
@@ -33,10 +24,7 @@ impl PermissionRequest {
         let raw_input = ask.tool_call.raw_input.take();
         PermissionRequest {
             session_id: ask.session_id.into(),
-            tool_call: ToolCallWithInput {
-                call: to_proto::tool_call_update(ask.tool_call),
-                raw_input,
-            },
+            tool_call: ToolCallWithInput::new(to_proto::tool_call_update(ask.tool_call), raw_input),
             options: ask
                 .options
                 .into_iter()
@@ -47,9 +35,23 @@ impl PermissionRequest {
 
     /// The SDK's type, for the SDK's own path (no transport of ours).
     pub(super) fn into_sdk(self) -> acp::RequestPermissionRequest {
-        let mut call = self.tool_call.call;
-        call.fields.raw_input = self.tool_call.raw_input.map(Arc::unwrap_or_clone);
+        let (mut call, raw_input) = self.tool_call.into_sdk();
+        call.fields.raw_input = raw_input.map(Arc::unwrap_or_clone);
         acp::RequestPermissionRequest::new(self.session_id, call, self.options)
+    }
+}
+
+impl CallContent for acp::ToolCallUpdate {
+    fn content(&self) -> &[acp::ToolCallContent] {
+        self.fields.content.as_deref().unwrap_or_default()
+    }
+
+    fn take_content(&mut self) -> Vec<acp::ToolCallContent> {
+        self.fields.content.take().unwrap_or_default()
+    }
+
+    fn put_content(&mut self, content: Vec<acp::ToolCallContent>) {
+        self.fields.content = Some(content);
     }
 }
 
@@ -61,10 +63,9 @@ mod tests {
     };
     use serde_json::json;
 
-    #[test]
-    fn serialises_as_the_sdks_request_would() {
-        let input = json!({"file_path": "/w/a.txt", "content": "hello\n"});
-        let ask = PermissionAsk {
+    fn write_ask(text: &str, old_text: Option<&str>) -> PermissionAsk {
+        let input = json!({"file_path": "/w/a.txt", "content": text});
+        PermissionAsk {
             session_id: "s1".into(),
             tool_call: ToolCallUpdate {
                 id: "toolu_1".into(),
@@ -74,12 +75,17 @@ mod tests {
                     path: "/w/a.txt".into(),
                     line: None,
                 }]),
-                content: Some(vec![ToolContent::Diff {
-                    path: "/w/a.txt".into(),
-                    old_text: None,
-                    new_text: "hello\n".into(),
-                }]),
-                raw_input: Some(Arc::new(input.clone())),
+                content: Some(vec![
+                    ToolContent::Text {
+                        text: "before".into(),
+                    },
+                    ToolContent::Diff {
+                        path: "/w/a.txt".into(),
+                        old_text: old_text.map(str::to_owned),
+                        new_text: text.into(),
+                    },
+                ]),
+                raw_input: Some(Arc::new(input)),
                 ..Default::default()
             },
             options: vec![PermissionOption {
@@ -87,11 +93,30 @@ mod tests {
                 name: "Allow".into(),
                 kind: PermissionOptionKind::AllowOnce,
             }],
-        };
-        let ours = PermissionRequest::new(ask.clone());
-        let sdk = ours.into_sdk();
-        let ours = serde_json::to_value(PermissionRequest::new(ask)).unwrap();
-        assert_eq!(ours, serde_json::to_value(&sdk).unwrap());
-        assert_eq!(ours["toolCall"]["rawInput"], input);
+        }
+    }
+
+    #[test]
+    fn serialises_as_the_sdks_request_would() {
+        let long: String = "ab\"c\né€".repeat(64 * 1024 / 4);
+        for (text, old_text, shared) in [
+            ("hello\n", None, false),
+            (long.as_str(), None, true),
+            (long.as_str(), Some("old\n"), true),
+        ] {
+            let ours = PermissionRequest::new(write_ask(text, old_text));
+            assert_eq!(ours.tool_call.is_shared(), shared, "{old_text:?}");
+            let json = serde_json::to_value(&ours).unwrap();
+            let sdk =
+                serde_json::to_value(PermissionRequest::new(write_ask(text, old_text)).into_sdk())
+                    .unwrap();
+            assert!(
+                json == sdk,
+                "differs from the SDK's JSON ({} bytes)",
+                text.len()
+            );
+            assert_eq!(json["toolCall"]["rawInput"]["content"], text);
+            assert_eq!(json["toolCall"]["content"][1]["newText"], text);
+        }
     }
 }
