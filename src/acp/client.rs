@@ -7,8 +7,10 @@ use agent_client_protocol::Client;
 use agent_client_protocol::v1::{ConnectionTo, schema as acp};
 use async_trait::async_trait;
 
+use super::permission_request::PermissionRequest;
 use super::to_proto;
-use super::transport::Outbound;
+use super::tool_call_json::ToolCallNotification;
+use super::transport::{Failure, Outbound, PendingRequests};
 use crate::domain::{
     ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
     ElicitationRequest, PermissionAsk, PermissionOutcome, SessionUpdate, TerminalCommand,
@@ -24,6 +26,8 @@ pub struct AcpEditor {
     /// The queue to the editor's stdout, when served by our transport: session updates go
     /// straight there, measured, instead of through the SDK's unbounded queue.
     outbound: OnceLock<Arc<Outbound>>,
+    /// Our own requests to the editor, sent past the SDK (see `transport::pending`).
+    pending: OnceLock<Arc<PendingRequests>>,
 }
 
 impl AcpEditor {
@@ -38,8 +42,9 @@ impl AcpEditor {
         }
     }
 
-    pub(crate) fn set_outbound(&self, outbound: Arc<Outbound>) {
+    pub(crate) fn set_transport(&self, outbound: Arc<Outbound>, pending: Arc<PendingRequests>) {
         let _ = self.outbound.set(outbound);
+        let _ = self.pending.set(pending);
     }
 
     pub fn set_capabilities(&self, caps: acp::ClientCapabilities) {
@@ -69,12 +74,24 @@ impl EditorClient for AcpEditor {
             update,
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
-        let note =
-            acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
         if let Some(outbound) = self.outbound.get() {
+            if let SessionUpdate::ToolCall(mut call) = update {
+                // Its input shared, not copied into the SDK's type (a Write's is the whole file).
+                let raw_input = call.raw_input.take();
+                let note =
+                    ToolCallNotification::new(session_id, to_proto::tool_call(call), raw_input);
+                outbound.push_json(Notification::new("session/update", note), true);
+                return;
+            }
+            let note = acp::SessionNotification::new(
+                session_id.to_owned(),
+                to_proto::session_update(update),
+            );
             outbound.push_json(Notification::new("session/update", note), may_be_large);
             return;
         }
+        let note =
+            acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
         let Ok(cx) = self.connection() else { return };
         if let Err(e) = cx.send_notification(note) {
             tracing::debug!("session/update not sent: {e}");
@@ -91,32 +108,29 @@ impl EditorClient for AcpEditor {
         &self,
         ask: PermissionAsk,
     ) -> Result<PermissionOutcome, EditorError> {
-        let cx = self.connection()?.clone();
-        let request = acp::RequestPermissionRequest::new(
-            ask.session_id,
-            to_proto::tool_call_update(ask.tool_call),
-            ask.options
-                .into_iter()
-                .map(to_proto::permission_option)
-                .collect(),
-        );
-        // Dropping this future (a cancelled turn, a withdrawn ask) sends `$/cancel_request` to the editor.
-        let response = cx
-            .send_request(request)
-            .block_task()
-            .await
-            .map_err(editor_error)?;
-        Ok(match response.outcome {
-            acp::RequestPermissionOutcome::Selected(s) => PermissionOutcome::Selected {
-                option_id: s.option_id.0.to_string(),
-            },
-            acp::RequestPermissionOutcome::Cancelled => PermissionOutcome::Cancelled,
-            _ => {
-                return Err(EditorError::Malformed(
-                    "an unknown permission outcome".into(),
-                ));
+        let request = PermissionRequest::new(ask);
+        let response = match (self.outbound.get(), self.pending.get()) {
+            // Past the SDK: its tool call may carry a file's content twice (`rawInput`, the
+            // diff), which the SDK would copy three times; here it is serialised once, while
+            // written. Dropping this future sends `$/cancel_request`.
+            (Some(outbound), Some(pending)) => {
+                let answer = pending
+                    .request(outbound, "session/request_permission", request, true)
+                    .await
+                    .map_err(failure_error)?;
+                serde_json::from_value::<acp::RequestPermissionResponse>(answer)
+                    .map_err(|e| EditorError::Malformed(e.to_string()))?
             }
-        })
+            _ => {
+                let cx = self.connection()?.clone();
+                // Dropping this future sends `$/cancel_request` to the editor.
+                cx.send_request(request.into_sdk())
+                    .block_task()
+                    .await
+                    .map_err(editor_error)?
+            }
+        };
+        permission_outcome(response)
     }
 
     fn supports_compaction(&self) -> bool {
@@ -352,6 +366,32 @@ fn terminal_exit(status: acp::TerminalExitStatus) -> TerminalExit {
     TerminalExit {
         code: status.exit_code,
         signal: status.signal,
+    }
+}
+
+fn permission_outcome(
+    response: acp::RequestPermissionResponse,
+) -> Result<PermissionOutcome, EditorError> {
+    match response.outcome {
+        acp::RequestPermissionOutcome::Selected(s) => Ok(PermissionOutcome::Selected {
+            option_id: s.option_id.0.to_string(),
+        }),
+        acp::RequestPermissionOutcome::Cancelled => Ok(PermissionOutcome::Cancelled),
+        _ => Err(EditorError::Malformed(
+            "an unknown permission outcome".into(),
+        )),
+    }
+}
+
+/// An answer to one of our own requests that is not a result, as [`editor_error`] maps the SDK's.
+fn failure_error(failure: Failure) -> EditorError {
+    match failure {
+        Failure::Error { code, message } => {
+            let code = i32::try_from(code).unwrap_or(i32::MIN);
+            editor_error(agent_client_protocol::Error::new(code, message))
+        }
+        Failure::Unreadable(why) => EditorError::Malformed(why),
+        Failure::Closed => EditorError::Closed,
     }
 }
 

@@ -5,8 +5,10 @@ mod errors;
 mod from_proto;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) mod fuzzing;
+mod permission_request;
 mod server;
 mod to_proto;
+mod tool_call_json;
 mod transport;
 
 /// The tracing target the SDK logs under (at trace level it logs whole messages).

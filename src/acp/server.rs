@@ -156,7 +156,7 @@ pub(super) async fn serve(
     editor: Arc<AcpEditor>,
     transport: Transport,
 ) -> Result<(), Error> {
-    editor.set_outbound(transport.outbound.clone());
+    editor.set_transport(transport.outbound.clone(), transport.pending.clone());
     let (outgoing, incoming) = transport.into_lines();
     let builder = Agent.v1().name("claude-acp").on_receive_request(
         {

@@ -141,7 +141,7 @@ pub fn tool_call_update(u: ToolCallUpdate) -> acp::ToolCallUpdate {
     fields.content = u
         .content
         .map(|cs| cs.into_iter().map(tool_content).collect());
-    fields.raw_input = u.raw_input;
+    fields.raw_input = u.raw_input.map(std::sync::Arc::unwrap_or_clone);
     fields.raw_output = u.raw_output.map(serde_json::Value::Object);
     let meta = u
         .elapsed_seconds

@@ -131,9 +131,9 @@ impl ClaudeHandle {
     pub(crate) fn answer_permission(
         &self,
         request_id: &str,
-        decision: &crate::claude::wire::PermissionDecision,
+        decision: crate::claude::wire::PermissionDecision,
     ) -> impl Future<Output = Result<(), ClaudeError>> + Send + 'static {
-        self.respond_success(request_id, decision.to_value())
+        self.respond_success(request_id, decision.into_value())
     }
 
     /// Answers one of claude's control requests with an error.

@@ -479,10 +479,21 @@ pub struct UserInputMessage {
 impl ClaudeInput {
     /// The line to write, newline included.
     pub fn to_line(&self) -> String {
+        // A control response may carry a whole file (a Write's `updatedInput`): measured first,
+        // so the line is allocated once at its size instead of grown by doubling.
+        let mut line = match self {
+            ClaudeInput::ControlResponse { .. } => {
+                let mut counter = ByteCounter(0);
+                let _ = serde_json::to_writer(&mut counter, self);
+                Vec::with_capacity(counter.0 + 1)
+            }
+            _ => Vec::new(),
+        };
         // Serializing these types cannot fail: every field is a plain JSON value.
-        let mut line = serde_json::to_string(self).expect("stream-json input serializes");
-        line.push('\n');
-        line
+        serde_json::to_writer(&mut line, self).expect("stream-json input serializes");
+        line.push(b'\n');
+        // serde_json writes valid UTF-8.
+        String::from_utf8(line).expect("JSON is UTF-8")
     }
 
     pub fn success(request_id: impl Into<String>, response: Value) -> Self {
@@ -506,3 +517,17 @@ impl ClaudeInput {
 
 #[cfg(test)]
 mod tests;
+
+/// Counts the bytes written to it.
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

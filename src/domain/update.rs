@@ -1,5 +1,7 @@
 //! What the adapter tells the editor about a session while it runs (`session/update` payloads).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 /// One `session/update` notification's payload. Tagged `session_update` (ACP's `sessionUpdate`):
@@ -145,8 +147,10 @@ pub struct ToolCallUpdate {
     pub locations: Option<Vec<ToolLocation>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<Vec<ToolContent>>,
+    /// Shared: a permission ask sends it while its `can_use_tool` keeps it for the answer (a
+    /// Write's input holds the whole file).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub raw_input: Option<Value>,
+    pub raw_input: Option<Arc<Value>>,
     /// Always a JSON object when set: some editors reject anything else and leave the tool spinning.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw_output: Option<serde_json::Map<String, Value>>,

@@ -19,4 +19,4 @@ pub(crate) use context_usage::{context_usage_text, is_context_command, with_cont
 pub(crate) use session_info::available_commands;
 pub(crate) use to_claude::user_message;
 pub(crate) use to_editor::{TurnSignal, TurnTranslator};
-pub(crate) use tools::tool_call_for;
+pub(crate) use tools::tool_call_without_input;

@@ -106,7 +106,7 @@ impl TurnTranslator {
         let mut out = Translation::default();
         match msg {
             ClaudeMessage::StreamEvent(e) => self.on_stream_event(&e, &mut out),
-            ClaudeMessage::Assistant(a) => self.on_assistant(&a, &mut out),
+            ClaudeMessage::Assistant(a) => self.on_assistant(a, &mut out),
             ClaudeMessage::User(u) => self.on_user(u, &mut out),
             ClaudeMessage::System(s) => self.on_system(&s, &mut out),
             ClaudeMessage::ToolProgress(p) => self.on_tool_progress(&p, &mut out),
@@ -182,7 +182,9 @@ impl TurnTranslator {
         }
     }
 
-    fn on_assistant(&mut self, a: &AssistantMessage, out: &mut Translation) {
+    /// Takes the message by value: a tool use's input moves into its tool call (a Write's input
+    /// holds the whole file).
+    fn on_assistant(&mut self, mut a: AssistantMessage, out: &mut Translation) {
         let main_thread = a.parent_tool_use_id.is_none();
         let message_id = a.message.id.clone();
         let streamed = main_thread && message_id.is_some() && message_id == self.stream.message_id;
@@ -196,7 +198,8 @@ impl TurnTranslator {
             self.last_context = Some((message_id.clone(), tokens));
         }
         let single = a.message.content.len() == 1;
-        for (position, block) in a.message.content.iter().enumerate() {
+        let blocks = std::mem::take(&mut a.message.content);
+        for (position, block) in blocks.into_iter().enumerate() {
             // claude prints one block per line; a line with several is a whole message.
             let index = if single {
                 self.stream.block.unwrap_or(0)
@@ -205,13 +208,13 @@ impl TurnTranslator {
             };
             match block {
                 ContentBlock::Text { text } if main_thread => {
-                    self.relay_rest(text, streamed, index, false, out)
+                    self.relay_rest(&text, streamed, index, false, out)
                 }
                 ContentBlock::Thinking { thinking, .. } if main_thread => {
-                    self.relay_rest(thinking, streamed, index, true, out)
+                    self.relay_rest(&thinking, streamed, index, true, out)
                 }
                 ContentBlock::ToolUse { id, name, input } => {
-                    self.on_tool_use(a, id, name, input, out)
+                    self.on_tool_use(&a, &id, &name, input, out)
                 }
                 _ => {}
             }
@@ -247,7 +250,7 @@ impl TurnTranslator {
         a: &AssistantMessage,
         id: &str,
         name: &str,
-        input: &Value,
+        input: Value,
         out: &mut Translation,
     ) {
         if self.tools.contains_key(id) {
@@ -255,17 +258,18 @@ impl TurnTranslator {
         }
         let main_thread = a.parent_tool_use_id.is_none();
         let meta = a.tool_use_meta.iter().flatten().find(|m| m.id == id);
+        let todo_plan = (main_thread && name == "TodoWrite")
+            .then(|| plan::todo_write_plan(&input))
+            .flatten();
+        let kept = plan::is_task_tool(name).then(|| input.clone());
         let mut call = tool_call_for(name, id, input, &self.cwd, meta);
         // A subagent's call is its own card, linked to the Task call that runs the subagent.
         call.parent_tool_call = a.parent_tool_use_id.clone();
         out.updates.push(SessionUpdate::ToolCall(call));
-        if main_thread
-            && name == "TodoWrite"
-            && let Some(entries) = plan::todo_write_plan(input)
-        {
+        if let Some(entries) = todo_plan {
             out.updates.push(SessionUpdate::Plan { entries });
         }
-        let input = plan::is_task_tool(name).then(|| input.clone());
+        let input = kept;
         self.tools.insert(
             id.to_owned(),
             PendingTool {

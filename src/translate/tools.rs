@@ -13,7 +13,24 @@ const TITLE_MAX_CHARS: usize = 80;
 
 /// The tool call for a `tool_use` block (or a permission ask about one), status `Pending`. The
 /// editor-served Read, Write and Edit (`mcp__acp__Edit`) look like claude's own.
+/// Takes the input by value: it moves into `raw_input` (a Write's input holds the whole file).
 pub(crate) fn tool_call_for(
+    name: &str,
+    id: &str,
+    input: Value,
+    cwd: &Path,
+    meta: Option<&ToolUseMeta>,
+) -> ToolCall {
+    let call = tool_call_without_input(name, id, &input, cwd, meta);
+    ToolCall {
+        raw_input: Some(input),
+        ..call
+    }
+}
+
+/// [`tool_call_for`] without `raw_input`, for a caller that shares the input instead of copying
+/// it (a Write's input holds the whole file).
+pub(crate) fn tool_call_without_input(
     name: &str,
     id: &str,
     input: &Value,
@@ -28,7 +45,7 @@ pub(crate) fn tool_call_for(
         status: ToolStatus::Pending,
         locations: locations_for(name, input, cwd),
         content: content_for(name, input, cwd),
-        raw_input: Some(input.clone()),
+        raw_input: None,
         parent_tool_call: None,
     }
 }

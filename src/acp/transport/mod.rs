@@ -9,6 +9,7 @@
 mod lines;
 mod old_text;
 mod outbound;
+mod pending;
 
 use std::sync::Arc;
 
@@ -16,12 +17,15 @@ use futures::StreamExt as _;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub(crate) use outbound::Outbound;
+pub(crate) use pending::{Failure, PendingRequests};
 
 use crate::platform::stdio;
 
-/// The line stream and line sink the SDK connects to, plus the queue both write into.
+/// The line stream and line sink the SDK connects to, plus the queue both write into and the
+/// requests we send past the SDK.
 pub(crate) struct Transport {
     pub(crate) outbound: Arc<Outbound>,
+    pub(crate) pending: Arc<PendingRequests>,
     input: stdio::Input,
     output: stdio::Output,
 }
@@ -38,6 +42,7 @@ impl Transport {
     ) -> Self {
         Transport {
             outbound: Arc::new(Outbound::default()),
+            pending: Arc::new(PendingRequests::default()),
             input: Box::pin(input),
             output: Box::pin(output),
         }
@@ -45,7 +50,8 @@ impl Transport {
 
     /// Starts the writer task and returns what the SDK's `Lines` takes: a sink of outgoing lines
     /// (it never waits: the queue is measured and sessions wait on it instead) and the stream of
-    /// the editor's lines.
+    /// the editor's lines, without the answers to our own requests (routed to their waiters).
+    /// When the editor's input or output ends, our requests still waiting fail.
     pub(crate) fn into_lines(
         self,
     ) -> (
@@ -54,17 +60,35 @@ impl Transport {
     ) {
         let Transport {
             outbound,
+            pending,
             input,
             output,
         } = self;
         tokio::spawn({
-            let outbound = outbound.clone();
-            async move { outbound.write_to(output).await }
+            let (outbound, pending) = (outbound.clone(), pending.clone());
+            async move {
+                outbound.write_to(output).await;
+                // stdout is gone: no request of ours can reach the editor any more.
+                pending.close();
+            }
         });
         let reader = lines::LineReader::new(input, outbound.clone());
-        let incoming = futures::stream::unfold(reader, |mut reader| async move {
-            let line = reader.next_line().await?;
-            Some((line, reader))
+        let incoming = futures::stream::unfold((reader, pending), |(mut reader, pending)| {
+            async move {
+                loop {
+                    let Some(line) = reader.next_line().await else {
+                        pending.close();
+                        return None;
+                    };
+                    match &line {
+                        Ok(text) if pending.take_answer(text) => continue,
+                        Ok(_) => {}
+                        // The SDK ends the connection on a read error.
+                        Err(_) => pending.close(),
+                    }
+                    return Some((line, (reader, pending)));
+                }
+            }
         })
         .boxed();
         let sink = futures::sink::unfold(outbound, |outbound, line: String| async move {
@@ -72,5 +96,37 @@ impl Transport {
             Ok::<_, std::io::Error>(outbound)
         });
         (sink, incoming)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn our_requests_fail_when_the_editors_output_or_input_ends() {
+        for end in ["output", "input"] {
+            // The editor's two ends: what it reads from us and what it writes to us.
+            let (adapter_out, editor_in) = tokio::io::duplex(1024);
+            let (editor_out, adapter_in) = tokio::io::duplex(1024);
+            let transport = Transport::new(adapter_in, adapter_out);
+            let (outbound, pending) = (transport.outbound.clone(), transport.pending.clone());
+            let (_sink, mut incoming) = transport.into_lines();
+            let ask = tokio::spawn(async move {
+                pending
+                    .request(&outbound, "session/request_permission", (), false)
+                    .await
+            });
+            if end == "output" {
+                drop(editor_in);
+            } else {
+                drop(editor_out);
+                assert!(incoming.next().await.is_none());
+            }
+            let answer = tokio::time::timeout(std::time::Duration::from_secs(5), ask)
+                .await
+                .expect("the ask ends");
+            assert_eq!(answer.unwrap(), Err(Failure::Closed), "{end}");
+        }
     }
 }

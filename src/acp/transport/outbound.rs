@@ -117,6 +117,30 @@ impl Outbound {
         self.lock().bytes
     }
 
+    /// Takes every queued line as JSON (streamed ones serialised now), for tests.
+    #[cfg(test)]
+    pub(crate) fn take_queued_json(&self) -> Vec<serde_json::Value> {
+        let lines = {
+            let mut queue = self.lock();
+            queue.bytes = 0;
+            std::mem::take(&mut queue.lines)
+        };
+        lines
+            .into_iter()
+            .map(|line| {
+                let bytes = match line {
+                    Line::Bytes(bytes) => bytes,
+                    Line::Streamed { serialise, .. } => {
+                        let mut bytes = Vec::new();
+                        serialise(&mut bytes).expect("serialises");
+                        bytes
+                    }
+                };
+                serde_json::from_slice(&bytes).expect("a queued line is JSON")
+            })
+            .collect()
+    }
+
     /// Resolves once fewer than [`OUTBOUND_BUDGET`] bytes wait for the editor (at once if stdout is
     /// gone, so nothing waits forever on a closed editor).
     pub(crate) async fn room(&self) {

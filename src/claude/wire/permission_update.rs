@@ -31,6 +31,26 @@ impl PermissionDecision {
         // Strings, bools and JSON values only: serializing cannot fail.
         serde_json::to_value(self).expect("a permission decision serializes")
     }
+
+    /// [`PermissionDecision::to_value`] that moves `updatedInput` in rather than copying it (a
+    /// Write's input holds the whole file).
+    pub fn into_value(self) -> Value {
+        match self {
+            PermissionDecision::Allow {
+                updated_input,
+                updated_permissions,
+            } => {
+                let mut reply = PermissionDecision::Allow {
+                    updated_input: Value::Null,
+                    updated_permissions,
+                }
+                .to_value();
+                reply["updatedInput"] = updated_input;
+                reply
+            }
+            deny => deny.to_value(),
+        }
+    }
 }
 
 /// One permission update, as claude wrote it (or as we built it).

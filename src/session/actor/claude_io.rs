@@ -174,7 +174,7 @@ impl SessionActor {
                 let rid = request_id.clone();
                 let task = tokio::spawn(async move {
                     let reply = asker.ask(*ask).await;
-                    let _ = handle.answer_permission(&rid, &reply).await;
+                    let _ = handle.answer_permission(&rid, reply).await;
                     let _ = internal.send(Internal::PermissionDone { request_id: rid });
                 });
                 self.asks.started(request_id, task);

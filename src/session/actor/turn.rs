@@ -105,7 +105,7 @@ impl SessionActor {
                     message: "The user cancelled the turn.".into(),
                     interrupt: true,
                 };
-                deliver(h.answer_permission(&request_id, &decision));
+                deliver(h.answer_permission(&request_id, decision));
             }
         }
         if let Some(h) = handle {

@@ -46,6 +46,11 @@ const FLAG_MENTION: &str = "permission-prompt-tool";
 /// Tool_result texts of claude refusing our `can_use_tool` answer.
 const ANSWER_REJECTED: &[&str] = &["invalid permission result", "ZodError"];
 
+/// The longest tool input (as JSON) kept to name the call again after a switch: a Write's input
+/// holds the whole file, which would otherwise stay in memory for the turn and be pasted into
+/// the retry prompt. Longer inputs are named by tool alone.
+const KEPT_INPUT_BYTES: usize = 16 * 1024;
+
 /// What kind of break was seen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BreakKind {
@@ -65,7 +70,8 @@ pub struct BreakSymptom {
     /// The tool claude wanted to run, when the symptom is about one tool use.
     pub tool_name: Option<String>,
     pub tool_use_id: Option<String>,
-    /// The input of that tool use, when claude printed it (to ask again after the switch).
+    /// The input of that tool use, when claude printed it and it is at most
+    /// [`KEPT_INPUT_BYTES`] long (to ask again after the switch).
     pub tool_input: Option<Value>,
 }
 
@@ -112,8 +118,8 @@ pub struct BreakDetector {
     asked: HashSet<String>,
     /// `can_use_tool` request_id -> tool_use_id, to tie claude's replies to our answers.
     asks_by_request: HashMap<String, Option<String>>,
-    /// tool_use_id -> (name, input), from the assistant's tool_use blocks.
-    tool_uses: HashMap<String, (String, Value)>,
+    /// tool_use_id -> (name, input if short), from the assistant's tool_use blocks.
+    tool_uses: HashMap<String, (String, Option<Value>)>,
     /// Denied by the user's own policy (rules, mode, hooks): not a break.
     denied_by_policy: HashSet<String>,
     reported: HashSet<String>,
@@ -150,7 +156,7 @@ impl BreakDetector {
                 for block in &assistant.message.content {
                     if let ContentBlock::ToolUse { id, name, input } = block {
                         self.tool_uses
-                            .insert(id.clone(), (name.clone(), input.clone()));
+                            .insert(id.clone(), (name.clone(), short_copy(input)));
                     }
                 }
                 None
@@ -300,7 +306,7 @@ impl BreakDetector {
         }
         let seen = tool_use_id.as_ref().and_then(|id| self.tool_uses.get(id));
         let tool_name = tool_name.or_else(|| seen.map(|(name, _)| name.clone()));
-        let tool_input = tool_input.or_else(|| seen.map(|(_, input)| input.clone()));
+        let tool_input = tool_input.or_else(|| seen.and_then(|(_, input)| input.clone()));
         Some(BreakSymptom {
             kind,
             tool_name,
@@ -308,6 +314,27 @@ impl BreakDetector {
             tool_input,
         })
     }
+}
+
+/// A copy of `input` if its JSON is at most [`KEPT_INPUT_BYTES`] long (measured without
+/// allocating, stopping at the limit).
+fn short_copy(input: &Value) -> Option<Value> {
+    struct Limit(usize);
+    impl std::io::Write for Limit {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            if self.0 > KEPT_INPUT_BYTES {
+                return Err(std::io::Error::other("longer than kept"));
+            }
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(Limit(0), input)
+        .ok()
+        .map(|()| input.clone())
 }
 
 /// Whether claude's `tool_result_meta` says the tool did run (so an error text is the tool's own

@@ -234,7 +234,7 @@ async fn by_prompts(
                     content: Some(vec![ToolContent::Text {
                         text: body(q, &chosen()),
                     }]),
-                    raw_input: Some(req.input.clone()),
+                    raw_input: Some(std::sync::Arc::new(req.input.clone())),
                     raw_output: None,
                     elapsed_seconds: None,
                 },

@@ -75,5 +75,5 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
         options: choices.options.clone(),
     };
     let answer = asker.editor.request_permission(ask).await;
-    reply::answer(&shown, &choices, answer, &asker.rules)
+    reply::answer(&mut shown, &choices, answer, &asker.rules)
 }

@@ -169,20 +169,49 @@ pub async fn decide(
         }
         "ExitPlanMode" => plan_mode::ask(editor.as_ref(), session_id, cwd, &req).await,
         _ => {
+            let mut req = req;
             let choices = options::build(&req, cwd);
-            let ask = crate::domain::PermissionAsk {
-                session_id: session_id.to_owned(),
-                tool_call: call_update(tool_call(&req, cwd)),
-                options: choices.options.clone(),
-            };
-            let answer = editor.request_permission(ask).await;
-            reply::answer(&req, &choices, answer, rules)
+            let call = call_update(tool_call_without_input(&req, cwd));
+            ask_and_reply(editor.as_ref(), session_id, call, &mut req, &choices, rules).await
         }
     }
 }
 
-/// The tool call the ask is about, titled with claude's display names for MCP tools.
+/// Asks the editor about `call`, whose `rawInput` is `req`'s input shared rather than copied (a
+/// Write's input holds the whole file), and turns the answer into claude's reply, which gets the
+/// input back.
+async fn ask_and_reply(
+    editor: &dyn EditorClient,
+    session_id: &str,
+    mut call: ToolCallUpdate,
+    req: &mut CanUseTool,
+    choices: &options::Choices,
+    rules: &SessionRules,
+) -> Decision {
+    let input = Arc::new(std::mem::take(&mut req.input));
+    call.raw_input = Some(input.clone());
+    let ask = crate::domain::PermissionAsk {
+        session_id: session_id.to_owned(),
+        tool_call: call,
+        options: choices.options.clone(),
+    };
+    let answer = editor.request_permission(ask).await;
+    // The ask has been sent and answered, so the input is ours alone again: no copy.
+    req.input = Arc::unwrap_or_clone(input);
+    reply::answer(req, choices, answer, rules)
+}
+
+/// The tool call the ask is about, with claude's input as its `rawInput`.
 fn tool_call(req: &CanUseTool, cwd: &Path) -> ToolCall {
+    ToolCall {
+        raw_input: Some(req.input.clone()),
+        ..tool_call_without_input(req, cwd)
+    }
+}
+
+/// The tool call the ask is about without its `rawInput`, titled with claude's display names for
+/// MCP tools.
+fn tool_call_without_input(req: &CanUseTool, cwd: &Path) -> ToolCall {
     let id = req
         .tool_use_id
         .clone()
@@ -198,7 +227,7 @@ fn tool_call(req: &CanUseTool, cwd: &Path) -> ToolCall {
             .map(str::to_owned),
         tool_name: None,
     });
-    translate::tool_call_for(&req.tool_name, &id, &req.input, cwd, meta.as_ref())
+    translate::tool_call_without_input(&req.tool_name, &id, &req.input, cwd, meta.as_ref())
 }
 
 fn call_update(call: ToolCall) -> ToolCallUpdate {
@@ -209,7 +238,7 @@ fn call_update(call: ToolCall) -> ToolCallUpdate {
         status: None,
         locations: Some(call.locations),
         content: Some(call.content),
-        raw_input: call.raw_input,
+        raw_input: call.raw_input.map(Arc::new),
         raw_output: None,
         elapsed_seconds: None,
     }
@@ -222,6 +251,14 @@ fn allowed_input(req: &CanUseTool) -> Value {
         req.input.clone()
     } else {
         Value::Object(serde_json::Map::new())
+    }
+}
+
+/// [`allowed_input`], taken out of `req` rather than copied.
+fn take_allowed_input(req: &mut CanUseTool) -> Value {
+    match std::mem::take(&mut req.input) {
+        input @ Value::Object(_) => input,
+        _ => Value::Object(serde_json::Map::new()),
     }
 }
 

@@ -5,17 +5,20 @@
 //! message, which the model reads; "always reject" also puts a deny rule in force.
 
 use super::options::{ALLOW_ALWAYS, ALLOW_ONCE, Choices, REJECT_ALWAYS, REJECT_ONCE, labels};
-use super::{Decision, SessionRules, allowed_input, deny};
+use super::{Decision, SessionRules, deny, take_allowed_input};
 use crate::claude::wire::{CanUseTool, PermissionDecision};
 use crate::domain::{EditorError, PermissionOutcome};
 
 pub fn answer(
-    req: &CanUseTool,
+    req: &mut CanUseTool,
     choices: &Choices,
     answer: Result<PermissionOutcome, EditorError>,
     rules: &SessionRules,
 ) -> Decision {
-    let tool = req.display_name.as_deref().unwrap_or(&req.tool_name);
+    let tool = req
+        .display_name
+        .clone()
+        .unwrap_or_else(|| req.tool_name.clone());
     let option_id = match answer {
         Ok(PermissionOutcome::Selected { option_id }) => option_id,
         Ok(PermissionOutcome::Cancelled) => {
@@ -23,19 +26,19 @@ pub fn answer(
                 "The user cancelled the permission request, so {tool} did not run."
             )));
         }
-        Err(e) => return Decision::plain(deny(failed(tool, &e))),
+        Err(e) => return Decision::plain(deny(failed(&tool, &e))),
     };
     let offered = choices.options.iter().any(|o| o.id == option_id);
     match option_id.as_str() {
         ALLOW_ONCE if offered => Decision::plain(PermissionDecision::Allow {
-            updated_input: allowed_input(req),
+            updated_input: take_allowed_input(req),
             updated_permissions: Vec::new(),
         }),
         ALLOW_ALWAYS if offered => {
             rules.remember_allowed(&choices.allow_always);
             Decision {
                 reply: PermissionDecision::Allow {
-                    updated_input: allowed_input(req),
+                    updated_input: take_allowed_input(req),
                     updated_permissions: choices.allow_always.clone(),
                 },
                 mode_change: choices.allow_always_mode.clone(),

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::claude::wire::ToolUseMeta;
 use crate::domain::{ToolContent, ToolKind, ToolLocation, ToolStatus};
-use crate::translate::tool_call_for;
+use crate::translate::tools::tool_call_for;
 
 const CWD: &str = "/work/proj";
 
@@ -212,7 +212,7 @@ fn kinds_titles_and_locations_per_tool() {
         ),
     ];
     for (name, input, kind, title, locations) in table {
-        let call = tool_call_for(name, "t1", &input, Path::new(CWD), None);
+        let call = tool_call_for(name, "t1", input.clone(), Path::new(CWD), None);
         assert_eq!(
             (call.kind, &call.title, &call.locations),
             (kind, &title, &locations),
@@ -234,7 +234,7 @@ fn mcp_titles_use_claude_s_display_names() {
     let call = tool_call_for(
         "mcp__acp__write_note",
         "t1",
-        &json!({}),
+        json!({}),
         Path::new(CWD),
         Some(&meta),
     );
@@ -252,7 +252,7 @@ fn edits_show_their_diff_and_plans_their_text() {
     let write = tool_call_for(
         "Write",
         "t",
-        &json!({"file_path": "a.txt", "content": "hi\n"}),
+        json!({"file_path": "a.txt", "content": "hi\n"}),
         cwd,
         None,
     );
@@ -260,7 +260,7 @@ fn edits_show_their_diff_and_plans_their_text() {
     let edit = tool_call_for(
         "Edit",
         "t",
-        &json!({"file_path": "/x/a", "old_string": "a", "new_string": "b"}),
+        json!({"file_path": "/x/a", "old_string": "a", "new_string": "b"}),
         cwd,
         None,
     );
@@ -268,7 +268,7 @@ fn edits_show_their_diff_and_plans_their_text() {
     let multi = tool_call_for(
         "MultiEdit",
         "t",
-        &json!({"file_path": "/x/a", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]}),
+        json!({"file_path": "/x/a", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]}),
         cwd,
         None,
     );
@@ -279,7 +279,7 @@ fn edits_show_their_diff_and_plans_their_text() {
     let plan = tool_call_for(
         "ExitPlanMode",
         "t",
-        &json!({"plan": "1. Fix it\n2. Test it"}),
+        json!({"plan": "1. Fix it\n2. Test it"}),
         cwd,
         None,
     );
@@ -289,6 +289,6 @@ fn edits_show_their_diff_and_plans_their_text() {
             text: "1. Fix it\n2. Test it".into()
         }]
     );
-    let bash = tool_call_for("Bash", "t", &json!({"command": "ls"}), cwd, None);
+    let bash = tool_call_for("Bash", "t", json!({"command": "ls"}), cwd, None);
     assert!(bash.content.is_empty());
 }

@@ -256,3 +256,31 @@ fn an_unknown_permission_prompt_tool_is_a_break_at_the_first_ask() {
     let stderr = "Error: MCP tool stdio2 (passed via --permission-prompt-tool) not found.\n";
     assert!(BreakDetector::on_exit(stderr).is_some());
 }
+
+#[test]
+fn a_long_input_is_not_kept_and_the_symptom_names_the_tool_alone() {
+    let mut detector = BreakDetector::new();
+    let content = "x".repeat(KEPT_INPUT_BYTES);
+    detector.on_message(&message(
+        json!({"type": "assistant", "message": {"content": [
+        {"type": "tool_use", "id": "toolu_big", "name": "Write",
+         "input": {"file_path": "/w/big.txt", "content": content}},
+        {"type": "tool_use", "id": "toolu_small", "name": "Write",
+         "input": {"file_path": "/w/small.txt", "content": "y"}}]}}),
+    ));
+    assert!(
+        detector.tool_uses["toolu_big"].1.is_none(),
+        "not kept for the turn"
+    );
+    let denied = |id: &str| {
+        message(
+            json!({"type": "system", "subtype": "permission_denied", "tool_use_id": id,
+            "tool_name": "Write"}),
+        )
+    };
+    let symptom = detector.on_message(&denied("toolu_big")).unwrap();
+    assert_eq!(symptom.tool_name.as_deref(), Some("Write"));
+    assert_eq!(symptom.tool_input, None);
+    let symptom = detector.on_message(&denied("toolu_small")).unwrap();
+    assert_eq!(symptom.tool_input.unwrap()["content"], "y");
+}

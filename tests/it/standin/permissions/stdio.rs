@@ -109,3 +109,51 @@ async fn an_editor_error_is_a_deny_that_says_why() {
         "{reply}"
     );
 }
+
+#[tokio::test]
+async fn a_write_too_large_for_one_buffered_line_reaches_the_editor_whole_and_its_answer_reaches_claude()
+ {
+    // Each of claude's lines is 2 MiB: the ask is over the 1 MiB above which it is serialised
+    // while written, past the SDK.
+    let s = Standin::new("big_write_permission");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.on_request(
+        "session/request_permission",
+        choose_permission("allow_once"),
+    );
+    let stop = c.prompt(&id, "Please create big.txt").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+
+    let asks = c.requests();
+    let ask = asks
+        .iter()
+        .find(|r| r.method == "session/request_permission")
+        .unwrap();
+    let tool_call = &ask.params["toolCall"];
+    assert_eq!(tool_call["title"], "Write big.txt");
+    // The stand-in fills the content with `x` up to the line's size.
+    let content = tool_call["rawInput"]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        content.len() > 2_000_000,
+        "rawInput's content: {} bytes",
+        content.len()
+    );
+    assert!(
+        content.bytes().all(|b| b == b'x'),
+        "rawInput's content is claude's"
+    );
+    assert!(
+        tool_call["content"][0]["newText"] == content,
+        "the diff whole"
+    );
+    let reply = permission_reply(&s);
+    assert_eq!(reply["behavior"], "allow");
+    assert!(
+        reply["updatedInput"]["content"] == content,
+        "claude gets the input back whole"
+    );
+}
