@@ -29,7 +29,6 @@ use std::path::Path;
 use serde_json::json;
 
 use acp::{Acp, ms};
-use peer::mono_ns;
 use real::{Backend, first_delta_at};
 use standin::{Claude, fixture, write_delta_script};
 use table::Report;
@@ -114,8 +113,8 @@ fn standin_backends(report: &mut Report, runs: &Runs) {
     warm_turns(report, &ours, "go", runs.first_chunk, OURS_STANDIN);
     let mut first = Vec::new();
     for _ in 0..runs.first_chunk {
-        let started = mono_ns();
         let mut direct = short.direct();
+        let started = direct.peer.spawned_at;
         let (_, _, lines) = direct.turn("go");
         first.push(ms(first_delta_at(&lines).expect("a delta") - started));
     }
@@ -212,8 +211,8 @@ fn real_claude(report: &mut Report, runs: &Runs) {
     let mut requests = Vec::new();
     for _ in 0..runs.first_chunk {
         let before = backend.requests();
-        let started = mono_ns();
         let mut claude = backend.claude();
+        let started = claude.peer.spawned_at;
         let (_, lines) = claude.turn(real::SHORT);
         first.push(ms(first_delta_at(&lines).expect("a text delta") - started));
         stop.push(ms(lines.last().unwrap().at - started));

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::peer::{Line, Peer, mono_ns};
+use crate::peer::{Line, Peer};
 
 /// How to start one adapter, and where its sessions live.
 pub struct Acp<'a> {
@@ -56,8 +56,8 @@ impl Acp<'_> {
 
     /// Start, initialize, one session, one prompt; the adapter is closed (and has exited) after.
     pub fn cold(&self, prompt: &str) -> Cold {
-        let started = mono_ns();
         let mut adapter = self.spawn();
+        let started = adapter.spawned_at;
         let (_, init, _) = adapter.request("initialize", initialize_params());
         let (sent, new, _) =
             adapter.request("session/new", json!({"cwd": self.cwd, "mcpServers": []}));

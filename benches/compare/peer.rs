@@ -25,6 +25,11 @@ pub struct Line {
 }
 
 pub struct Peer {
+    /// When `spawn` returned: the child's program was loaded (exec had succeeded). Start-up figures
+    /// count from here, not from before the spawn: the bench forks itself to enter the mock's network
+    /// namespace (tens of MiB of page tables, 15+ ms), a cost of the bench alone, paid alike by every
+    /// backend started in that namespace and by none of the others.
+    pub spawned_at: u64,
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<Line>,
@@ -42,6 +47,7 @@ impl Peer {
         let mut child = command
             .spawn()
             .unwrap_or_else(|e| panic!("cannot spawn {command:?}: {e}"));
+        let spawned_at = mono_ns();
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("stdout is piped");
         let (sender, lines) = channel();
@@ -63,6 +69,7 @@ impl Peer {
             }
         });
         Peer {
+            spawned_at,
             child,
             stdin,
             lines,
