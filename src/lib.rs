@@ -9,6 +9,7 @@ pub mod domain;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 pub mod history;
+pub(crate) mod json_size;
 pub mod logging;
 pub mod mcp;
 pub mod platform;

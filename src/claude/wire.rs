@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::lenient;
+use crate::json_size::json_size;
 
 mod mcp_config;
 mod permission_prompt;
@@ -483,9 +484,7 @@ impl ClaudeInput {
         // so the line is allocated once at its size instead of grown by doubling.
         let mut line = match self {
             ClaudeInput::ControlResponse { .. } => {
-                let mut counter = ByteCounter(0);
-                let _ = serde_json::to_writer(&mut counter, self);
-                Vec::with_capacity(counter.0 + 1)
+                Vec::with_capacity(json_size(self).unwrap_or(0) + 1)
             }
             _ => Vec::new(),
         };
@@ -517,17 +516,3 @@ impl ClaudeInput {
 
 #[cfg(test)]
 mod tests;
-
-/// Counts the bytes written to it.
-struct ByteCounter(usize);
-
-impl std::io::Write for ByteCounter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0 += bytes.len();
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}

@@ -9,6 +9,8 @@ use std::sync::Mutex;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
 
+use crate::json_size::json_size;
+
 /// Bytes waiting for the editor above which sessions stop taking claude's output.
 pub(crate) const OUTBOUND_BUDGET: usize = 4 * 1024 * 1024;
 /// Lines smaller than this are gathered into one write.
@@ -75,11 +77,10 @@ impl Outbound {
         T: serde::Serialize + Send + 'static,
     {
         let bytes = if may_be_large {
-            let mut counter = ByteCounter(0);
-            if serde_json::to_writer(&mut counter, &message).is_err() {
+            let Some(bytes) = json_size(&message) else {
                 return;
-            }
-            counter.0
+            };
+            bytes
         } else {
             0
         };
@@ -324,20 +325,6 @@ impl std::io::Write for ChunkWriter {
             self.send_chunk()?;
         }
         Ok(taken)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Counts the bytes written to it.
-struct ByteCounter(usize);
-
-impl std::io::Write for ByteCounter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0 += bytes.len();
-        Ok(bytes.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {

@@ -1,9 +1,19 @@
 //! claude's permission asks reach the editor as `session/request_permission`, and the answer is
 //! what happens: allowed writes land on disk, rejected ones do not, and any doubt is a deny.
 
-use crate::support::acp_client::choose_permission;
+use crate::support::acp_client::{AcpClient, choose_permission};
 use crate::support::standin::Standin;
 use serde_json::Value;
+
+/// A session on `fixture` whose editor answers every permission ask with `option`.
+async fn session_answering(fixture: &str, option: &'static str) -> (Standin, AcpClient, String) {
+    let s = Standin::new(fixture);
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.on_request("session/request_permission", choose_permission(option));
+    (s, c, id)
+}
 
 fn permission_reply(s: &Standin) -> Value {
     s.received()
@@ -15,14 +25,7 @@ fn permission_reply(s: &Standin) -> Value {
 
 #[tokio::test]
 async fn an_allowed_write_lands_on_disk() {
-    let s = Standin::new("write_allow");
-    let c = s.adapter(&[]);
-    c.initialize().await;
-    let id = c.new_session(&s.work).await;
-    c.on_request(
-        "session/request_permission",
-        choose_permission("allow_once"),
-    );
+    let (s, c, id) = session_answering("write_allow", "allow_once").await;
     let stop = c.prompt(&id, "Please create hello.txt").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn");
     assert_eq!(
@@ -70,14 +73,7 @@ async fn an_allowed_write_lands_on_disk() {
 
 #[tokio::test]
 async fn a_rejected_write_does_not_happen_and_the_model_is_told() {
-    let s = Standin::new("write_deny");
-    let c = s.adapter(&[]);
-    c.initialize().await;
-    let id = c.new_session(&s.work).await;
-    c.on_request(
-        "session/request_permission",
-        choose_permission("reject_once"),
-    );
+    let (s, c, id) = session_answering("write_deny", "reject_once").await;
     c.prompt(&id, "Please create hello.txt").await.unwrap();
     assert!(!s.work.join("hello.txt").exists());
     let reply = permission_reply(&s);
@@ -115,14 +111,7 @@ async fn a_write_too_large_for_one_buffered_line_reaches_the_editor_whole_and_it
  {
     // Each of claude's lines is 2 MiB: the ask is over the 1 MiB above which it is serialised
     // while written, past the SDK.
-    let s = Standin::new("big_write_permission");
-    let c = s.adapter(&[]);
-    c.initialize().await;
-    let id = c.new_session(&s.work).await;
-    c.on_request(
-        "session/request_permission",
-        choose_permission("allow_once"),
-    );
+    let (s, c, id) = session_answering("big_write_permission", "allow_once").await;
     let stop = c.prompt(&id, "Please create big.txt").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn");
 
