@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use tokio::process::Command;
 
+use crate::support::editor_terminals::write_bash_rules;
 use crate::support::standin::Standin;
 
 const ADAPTER: &str = env!("CARGO_BIN_EXE_claude-acp");
@@ -163,13 +164,7 @@ async fn official_typescript_client_serves_reads_and_gets_the_edit_in_its_buffer
 async fn official_typescript_client_runs_bash_in_its_terminals() {
     let standin = Standin::new("editor_terminal");
     // claude's rules in the project's settings: `make lint` allowed, `rm -rf` denied.
-    let settings = standin.work.join(".claude");
-    std::fs::create_dir_all(&settings).unwrap();
-    std::fs::write(
-        settings.join("settings.local.json"),
-        r#"{"permissions": {"allow": ["Bash(make lint)"], "deny": ["Bash(rm -rf:*)"]}}"#,
-    )
-    .unwrap();
+    write_bash_rules(&standin.work);
     let scripted = serde_json::json!({
         "cargo test": ["running 1 test\r\ntest ok\r\n", 0],
         "make lint": ["lint: 2 problems\n", 3],

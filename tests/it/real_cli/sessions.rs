@@ -69,12 +69,7 @@ async fn load_continues_the_conversation(version: &str) {
 
     let c = adapter(&env);
     c.initialize().await;
-    c.request(
-        "session/load",
-        json!({"sessionId": id, "cwd": env.work_dir(), "mcpServers": []}),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("session/load: {e}\n{}", c.diagnostics()));
+    c.load_session(&id, env.work_dir()).await;
     assert_eq!(texts(&c, &id, "user_message_chunk"), vec![FIRST_PROMPT]);
     assert_eq!(texts(&c, &id, "agent_message_chunk"), vec![FIRST_ANSWER]);
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::editor_terminals::{Terminals, terminal_capabilities};
+use crate::support::editor_terminals::{Terminals, terminal_capabilities, write_bash_rules};
 use crate::support::standin::Standin;
 
 #[tokio::test]
@@ -19,13 +19,7 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
     terminals.script("true", "", 0);
     terminals.script("ls sub", "a.txt\n", 0);
     // claude's rules in the project's settings: `make lint` allowed, `rm -rf` denied.
-    let settings = s.work.join(".claude");
-    std::fs::create_dir_all(&settings).unwrap();
-    std::fs::write(
-        settings.join("settings.local.json"),
-        r#"{"permissions": {"allow": ["Bash(make lint)"], "deny": ["Bash(rm -rf:*)"]}}"#,
-    )
-    .unwrap();
+    write_bash_rules(&s.work);
     let c = s.adapter(&[]);
     terminals.serve(&c);
     c.allow_permissions();

@@ -56,18 +56,7 @@ fn store_second_prompt(s: &Standin) {
 
 async fn load(c: &AcpClient, s: &Standin) {
     c.initialize_with_capabilities(fs_capabilities()).await;
-    let params = json!({"sessionId": ID, "cwd": s.work, "mcpServers": []});
-    c.request("session/load", params)
-        .await
-        .unwrap_or_else(|e| panic!("session/load: {e}\n{}", c.diagnostics()));
-}
-
-async fn prompt(c: &AcpClient, text: &str) {
-    let stop = c
-        .prompt(ID, text)
-        .await
-        .unwrap_or_else(|e| panic!("{text}: {e}\n{}", c.diagnostics()));
-    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+    c.load_session(ID, &s.work).await;
 }
 
 fn key(path: &Path) -> String {
@@ -91,7 +80,7 @@ async fn undo_puts_the_editors_old_text_back_through_the_editor_after_a_restart_
     );
     load(&c, &s).await;
     store_second_prompt(&s);
-    prompt(&c, SECOND).await;
+    c.prompt_to_end_turn(ID, SECOND).await;
     assert_eq!(
         editor.writes(),
         [(key(&a), EDITED.to_owned()), (key(&b), "bee\n".to_owned())]
@@ -120,7 +109,7 @@ async fn undo_puts_the_editors_old_text_back_through_the_editor_after_a_restart_
         choose_permission("reject_once"),
     );
     load(&c, &s).await;
-    prompt(&c, "/undo").await;
+    c.prompt_to_end_turn(ID, "/undo").await;
     let ask = c.requests().pop().expect("the user is asked first").params;
     let shown = ask["toolCall"]["content"].to_string();
     assert!(
@@ -156,7 +145,7 @@ async fn undo_puts_the_editors_old_text_back_through_the_editor_after_a_restart_
 
     // Confirmed with an editor that writes: both files go back and the thread with them.
     editor.refuse_writes_to(None);
-    prompt(&c, "/undo").await;
+    c.prompt_to_end_turn(ID, "/undo").await;
     assert_eq!(
         editor.writes()[3..],
         [(key(&a), BUFFER.to_owned()), (key(&b), String::new())]

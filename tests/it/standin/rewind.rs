@@ -49,10 +49,7 @@ fn store_two_turns(s: &Standin) {
 
 async fn load(c: &AcpClient, s: &Standin) {
     c.initialize().await;
-    let params = json!({"sessionId": ID, "cwd": s.work, "mcpServers": []});
-    c.request("session/load", params)
-        .await
-        .unwrap_or_else(|e| panic!("session/load: {e}\n{}", c.diagnostics()));
+    c.load_session(ID, &s.work).await;
 }
 
 fn prompts_replayed(c: &AcpClient) -> Vec<String> {
@@ -60,14 +57,6 @@ fn prompts_replayed(c: &AcpClient) -> Vec<String> {
         .iter()
         .filter_map(|u| u["content"]["text"].as_str().map(str::to_owned))
         .collect()
-}
-
-async fn prompt(c: &AcpClient, text: &str) {
-    let stop = c
-        .prompt(ID, text)
-        .await
-        .unwrap_or_else(|e| panic!("{text}: {e}\n{}", c.diagnostics()));
-    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
 }
 
 #[tokio::test]
@@ -95,7 +84,7 @@ async fn undo_asks_first_then_restores_and_every_later_claude_resumes_before_the
         "session/request_permission",
         choose_permission("reject_once"),
     );
-    prompt(&c, "/undo").await;
+    c.prompt_to_end_turn(ID, "/undo").await;
     let ask = c.requests().pop().expect("the user is asked first").params;
     let shown = ask["toolCall"]["content"].to_string();
     assert!(
@@ -115,7 +104,7 @@ async fn undo_asks_first_then_restores_and_every_later_claude_resumes_before_the
         "session/request_permission",
         choose_permission("allow_once"),
     );
-    prompt(&c, "/undo").await;
+    c.prompt_to_end_turn(ID, "/undo").await;
     assert_eq!(
         std::fs::read_to_string(&a).unwrap(),
         "one\n",
@@ -133,7 +122,7 @@ async fn undo_asks_first_then_restores_and_every_later_claude_resumes_before_the
     // resumes before the dropped prompt.
     let started = s.wait_started(2, Duration::from_secs(10)).await;
     assert!(procs::wait_until_gone(&started[1..2], Duration::from_secs(20)).await);
-    prompt(&c, "where are we?").await;
+    c.prompt_to_end_turn(ID, "where are we?").await;
     let argvs = s.argvs();
     assert_eq!(argvs.len(), 3, "{argvs:?}");
     for argv in &argvs[1..] {
@@ -190,7 +179,7 @@ async fn rewind_picked_in_a_form_to_before_the_first_prompt_starts_afresh_under_
         choose_permission("allow_once"),
     );
 
-    prompt(&c, "/rewind").await;
+    c.prompt_to_end_turn(ID, "/rewind").await;
     let form = forms.lock().unwrap()[0].clone();
     let offered = form["requestedSchema"]["properties"]["prompt"].to_string();
     let at = |label: String| {
@@ -204,7 +193,7 @@ async fn rewind_picked_in_a_form_to_before_the_first_prompt_starts_afresh_under_
     );
     assert_eq!(c.requests().len(), 2, "one form, one confirm");
 
-    prompt(&c, "hello again").await;
+    c.prompt_to_end_turn(ID, "hello again").await;
     let argvs = s.argvs();
     let fresh = argvs.last().unwrap().join(" ");
     assert!(
@@ -243,7 +232,7 @@ async fn a_cancelled_undo_changes_nothing_even_when_the_confirm_is_answered_late
         "session/request_permission",
         choose_permission("allow_once"),
     );
-    prompt(&c, "/undo").await;
+    c.prompt_to_end_turn(ID, "/undo").await;
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "one\n");
     drop(c);
     let problems = s.problems();

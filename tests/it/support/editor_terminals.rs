@@ -9,6 +9,18 @@ use serde_json::{Value, json};
 
 use crate::support::acp_client::AcpClient;
 
+/// claude's Bash rules in the project's settings (`.claude/settings.local.json` under `work`), as
+/// the editor_terminal scenarios expect them: `make lint` allowed, `rm -rf` denied.
+pub fn write_bash_rules(work: &std::path::Path) {
+    let settings = work.join(".claude");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.local.json"),
+        r#"{"permissions": {"allow": ["Bash(make lint)"], "deny": ["Bash(rm -rf:*)"]}}"#,
+    )
+    .unwrap();
+}
+
 /// Client capabilities with a terminal (and no file system).
 pub fn terminal_capabilities() -> Value {
     json!({"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": true})

@@ -80,6 +80,23 @@ impl AcpClient {
 
     /// `session/prompt` with one text block. Lines are handled in arrival order, so when this
     /// returns every update the adapter sent before its response is already recorded.
+    /// `session/load` of `session` in `cwd`; a failure panics with the client's diagnostics.
+    pub async fn load_session(&self, session: &str, cwd: impl AsRef<Path>) -> Value {
+        let params = json!({"sessionId": session, "cwd": cwd.as_ref(), "mcpServers": []});
+        self.request("session/load", params)
+            .await
+            .unwrap_or_else(|e| panic!("session/load: {e}\n{}", self.diagnostics()))
+    }
+
+    /// A prompt that must end its turn normally; anything else panics with the diagnostics.
+    pub async fn prompt_to_end_turn(&self, session: &str, text: &str) {
+        let stop = self
+            .prompt(session, text)
+            .await
+            .unwrap_or_else(|e| panic!("{text}: {e}\n{}", self.diagnostics()));
+        assert_eq!(stop["stopReason"], "end_turn", "{}", self.diagnostics());
+    }
+
     pub async fn prompt(&self, session: &str, text: &str) -> Result<Value, RpcError> {
         self.prompt_blocks(session, vec![json!({"type": "text", "text": text})])
             .await
