@@ -10,6 +10,7 @@ pub mod domain;
 pub mod fuzzing;
 pub mod history;
 pub(crate) mod json_size;
+pub(crate) mod json_stream;
 pub mod logging;
 pub mod mcp;
 pub mod platform;

@@ -5,6 +5,7 @@ use clap::Parser;
 use claude_acp::cli::{Cli, Command};
 
 fn main() {
+    claude_acp::platform::memory::keep_big_blocks_apart();
     // One thread runs everything: the adapter's work per message is tiny, and a single scheduler
     // avoids waking a second worker for every streamed chunk.
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -75,11 +75,9 @@ impl EditorClient for AcpEditor {
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
         if let Some(outbound) = self.outbound.get() {
-            if let SessionUpdate::ToolCall(mut call) = update {
+            if let SessionUpdate::ToolCall(call) = update {
                 // Its input shared, not copied into the SDK's type (a Write's is the whole file).
-                let raw_input = call.raw_input.take();
-                let note =
-                    ToolCallNotification::new(session_id, to_proto::tool_call(call), raw_input);
+                let note = ToolCallNotification::new(session_id, call);
                 outbound.push_json(Notification::new("session/update", note), true);
                 return;
             }

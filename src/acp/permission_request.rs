@@ -22,9 +22,14 @@ pub(super) struct PermissionRequest {
 impl PermissionRequest {
     pub(super) fn new(mut ask: PermissionAsk) -> Self {
         let raw_input = ask.tool_call.raw_input.take();
+        let content = ask.tool_call.content.take();
         PermissionRequest {
             session_id: ask.session_id.into(),
-            tool_call: ToolCallWithInput::new(to_proto::tool_call_update(ask.tool_call), raw_input),
+            tool_call: ToolCallWithInput::new(
+                to_proto::tool_call_update(ask.tool_call),
+                content,
+                raw_input,
+            ),
             options: ask
                 .options
                 .into_iter()
@@ -42,14 +47,6 @@ impl PermissionRequest {
 }
 
 impl CallContent for acp::ToolCallUpdate {
-    fn content(&self) -> &[acp::ToolCallContent] {
-        self.fields.content.as_deref().unwrap_or_default()
-    }
-
-    fn take_content(&mut self) -> Vec<acp::ToolCallContent> {
-        self.fields.content.take().unwrap_or_default()
-    }
-
     fn put_content(&mut self, content: Vec<acp::ToolCallContent>) {
         self.fields.content = Some(content);
     }
@@ -63,28 +60,28 @@ mod tests {
     };
     use serde_json::json;
 
-    fn write_ask(text: &str, old_text: Option<&str>) -> PermissionAsk {
+    fn write_ask(text: &str) -> PermissionAsk {
         let input = json!({"file_path": "/w/a.txt", "content": text});
+        // The Write's diff as the translation makes it (of the input when the file is long).
+        let call = crate::translate::tool_call_without_input(
+            "Write",
+            "toolu_1",
+            &input,
+            "/w".as_ref(),
+            None,
+        );
+        let mut content = vec![ToolContent::Text {
+            text: "before".into(),
+        }];
+        content.extend(call.content);
         PermissionAsk {
             session_id: "s1".into(),
             tool_call: ToolCallUpdate {
                 id: "toolu_1".into(),
-                title: Some("Write a.txt".into()),
+                title: Some(call.title),
                 kind: Some(ToolKind::Edit),
-                locations: Some(vec![ToolLocation {
-                    path: "/w/a.txt".into(),
-                    line: None,
-                }]),
-                content: Some(vec![
-                    ToolContent::Text {
-                        text: "before".into(),
-                    },
-                    ToolContent::Diff {
-                        path: "/w/a.txt".into(),
-                        old_text: old_text.map(str::to_owned),
-                        new_text: text.into(),
-                    },
-                ]),
+                locations: Some(call.locations),
+                content: Some(content),
                 raw_input: Some(Arc::new(input)),
                 ..Default::default()
             },
@@ -97,26 +94,23 @@ mod tests {
     }
 
     #[test]
-    fn serialises_as_the_sdks_request_would() {
+    fn serialises_as_the_sdks_request_would_and_a_long_files_text_is_held_once() {
         let long: String = "ab\"c\né€".repeat(64 * 1024 / 4);
-        for (text, old_text, shared) in [
-            ("hello\n", None, false),
-            (long.as_str(), None, true),
-            (long.as_str(), Some("old\n"), true),
-        ] {
-            let ours = PermissionRequest::new(write_ask(text, old_text));
-            assert_eq!(ours.tool_call.is_shared(), shared, "{old_text:?}");
+        for (text, shared) in [("hello\n", false), (long.as_str(), true)] {
+            let ours = PermissionRequest::new(write_ask(text));
+            assert_eq!(ours.tool_call.is_shared(), shared, "{} bytes", text.len());
             let json = serde_json::to_value(&ours).unwrap();
             let sdk =
-                serde_json::to_value(PermissionRequest::new(write_ask(text, old_text)).into_sdk())
-                    .unwrap();
+                serde_json::to_value(PermissionRequest::new(write_ask(text)).into_sdk()).unwrap();
             assert!(
                 json == sdk,
                 "differs from the SDK's JSON ({} bytes)",
                 text.len()
             );
             assert_eq!(json["toolCall"]["rawInput"]["content"], text);
+            assert_eq!(json["toolCall"]["content"][0]["content"]["text"], "before");
             assert_eq!(json["toolCall"]["content"][1]["newText"], text);
+            assert_eq!(json["toolCall"]["content"][1]["path"], "/w/a.txt");
         }
     }
 }

@@ -93,7 +93,12 @@ fn location(l: ToolLocation) -> acp::ToolCallLocation {
     acp::ToolCallLocation::new(l.path).line(l.line)
 }
 
-fn tool_content(c: ToolContent) -> acp::ToolCallContent {
+/// `input` is the call's raw input, which a [`ToolContent::DiffOfInput`]'s text is copied from
+/// (on the SDK's own paths; ours write it from the input, see `tool_call_json`).
+pub(super) fn tool_content(
+    c: ToolContent,
+    input: Option<&serde_json::Value>,
+) -> acp::ToolCallContent {
     match c {
         ToolContent::Text { text } => acp::ToolCallContent::Content(acp::Content::new(
             acp::ContentBlock::Text(acp::TextContent::new(text)),
@@ -106,6 +111,13 @@ fn tool_content(c: ToolContent) -> acp::ToolCallContent {
         ToolContent::Terminal { terminal_id } => {
             acp::ToolCallContent::Terminal(acp::Terminal::new(terminal_id))
         }
+        ToolContent::DiffOfInput { path } => {
+            let text = input
+                .and_then(|input| input.get("content"))
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
+            acp::ToolCallContent::Diff(acp::Diff::new(path, text))
+        }
     }
 }
 
@@ -117,7 +129,12 @@ pub fn tool_call(call: ToolCall) -> acp::ToolCall {
         .kind(tool_kind(call.kind))
         .status(tool_status(call.status))
         .locations(call.locations.into_iter().map(location).collect())
-        .content(call.content.into_iter().map(tool_content).collect())
+        .content(
+            call.content
+                .into_iter()
+                .map(|c| tool_content(c, call.raw_input.as_ref()))
+                .collect(),
+        )
         .raw_input(call.raw_input)
         .meta(meta)
 }
@@ -138,9 +155,11 @@ pub fn tool_call_update(u: ToolCallUpdate) -> acp::ToolCallUpdate {
     fields.kind = u.kind.map(tool_kind);
     fields.status = u.status.map(tool_status);
     fields.locations = u.locations.map(|ls| ls.into_iter().map(location).collect());
-    fields.content = u
-        .content
-        .map(|cs| cs.into_iter().map(tool_content).collect());
+    fields.content = u.content.map(|cs| {
+        cs.into_iter()
+            .map(|c| tool_content(c, u.raw_input.as_deref()))
+            .collect()
+    });
     fields.raw_input = u.raw_input.map(std::sync::Arc::unwrap_or_clone);
     fields.raw_output = u.raw_output.map(serde_json::Value::Object);
     let meta = u

@@ -9,23 +9,20 @@ use std::sync::Arc;
 use agent_client_protocol::v1::schema as acp;
 use serde_json::Value;
 
-/// A diff's `newText` at least this long, equal to the input's `content`, is written from the
-/// input; shorter ones stay in the SDK's type as they are.
-const SHARED_TEXT_ABOVE: usize = 64 * 1024;
+use super::to_proto;
+use crate::domain::{ToolCall, ToolContent};
 
-/// Access to the content of the SDK's tool call types.
+/// Where the SDK's tool call types keep their content.
 pub(super) trait CallContent {
-    fn content(&self) -> &[acp::ToolCallContent];
-    fn take_content(&mut self) -> Vec<acp::ToolCallContent>;
     fn put_content(&mut self, content: Vec<acp::ToolCallContent>);
 }
 
-/// The SDK's tool call without `rawInput` and, when one of its diffs is the input's `content`,
-/// without its content: both are written from here.
+/// The SDK's tool call without `rawInput` and, when its content has a diff of the input
+/// ([`ToolContent::DiffOfInput`]), without its content: both are written from here.
 pub(super) struct ToolCallWithInput<C> {
     call: C,
     raw_input: Option<Arc<Value>>,
-    /// Set when `call`'s content was taken out because a diff in it is the input's `content`.
+    /// Set instead of `call`'s content when a diff in it is the input's `content`.
     content: Option<Vec<Content>>,
 }
 
@@ -34,24 +31,46 @@ enum Content {
     /// A diff whose `newText` is the input's `content`.
     DiffOfInput {
         path: PathBuf,
-        old_text: Option<String>,
     },
 }
 
-fn input_text(raw_input: Option<&Value>) -> Option<&str> {
-    raw_input?.get("content")?.as_str()
+fn input_text(raw_input: Option<&Value>) -> &str {
+    raw_input
+        .and_then(|input| input.get("content"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
 }
 
 impl<C: CallContent> ToolCallWithInput<C> {
-    /// `call` must have no `rawInput` of its own.
-    pub(super) fn new(mut call: C, raw_input: Option<Arc<Value>>) -> Self {
-        let content = input_text(raw_input.as_deref())
-            .filter(|text| text.len() >= SHARED_TEXT_ABOVE)
-            .and_then(|text| share_diff_text(&mut call, text));
+    /// `call` must have no `rawInput` and no content of its own: `raw_input` and `content` are
+    /// them (`None`: the update leaves the content as it was).
+    pub(super) fn new(
+        mut call: C,
+        content: Option<Vec<ToolContent>>,
+        raw_input: Option<Arc<Value>>,
+    ) -> Self {
+        let of_input = |item: &ToolContent| matches!(item, ToolContent::DiffOfInput { .. });
+        let mut ours = None;
+        match content {
+            Some(content) if content.iter().any(of_input) => {
+                let content = content.into_iter().map(|item| match item {
+                    ToolContent::DiffOfInput { path } => Content::DiffOfInput { path: path.into() },
+                    other => Content::Sdk(Box::new(to_proto::tool_content(other, None))),
+                });
+                ours = Some(content.collect());
+            }
+            Some(content) => call.put_content(
+                content
+                    .into_iter()
+                    .map(|item| to_proto::tool_content(item, raw_input.as_deref()))
+                    .collect(),
+            ),
+            None => {}
+        }
         ToolCallWithInput {
             call,
             raw_input,
-            content,
+            content: ours,
         }
     }
 
@@ -69,15 +88,15 @@ impl<C: CallContent> ToolCallWithInput<C> {
             content,
         } = self;
         if let Some(content) = content {
-            let text = input_text(raw_input.as_deref()).unwrap_or_default();
+            let text = input_text(raw_input.as_deref());
             call.put_content(
                 content
                     .into_iter()
                     .map(|item| match item {
                         Content::Sdk(item) => *item,
-                        Content::DiffOfInput { path, old_text } => acp::ToolCallContent::Diff(
-                            acp::Diff::new(path, text).old_text(old_text),
-                        ),
+                        Content::DiffOfInput { path } => {
+                            acp::ToolCallContent::Diff(acp::Diff::new(path, text))
+                        }
                     })
                     .collect(),
             );
@@ -86,39 +105,17 @@ impl<C: CallContent> ToolCallWithInput<C> {
     }
 }
 
-/// Takes `call`'s content out if one of its diffs holds `text` (dropping that copy); `None` (and
-/// `call` untouched) otherwise.
-fn share_diff_text<C: CallContent>(call: &mut C, text: &str) -> Option<Vec<Content>> {
-    let at = call.content().iter().position(|item| {
-        matches!(item, acp::ToolCallContent::Diff(diff) if diff.meta.is_none() && diff.new_text == text)
-    })?;
-    Some(
-        call.take_content()
-            .into_iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                acp::ToolCallContent::Diff(diff) if i == at => Content::DiffOfInput {
-                    path: diff.path,
-                    old_text: diff.old_text,
-                },
-                other => Content::Sdk(Box::new(other)),
-            })
-            .collect(),
-    )
-}
-
 impl<C: serde::Serialize> serde::Serialize for ToolCallWithInput<C> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let text = input_text(self.raw_input.as_deref()).unwrap_or_default();
+        let text = input_text(self.raw_input.as_deref());
         let content = self.content.as_ref().map(|content| {
             content
                 .iter()
                 .map(|item| match item {
                     Content::Sdk(item) => ContentJson::Sdk(item),
-                    Content::DiffOfInput { path, old_text } => ContentJson::Diff(DiffJson {
+                    Content::DiffOfInput { path } => ContentJson::Diff(DiffJson {
                         kind: "diff",
                         path,
-                        old_text: old_text.as_deref(),
                         new_text: text,
                     }),
                 })
@@ -153,27 +150,17 @@ enum ContentJson<'a> {
     Diff(DiffJson<'a>),
 }
 
-/// An `acp::Diff` as the SDK writes it (`type` first, `oldText` only when set).
+/// An `acp::Diff` without `oldText` as the SDK writes it (`type` first).
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 struct DiffJson<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     path: &'a PathBuf,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    old_text: Option<&'a str>,
     new_text: &'a str,
 }
 
 impl CallContent for acp::ToolCall {
-    fn content(&self) -> &[acp::ToolCallContent] {
-        &self.content
-    }
-
-    fn take_content(&mut self) -> Vec<acp::ToolCallContent> {
-        std::mem::take(&mut self.content)
-    }
-
     fn put_content(&mut self, content: Vec<acp::ToolCallContent>) {
         self.content = content;
     }
@@ -197,13 +184,14 @@ struct TaggedToolCall {
 }
 
 impl ToolCallNotification {
-    /// `call` must have no `rawInput` of its own: `raw_input` is it.
-    pub(super) fn new(session_id: &str, call: acp::ToolCall, raw_input: Option<Value>) -> Self {
+    pub(super) fn new(session_id: &str, mut call: ToolCall) -> Self {
+        let raw_input = call.raw_input.take().map(Arc::new);
+        let content = std::mem::take(&mut call.content);
         ToolCallNotification {
             session_id: session_id.to_owned().into(),
             update: TaggedToolCall {
                 session_update: "tool_call",
-                call: ToolCallWithInput::new(call, raw_input.map(Arc::new)),
+                call: ToolCallWithInput::new(to_proto::tool_call(call), Some(content), raw_input),
             },
         }
     }
@@ -220,50 +208,55 @@ impl ToolCallNotification {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{ToolCall, ToolContent, ToolKind, ToolLocation, ToolStatus};
+    use crate::domain::INPUT_TEXT_SHARED_BYTES;
     use serde_json::json;
 
+    /// A Write's tool call as the translation makes it (a diff of the input when the file is long).
     fn write_call(text: &str) -> ToolCall {
-        ToolCall {
-            id: "toolu_1".into(),
-            title: "Write a.txt".into(),
-            kind: ToolKind::Edit,
-            status: ToolStatus::Pending,
-            locations: vec![ToolLocation {
-                path: "/w/a.txt".into(),
-                line: None,
-            }],
-            content: vec![ToolContent::Diff {
-                path: "/w/a.txt".into(),
-                old_text: None,
-                new_text: text.into(),
-            }],
-            raw_input: Some(json!({"file_path": "/w/a.txt", "content": text})),
-            parent_tool_call: Some("toolu_task".into()),
-        }
-    }
-
-    fn notification(text: &str) -> ToolCallNotification {
-        let mut call = write_call(text);
-        let raw_input = call.raw_input.take();
-        ToolCallNotification::new("s1", super::super::to_proto::tool_call(call), raw_input)
+        let input = json!({"file_path": "/w/a.txt", "content": text});
+        let mut call = crate::translate::tool_call_without_input(
+            "Write",
+            "toolu_1",
+            &input,
+            "/w".as_ref(),
+            None,
+        );
+        call.raw_input = Some(input);
+        call.parent_tool_call = Some("toolu_task".into());
+        call
     }
 
     #[test]
     fn a_tool_call_notification_is_the_sdks_and_a_long_writes_text_is_held_once() {
-        let long = "x\"é\n".repeat(SHARED_TEXT_ABOVE / 4);
+        let long = "x\"é\n".repeat(INPUT_TEXT_SHARED_BYTES / 4);
         for (text, shared) in [("short\n", false), (long.as_str(), true)] {
-            let ours = notification(text);
+            let ours = ToolCallNotification::new("s1", write_call(text));
             assert_eq!(ours.update.call.is_shared(), shared);
             let json = serde_json::to_value(&ours).unwrap();
-            let sdk = serde_json::to_value(notification(text).into_sdk()).unwrap();
+            let sdk =
+                serde_json::to_value(ToolCallNotification::new("s1", write_call(text)).into_sdk())
+                    .unwrap();
             assert!(
                 json == sdk,
                 "differs from the SDK's JSON ({} bytes)",
                 text.len()
             );
             assert_eq!(json["update"]["content"][0]["newText"], text);
+            assert_eq!(json["update"]["content"][0]["path"], "/w/a.txt");
             assert_eq!(json["update"]["rawInput"]["content"], text);
         }
+    }
+
+    /// On the SDK's own paths (no transport of ours) a diff of the input is the input's text.
+    #[test]
+    fn the_sdks_own_tool_call_has_the_diff_of_the_input_whole() {
+        let long = "y".repeat(INPUT_TEXT_SHARED_BYTES);
+        let call = write_call(&long);
+        assert!(matches!(
+            call.content.as_slice(),
+            [ToolContent::DiffOfInput { .. }]
+        ));
+        let sdk = serde_json::to_value(to_proto::tool_call(call)).unwrap();
+        assert_eq!(sdk["content"][0]["newText"], long.as_str());
     }
 }

@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::error::ClaudeError;
 use super::pending::PendingRequests;
 use super::process::ExitInfo;
-use super::wire::{ClaudeInput, OutboundControl};
+use super::wire::{ClaudeInput, InputLine, OutboundControl};
 
 /// How long a failed write waits for claude's exit to be known, to report "claude exited (...)"
 /// with its stderr rather than a bare "broken pipe".
@@ -22,7 +22,7 @@ const EXIT_REPORT_WAIT: Duration = Duration::from_secs(1);
 
 enum WriterCommand {
     Line {
-        line: String,
+        line: InputLine,
         written: oneshot::Sender<io::Result<()>>,
     },
     CloseStdin,
@@ -65,7 +65,7 @@ impl ClaudeHandle {
     ) -> impl Future<Output = Result<(), ClaudeError>> + Send + 'static {
         let (written, result) = oneshot::channel();
         let command = WriterCommand::Line {
-            line: input.to_line(),
+            line: input.into_line(),
             written,
         };
         let queued = self.writer.send(command).is_ok();
@@ -199,7 +199,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
         match command {
             WriterCommand::Line { line, written } => {
                 let result = match stdin.as_mut() {
-                    Some(pipe) => write_line(pipe, &line).await,
+                    Some(pipe) => write_line(pipe, line).await,
                     None => Err(closed_stdin()),
                 };
                 if let Err(error) = &result {
@@ -219,8 +219,14 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     }
 }
 
-async fn write_line<W: AsyncWrite + Unpin>(pipe: &mut W, line: &str) -> io::Result<()> {
-    pipe.write_all(line.as_bytes()).await?;
+async fn write_line<W: AsyncWrite + Unpin>(pipe: &mut W, line: InputLine) -> io::Result<()> {
+    match line {
+        InputLine::Whole(line) => pipe.write_all(line.as_bytes()).await?,
+        InputLine::Streamed(serialise) => {
+            crate::json_stream::write_in_chunks(pipe, serialise).await?;
+            pipe.write_all(b"\n").await?;
+        }
+    }
     pipe.flush().await
 }
 
@@ -295,6 +301,42 @@ mod tests {
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), 20);
+    }
+
+    /// An allow carrying a whole file is streamed to claude, not built beside the input: it
+    /// arrives as the same line `to_line` builds, and the lines around it stay whole and in order.
+    #[tokio::test]
+    async fn a_big_answer_is_streamed_whole_between_the_lines_around_it() {
+        let file = "line \"quoted\" é\n".repeat(200_000);
+        let allow = ClaudeInput::success(
+            "big",
+            json!({"behavior": "allow", "updatedInput": {"content": file}}),
+        );
+        let expected = allow.to_line();
+        assert!(
+            matches!(allow.clone().into_line(), InputLine::Streamed(_)),
+            "a {} byte answer is built whole",
+            expected.len()
+        );
+        let (handle, _pending, mut claude_stdin) = handle_on_duplex();
+        let before = handle.respond_success("before", json!({}));
+        let big = handle.send(allow);
+        let after = handle.respond_success("after", json!({}));
+        let writes = tokio::spawn(async move { (before.await, big.await, after.await) });
+        let mut lines = Vec::new();
+        for _ in 0..3 {
+            let mut line = String::new();
+            claude_stdin.read_line(&mut line).await.unwrap();
+            lines.push(line);
+        }
+        let (before, big, after) = writes.await.unwrap();
+        (before.unwrap(), big.unwrap(), after.unwrap());
+        assert!(lines[0].contains("\"before\""), "{}", lines[0]);
+        assert!(
+            lines[1] == expected,
+            "the streamed line differs from the built one"
+        );
+        assert!(lines[2].contains("\"after\""), "{}", lines[2]);
     }
 
     #[tokio::test]

@@ -1,6 +1,11 @@
 //! The channel from claude's stdout reader to its session, bounded in bytes: when the session
 //! stops taking messages (its editor is slow), the reader stops reading, claude's stdout pipe
 //! fills and claude itself waits. Nothing is dropped; order is kept.
+//!
+//! A message counts against the budget until the session asks for the next one, which it does
+//! only once the editor has room for what the last one became: so a reader that waits for the
+//! whole budget after a big line ([`EventSender::wait_until_taken`]) reads no further while that
+//! line's 10 MiB are still on their way to the editor, and two big lines are never held at once.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +30,8 @@ pub(crate) struct EventSender {
 pub(crate) struct EventReceiver {
     rx: mpsc::UnboundedReceiver<(ClaudeEvent, u32)>,
     budget: Arc<Semaphore>,
+    /// The cost of the message taken last, given back when the next one is asked for.
+    taken: u32,
 }
 
 pub(crate) fn channel() -> (EventSender, EventReceiver) {
@@ -36,7 +43,11 @@ pub(crate) fn channel() -> (EventSender, EventReceiver) {
             budget: budget.clone(),
             waiting: Arc::new(AtomicBool::new(false)),
         },
-        EventReceiver { rx, budget },
+        EventReceiver {
+            rx,
+            budget,
+            taken: 0,
+        },
     )
 }
 
@@ -56,6 +67,16 @@ impl EventSender {
         }
     }
 
+    /// Waits until the session has taken every message sent and asked for the next (at once when
+    /// nobody listens any more): after a big line, so the next line is not read while this one is
+    /// still held.
+    pub(crate) async fn wait_until_taken(&self) {
+        self.waiting.store(true, Ordering::Relaxed);
+        let whole = self.budget.acquire_many(EVENT_BUDGET as u32).await;
+        self.waiting.store(false, Ordering::Relaxed);
+        drop(whole);
+    }
+
     /// Sends without waiting: for the one `Exited`, which must never be held back.
     pub(crate) fn send_now(&self, event: ClaudeEvent) {
         let _ = self.tx.send((event, 0));
@@ -68,10 +89,28 @@ impl EventSender {
 }
 
 impl EventReceiver {
+    /// Messages sent and not taken yet.
+    #[cfg(test)]
+    pub(crate) fn queued(&self) -> usize {
+        self.rx.len()
+    }
+
+    /// The next message. Asking for it gives the last one's cost back: the session asks only when
+    /// the editor has room for what the last one became.
     pub(crate) async fn recv(&mut self) -> Option<ClaudeEvent> {
+        self.budget
+            .add_permits(std::mem::take(&mut self.taken) as usize);
         let (event, cost) = self.rx.recv().await?;
-        self.budget.add_permits(cost as usize);
+        self.taken = cost;
         Some(event)
+    }
+}
+
+impl Drop for EventReceiver {
+    /// Nobody will take messages any more: the reader's waits end at once (it goes on reading, so
+    /// that control responses still arrive) and what it sends is dropped.
+    fn drop(&mut self) {
+        self.budget.close();
     }
 }
 
@@ -101,11 +140,17 @@ mod tests {
         assert!(!third.is_finished(), "the budget is spent");
         assert!(tx.is_held_back());
         assert_eq!(rx.recv().await, Some(exited("a")));
-        third.await.unwrap();
+        tokio::task::yield_now().await;
+        assert!(
+            !third.is_finished(),
+            "a message counts until the session asks for the next"
+        );
         assert_eq!(rx.recv().await, Some(exited("b")));
+        third.await.unwrap();
         assert_eq!(rx.recv().await, Some(exited("c")));
-        // A line over the budget still passes, alone.
-        tx.send(exited("huge"), 10 * EVENT_BUDGET).await;
+        // A line over the budget still passes, alone, once the session asks for it.
+        let huge = tokio::spawn(async move { tx.send(exited("huge"), 10 * EVENT_BUDGET).await });
         assert_eq!(rx.recv().await, Some(exited("huge")));
+        huge.await.unwrap();
     }
 }

@@ -44,7 +44,8 @@ const BIG_LINE_HEAD_BYTES: usize = 1024;
 /// line must not end the session) and logged masked and cut, at warn the first time per kind. A
 /// `result` line that cannot be read still ends the turn, as an error saying so. Lines have no
 /// length limit (a tool result can be tens of MiB); `read_until` grows one buffer, which a big line
-/// takes with it (see [`big_line`]), so no big buffer is kept between lines.
+/// takes with it (see [`big_line`]), so no big buffer is kept between lines, and after a big line
+/// nothing more is read until the session has taken it and the editor has room for it.
 pub(crate) async fn read_stdout<R>(stdout: R, pending: &PendingRequests, events: &EventSender)
 where
     R: AsyncRead + Unpin,
@@ -64,7 +65,13 @@ pub(crate) async fn read_stdout_with<R>(
     let mut reader = BufReader::with_capacity(READ_CHUNK_BYTES, stdout);
     let mut buffer = Vec::new();
     let mut skipped = SkipLog::default();
+    let mut after_big_line = false;
     loop {
+        if std::mem::take(&mut after_big_line) {
+            // Its text is on its way to the editor: reading the next line now could hold a
+            // second big one beside it.
+            events.wait_until_taken().await;
+        }
         buffer.clear();
         if buffer.capacity() > KEEP_BUFFER_BYTES {
             buffer = Vec::new();
@@ -86,7 +93,8 @@ pub(crate) async fn read_stdout_with<R>(
             bytes,
             len: buffer.len(),
         };
-        if buffer.len() >= big.line_bytes {
+        after_big_line = buffer.len() >= big.line_bytes;
+        if after_big_line {
             let head = String::from_utf8_lossy(&buffer[..BIG_LINE_HEAD_BYTES.min(buffer.len())])
                 .into_owned();
             match big_line::parse(std::mem::take(&mut buffer), big.literal_bytes) {
@@ -339,13 +347,89 @@ mod tests {
                 is_error: None,
             }])
         );
-        read.await.unwrap();
         assert!(matches!(
             rx.recv().await,
             Some(ClaudeEvent::Message(
                 ClaudeMessage::ControlCancelRequest { .. }
             ))
         ));
+        read.await.unwrap();
+    }
+
+    /// After a big line the reader reads nothing more until the session asks for the next message
+    /// (which it does once the editor has room for the big one): two 10 MiB lines of a Write (its
+    /// tool_use, then its can_use_tool) are never held at once.
+    #[tokio::test]
+    async fn after_a_big_line_nothing_is_read_until_the_session_asks_again() {
+        use tokio::io::AsyncWriteExt;
+        let big = format!(
+            "{}\n",
+            json!({"type": "user", "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "t", "content": "x".repeat(BIG_LINE_BYTES)}
+            ]}})
+        );
+        let next = "{\"type\":\"control_cancel_request\",\"request_id\":\"after\"}\n";
+        let (mut claude, stdout) = tokio::io::duplex(4 * BIG_LINE_BYTES);
+        let stdout = CountingReader::new(stdout);
+        let read_bytes = stdout.count.clone();
+        let pending = PendingRequests::default();
+        let (tx, mut rx) = crate::claude::events::channel();
+        let reader = tokio::spawn(async move {
+            read_stdout(stdout, &pending, &tx).await;
+        });
+        claude.write_all(big.as_bytes()).await.unwrap();
+        let Some(ClaudeEvent::Message(ClaudeMessage::User(_))) = rx.recv().await else {
+            panic!("not the tool result");
+        };
+        // The session holds the big message (its update waits for the editor) when claude
+        // writes its next line.
+        claude.write_all(next.as_bytes()).await.unwrap();
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(
+            read_bytes.load(std::sync::atomic::Ordering::Relaxed),
+            big.len(),
+            "the next line was read while the big one was held"
+        );
+        assert!(matches!(
+            rx.recv().await,
+            Some(ClaudeEvent::Message(
+                ClaudeMessage::ControlCancelRequest { .. }
+            ))
+        ));
+        drop(claude);
+        reader.await.unwrap();
+    }
+
+    /// Counts the bytes read through it.
+    struct CountingReader<R> {
+        inner: R,
+        count: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl<R> CountingReader<R> {
+        fn new(inner: R) -> Self {
+            CountingReader {
+                inner,
+                count: Arc::default(),
+            }
+        }
+    }
+
+    impl<R: AsyncRead + Unpin> AsyncRead for CountingReader<R> {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            let before = buf.filled().len();
+            let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+            let read = buf.filled().len() - before;
+            self.count
+                .fetch_add(read, std::sync::atomic::Ordering::Relaxed);
+            polled
+        }
     }
 
     /// The stdout reader gives the same messages whichever path its lines take.
@@ -369,8 +453,11 @@ mod tests {
                 .unwrap();
             runtime.block_on(async {
                 let (tx, mut rx) = crate::claude::events::channel();
-                read_stdout_with(stdout.as_bytes(), &PendingRequests::default(), &tx, big).await;
-                drop(tx);
+                // Beside the session: after a big line the reader waits for it.
+                tokio::spawn(async move {
+                    read_stdout_with(stdout.as_bytes(), &PendingRequests::default(), &tx, big)
+                        .await;
+                });
                 let mut messages = Vec::new();
                 while let Some(ClaudeEvent::Message(message)) = rx.recv().await {
                     messages.push(message);

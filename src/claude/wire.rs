@@ -477,17 +477,47 @@ pub struct UserInputMessage {
     pub content: Vec<InputBlock>,
 }
 
+/// One of our lines for claude's stdin, ready to write.
+pub(crate) enum InputLine {
+    /// The whole line, newline included.
+    Whole(String),
+    /// A line too big to hold twice (an allow's `updatedInput` is a Write's whole file), without
+    /// its newline: serialised while it is written, a chunk at a time.
+    Streamed(crate::json_stream::Serialise),
+}
+
+/// Lines longer than this are streamed rather than built.
+const STREAM_ABOVE: usize = 1024 * 1024;
+
 impl ClaudeInput {
+    /// The line to write: built whole, or, for a control response over [`STREAM_ABOVE`], streamed.
+    pub(crate) fn into_line(self) -> InputLine {
+        let size = self.measured_size();
+        if size > STREAM_ABOVE {
+            return InputLine::Streamed(Box::new(move |out| {
+                serde_json::to_writer(out, &self).map_err(std::io::Error::other)
+            }));
+        }
+        InputLine::Whole(self.line_of(size))
+    }
+
     /// The line to write, newline included.
     pub fn to_line(&self) -> String {
-        // A control response may carry a whole file (a Write's `updatedInput`): measured first,
-        // so the line is allocated once at its size instead of grown by doubling.
-        let mut line = match self {
-            ClaudeInput::ControlResponse { .. } => {
-                Vec::with_capacity(json_size(self).unwrap_or(0) + 1)
-            }
-            _ => Vec::new(),
-        };
+        self.line_of(self.measured_size())
+    }
+
+    /// A control response may carry a whole file (a Write's `updatedInput`): its size is measured
+    /// first, so that its line is allocated once (or streamed) instead of grown by doubling. Other
+    /// lines are small: 0.
+    fn measured_size(&self) -> usize {
+        match self {
+            ClaudeInput::ControlResponse { .. } => json_size(self).unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn line_of(&self, size: usize) -> String {
+        let mut line = Vec::with_capacity(size + 1);
         // Serializing these types cannot fail: every field is a plain JSON value.
         serde_json::to_writer(&mut line, self).expect("stream-json input serializes");
         line.push(b'\n');

@@ -116,7 +116,16 @@ pub enum ToolContent {
     Terminal {
         terminal_id: String,
     },
+    /// A Write's diff (no old text) whose new text is the call's `raw_input["content"]`: the
+    /// whole file, so it is not copied out of the input but written from it wherever the call is
+    /// written. Used for files of [`INPUT_TEXT_SHARED_BYTES`] or more; smaller ones are a `Diff`.
+    DiffOfInput {
+        path: String,
+    },
 }
+
+/// A Write's text at least this long is shown as [`ToolContent::DiffOfInput`] rather than copied.
+pub const INPUT_TEXT_SHARED_BYTES: usize = 64 * 1024;
 
 /// A new tool call (`tool_call`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -7,6 +7,7 @@
 //! - [`clock`]: a monotonic clock shared by every process on the machine (for the benchmark).
 //! - [`files`]: files only their owner can read, and what counts as an executable.
 //! - [`dirs`]: the user's cache directory.
+//! - [`memory`]: the allocator's handling of big blocks (a big payload held once, given back).
 //! - [`os`]: which system this is, as a value (for logic unit-tested for every system).
 //! - [`run`]: running a short helper command with a time limit.
 //! - [`stdio`]: this process's stdin and stdout as async streams (the editor's side of ACP), and
@@ -15,6 +16,7 @@
 pub mod clock;
 pub(crate) mod dirs;
 pub mod files;
+pub mod memory;
 pub(crate) mod os;
 pub mod process;
 pub(crate) mod run;

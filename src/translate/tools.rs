@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::claude::wire::ToolUseMeta;
-use crate::domain::{ToolCall, ToolContent, ToolKind, ToolLocation, ToolStatus};
+use crate::domain::{
+    INPUT_TEXT_SHARED_BYTES, ToolCall, ToolContent, ToolKind, ToolLocation, ToolStatus,
+};
 
 /// Longest command or query shown in a title; the full text stays in `raw_input`.
 const TITLE_MAX_CHARS: usize = 80;
@@ -206,6 +208,9 @@ pub(crate) fn content_for(name: &str, input: &Value, cwd: &Path) -> Vec<ToolCont
     let path = || s("file_path").map(|p| absolute(p, cwd));
     match name {
         "Write" => match (path(), s("content")) {
+            (Some(path), Some(new)) if new.len() >= INPUT_TEXT_SHARED_BYTES => {
+                vec![ToolContent::DiffOfInput { path }]
+            }
             (Some(path), Some(new)) => vec![ToolContent::Diff {
                 path,
                 old_text: None,

@@ -10,6 +10,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
 
 use crate::json_size::json_size;
+use crate::json_stream::Serialise;
 
 /// Bytes waiting for the editor above which sessions stop taking claude's output.
 pub(crate) const OUTBOUND_BUDGET: usize = 4 * 1024 * 1024;
@@ -18,9 +19,6 @@ const BATCH_BYTES: usize = 64 * 1024;
 /// Messages whose JSON is longer than this are never held serialised: they are serialised while
 /// being written, a chunk at a time (a 20 MiB tool result would otherwise be in memory twice).
 pub(crate) const STREAM_ABOVE: usize = 1024 * 1024;
-
-/// Serialises one message (without its newline) into the writer it is given.
-pub(crate) type Serialise = Box<dyn FnOnce(&mut dyn std::io::Write) -> std::io::Result<()> + Send>;
 
 /// One message for the editor.
 enum Line {
@@ -266,70 +264,18 @@ async fn write_big_line<W: AsyncWrite + Unpin>(out: &mut W, line: &[u8]) -> std:
     out.flush().await
 }
 
-/// Serialises a message on a blocking thread into chunks of [`BATCH_BYTES`], written here as
-/// they come: at most a few chunks exist at once, whatever the message's size.
+/// Serialises a message on a blocking thread into chunks written here as they come.
 async fn write_streamed<W: AsyncWrite + Unpin>(
     out: &mut W,
     serialise: Serialise,
 ) -> std::io::Result<()> {
-    let (chunks, mut received) = tokio::sync::mpsc::channel::<Vec<u8>>(2);
-    let serialiser = tokio::task::spawn_blocking(move || {
-        let mut writer = ChunkWriter {
-            chunk: Vec::with_capacity(BATCH_BYTES),
-            chunks,
-        };
-        serialise(&mut writer)?;
-        writer.send_chunk()
-    });
-    while let Some(chunk) = received.recv().await {
-        // On a failed write `received` is dropped, which ends the serialiser too.
-        out.write_all(&chunk).await?;
-    }
-    match serialiser.await {
-        Ok(Ok(())) => {}
-        Ok(Err(error)) => {
-            // Half a message is out: nothing after it could be read as JSON.
-            tracing::error!(%error, "serialising a message for the editor failed half-way");
-            return Err(error);
-        }
-        Err(error) => return Err(std::io::Error::other(error)),
+    if let Err(error) = crate::json_stream::write_in_chunks(out, serialise).await {
+        // Half a message may be out: nothing after it could be read as JSON.
+        tracing::error!(%error, "writing a big message for the editor failed half-way");
+        return Err(error);
     }
     out.write_all(b"\n").await?;
     out.flush().await
-}
-
-/// `std::io::Write` into a channel of chunks, for serialising off the runtime.
-struct ChunkWriter {
-    chunk: Vec<u8>,
-    chunks: tokio::sync::mpsc::Sender<Vec<u8>>,
-}
-
-impl ChunkWriter {
-    fn send_chunk(&mut self) -> std::io::Result<()> {
-        if self.chunk.is_empty() {
-            return Ok(());
-        }
-        let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(BATCH_BYTES));
-        self.chunks
-            .blocking_send(full)
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
-    }
-}
-
-impl std::io::Write for ChunkWriter {
-    /// Takes at most what fills the chunk: serde writes a long unescaped string in one call.
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let taken = bytes.len().min(BATCH_BYTES - self.chunk.len());
-        self.chunk.extend_from_slice(&bytes[..taken]);
-        if self.chunk.len() >= BATCH_BYTES {
-            self.send_chunk()?;
-        }
-        Ok(taken)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 #[cfg(test)]
