@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::acp::{chunk_text, initialize_params, prompt_params};
-use crate::attribution::{self, EditorTurn, Relays, quantile};
+use crate::attribution::{self, EditorTurn, Relays, TapTurn, quantile};
 use crate::peer::{Line, Peer, mono_ns};
 use crate::real::{self, Backend};
 use crate::support::real_cli::claude_binary;
@@ -94,7 +94,7 @@ pub fn run(report: &mut Report, cold: usize, long: usize) {
         );
     }
     let warm = turns(&backend, logs.path(), "warm", real::SHORT, 2, cold);
-    for r in &warm {
+    for (_, r) in &warm {
         add("attribution, warm: prompt relay", "ms", ms_i(r.prompt));
         add(
             "attribution, warm: first-chunk relay",
@@ -109,7 +109,13 @@ pub fn run(report: &mut Report, cold: usize, long: usize) {
         );
     }
     let long_turns = turns(&backend, logs.path(), "long", real::LONG, 1, long);
-    for r in &long_turns {
+    for (tap_turn, r) in &long_turns {
+        let reads = attribution::reads(&tap_turn.deltas);
+        add(
+            "attribution, 2,000-delta reply: claude's deltas per write, as the tap read them",
+            "deltas",
+            tap_turn.deltas.len() as f64 / reads.max(1) as f64,
+        );
         add(
             "attribution, 2,000-delta reply: per-delta relay, median",
             "us",
@@ -186,7 +192,7 @@ fn turns(
     text: &str,
     skip: usize,
     runs: usize,
-) -> Vec<Relays> {
+) -> Vec<(TapTurn, Relays)> {
     let log = dir.join(format!("{name}.jsonl"));
     let mut editor = Peer::spawn(tapped(backend, &log));
     editor.request("initialize", initialize_params());
@@ -200,7 +206,7 @@ fn turns(
         .iter()
         .zip(&editor_turns)
         .skip(skip)
-        .map(|(tap, editor)| check(attribution::relays(tap, editor)))
+        .map(|(tap, editor)| (tap.clone(), check(attribution::relays(tap, editor))))
         .collect()
 }
 

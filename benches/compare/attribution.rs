@@ -190,6 +190,14 @@ fn ready_at(records: &[Record]) -> Option<u64> {
         .map(|r| r.at)
 }
 
+/// How many reads of claude's stdout brought `deltas` (the tap stamps every line a read completes
+/// with that read's time): claude's deltas come in bursts when this is well under their number.
+pub fn reads(deltas: &[(u64, String)]) -> usize {
+    let mut times: Vec<u64> = deltas.iter().map(|(at, _)| *at).collect();
+    times.dedup();
+    times.len()
+}
+
 /// The `q` quantile (0..=1) of `values`, nearest rank; NaN when empty.
 pub fn quantile(values: &[i64], q: f64) -> f64 {
     let mut sorted = values.to_vec();

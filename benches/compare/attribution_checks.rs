@@ -3,7 +3,7 @@
 //! editor chunks, or a wrong sum, panics here.
 
 use crate::attribution::{
-    EditorTurn, Relays, TapTurn, cold_start, match_deltas, quantile, relays, tap_turns,
+    EditorTurn, Relays, TapTurn, cold_start, match_deltas, quantile, reads, relays, tap_turns,
 };
 use crate::tap::{Dir, Record};
 
@@ -25,7 +25,7 @@ pub fn run() {
             "cold start: what is on the critical path",
             cold_start_critical_path,
         ),
-        ("quantiles", quantiles),
+        ("quantiles and reads", quantiles),
     ];
     for (name, check) in checks {
         check();
@@ -189,4 +189,8 @@ fn quantiles() {
     assert_eq!(quantile(&values, 0.99), 99.0);
     assert_eq!(quantile(&[7], 0.99), 7.0);
     assert!(quantile(&[], 0.5).is_nan());
+    assert_eq!(
+        reads(&texts(&[(1, "a"), (1, "b"), (2, "c"), (3, "d"), (3, "e")])),
+        3
+    );
 }

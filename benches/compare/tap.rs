@@ -17,7 +17,7 @@
 //! claude is. Each line completed by a read gets that read's time.
 //!
 //! Records are JSON lines appended to the log (see [`Record`]), written by a thread of their own
-//! after the line was passed on. The tap ends with claude: its stdin closed closes claude's,
+//! after the line was passed on, those waiting together. The tap ends with claude: its stdin closed closes claude's,
 //! claude's exit status is its own, and claude dies with it if it is killed (Linux: the parent
 //! death signal; claude-acp also kills the process group both are in).
 
@@ -205,22 +205,33 @@ fn pump(mut from: impl Read, mut to: impl Write, dir: Dir, log: &Sender<Logged>)
     }
 }
 
-/// Appends one JSON record per logged line, each in a single write (the log is opened to append).
-fn write_log(mut file: std::fs::File, pid: u32, lines: std::sync::mpsc::Receiver<Logged>) {
-    for (dir, at, line) in lines {
-        let record = match dir {
-            Dir::ToClaude | Dir::FromClaude => Record::of_line(pid, dir, at, &line),
-            Dir::Exited => {
-                let code = String::from_utf8_lossy(&line).parse::<i64>().unwrap_or(-1);
-                Record::mark(pid, dir, at, code as usize)
+/// Appends one JSON record per logged line; the records waiting are written together, in one
+/// write when they fit (the log is opened to append), so the tap spends few system calls on it.
+fn write_log(file: std::fs::File, pid: u32, lines: std::sync::mpsc::Receiver<Logged>) {
+    let mut out = io::BufWriter::with_capacity(1 << 16, file);
+    while let Ok(first) = lines.recv() {
+        for (dir, at, line) in std::iter::once(first).chain(lines.try_iter()) {
+            let record = record_of(pid, dir, at, &line);
+            let mut text = serde_json::to_string(&record).expect("a record serialises");
+            text.push('\n');
+            if out.write_all(text.as_bytes()).is_err() {
+                return;
             }
-            Dir::Start | Dir::Spawned => Record::mark(pid, dir, at, 0),
-        };
-        let mut text = serde_json::to_string(&record).expect("a record serialises");
-        text.push('\n');
-        if file.write_all(text.as_bytes()).is_err() {
+        }
+        if out.flush().is_err() {
             return;
         }
+    }
+}
+
+fn record_of(pid: u32, dir: Dir, at: u64, line: &[u8]) -> Record {
+    match dir {
+        Dir::ToClaude | Dir::FromClaude => Record::of_line(pid, dir, at, line),
+        Dir::Exited => {
+            let code = String::from_utf8_lossy(line).parse::<usize>().unwrap_or(0);
+            Record::mark(pid, dir, at, code)
+        }
+        Dir::Start | Dir::Spawned => Record::mark(pid, dir, at, 0),
     }
 }
 
