@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::acp::{chunk_text, initialize_params, prompt_params};
 use crate::attribution::{self, EditorTurn, Relays, TapTurn, quantile};
-use crate::peer::{Line, Peer, mono_ns};
+use crate::peer::{Line, Peer, mono_ns, schedstat};
 use crate::real::{self, Backend};
 use crate::support::real_cli::claude_binary;
 use crate::table::Report;
@@ -94,7 +94,7 @@ pub fn run(report: &mut Report, cold: usize, long: usize) {
         );
     }
     let warm = turns(&backend, logs.path(), "warm", real::SHORT, 2, cold);
-    for (_, r) in &warm {
+    for (_, r, _) in &warm {
         add("attribution, warm: prompt relay", "ms", ms_i(r.prompt));
         add(
             "attribution, warm: first-chunk relay",
@@ -109,7 +109,17 @@ pub fn run(report: &mut Report, cold: usize, long: usize) {
         );
     }
     let long_turns = turns(&backend, logs.path(), "long", real::LONG, 1, long);
-    for (tap_turn, r) in &long_turns {
+    for (tap_turn, r, load) in &long_turns {
+        add(
+            "attribution, 2,000-delta reply: claude-acp runnable, waiting for a CPU",
+            "ms",
+            ms_i(load.adapter_waited),
+        );
+        add(
+            "attribution, 2,000-delta reply: the tap's own CPU (it shares the cores)",
+            "ms",
+            ms_i(load.tap_cpu),
+        );
         let reads = attribution::reads(&tap_turn.deltas);
         add(
             "attribution, 2,000-delta reply: claude's deltas per write, as the tap read them",
@@ -146,6 +156,30 @@ pub fn run(report: &mut Report, cold: usize, long: usize) {
     for (measure, unit, samples) in rows {
         report.add(measure, unit, COLUMN, samples);
     }
+}
+
+/// What else took CPU time during a turn.
+#[derive(Clone, Copy)]
+struct Load {
+    /// claude-acp's threads runnable but waiting for a CPU, ns.
+    adapter_waited: i64,
+    /// The tap's own CPU time, ns.
+    tap_cpu: i64,
+}
+
+/// The tap's pid, from its start record (written at once).
+fn tap_pid(log: &Path) -> Option<u32> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let start = tap::read_log(log)
+            .into_iter()
+            .find(|r| r.dir == Some(tap::Dir::Start));
+        if let Some(start) = start {
+            return Some(start.pid);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    None
 }
 
 /// claude-acp as the editor starts it, with the tap (this binary) as its claude.
@@ -192,13 +226,23 @@ fn turns(
     text: &str,
     skip: usize,
     runs: usize,
-) -> Vec<(TapTurn, Relays)> {
+) -> Vec<(TapTurn, Relays, Load)> {
     let log = dir.join(format!("{name}.jsonl"));
     let mut editor = Peer::spawn(tapped(backend, &log));
     editor.request("initialize", initialize_params());
     let (id, _) = new_session(&mut editor, backend);
-    let editor_turns: Vec<EditorTurn> = (0..skip + runs)
-        .map(|_| prompt(&mut editor, &id, text))
+    let tap_pid = tap_pid(&log);
+    let tap_cpu = || tap_pid.and_then(|pid| schedstat(pid, 0)).unwrap_or(0);
+    let editor_turns: Vec<(EditorTurn, Load)> = (0..skip + runs)
+        .map(|_| {
+            let (waited, tapped) = (editor.cpu_wait_ns(), tap_cpu());
+            let turn = prompt(&mut editor, &id, text);
+            let load = Load {
+                adapter_waited: (editor.cpu_wait_ns() - waited) as i64,
+                tap_cpu: tap_cpu().saturating_sub(tapped) as i64,
+            };
+            (turn, load)
+        })
         .collect();
     let (_, tap_turns) = wait_for_turns(&log, skip + runs);
     drop(editor);
@@ -206,7 +250,10 @@ fn turns(
         .iter()
         .zip(&editor_turns)
         .skip(skip)
-        .map(|(tap, editor)| (tap.clone(), check(attribution::relays(tap, editor))))
+        .map(|(tap, (editor, load))| {
+            let relays = check(attribution::relays(tap, editor));
+            (tap.clone(), relays, *load)
+        })
         .collect()
 }
 
