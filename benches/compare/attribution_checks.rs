@@ -5,11 +5,12 @@
 use crate::attribution::{
     EditorTurn, Relays, TapTurn, cold_start, match_deltas, quantile, reads, relays, tap_turns,
 };
-use crate::tap::{Dir, Record};
+use crate::tap::{Dir, Record, read_log, write_log};
 
 /// Runs every check; panics at the first that fails.
 pub fn run() {
-    let checks: [(&str, fn()); 7] = [
+    let checks: [(&str, fn()); 8] = [
+        ("the tap's log reads back what passed", log_round_trip),
         ("tap lines split into turns", turns_split_on_user_and_result),
         ("deltas match chunks one to one", deltas_match_one_to_one),
         (
@@ -192,5 +193,82 @@ fn quantiles() {
     assert_eq!(
         reads(&texts(&[(1, "a"), (1, "b"), (2, "c"), (3, "d"), (3, "e")])),
         3
+    );
+}
+
+fn log_round_trip() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tap.jsonl");
+    let file = std::fs::File::create(&path).expect("create the log");
+    let big = format!(
+        r#"{{"type":"assistant","message":{{"content":[{{"type":"text","text":"{}"}}]}}}}"#,
+        "x".repeat(100_000)
+    );
+    let delta = r#"{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"Hel"}}}"#;
+    let ask = r#"{"type":"control_request","request_id":"r1","request":{"subtype":"initialize"}}"#;
+    let (send, lines) = std::sync::mpsc::channel();
+    for (dir, at, line) in [
+        (Dir::Start, 1, ""),
+        (Dir::ToClaude, 2, ask),
+        (Dir::FromClaude, 3, delta),
+        (Dir::FromClaude, 4, big.as_str()),
+        (Dir::Exited, 5, "3"),
+    ] {
+        send.send((dir, at, line.as_bytes().to_vec())).unwrap();
+    }
+    drop(send);
+    write_log(file, 7, lines);
+    let records = read_log(&path);
+    let seen: Vec<_> = records
+        .iter()
+        .map(|r| {
+            (
+                r.pid,
+                r.dir,
+                r.at,
+                r.len,
+                r.kind.as_deref(),
+                r.subtype.as_deref(),
+                r.request_id.as_deref(),
+                r.text.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (7, Some(Dir::Start), 1, 0, None, None, None, None),
+            (
+                7,
+                Some(Dir::ToClaude),
+                2,
+                ask.len(),
+                Some("control_request"),
+                Some("initialize"),
+                Some("r1"),
+                None
+            ),
+            (
+                7,
+                Some(Dir::FromClaude),
+                3,
+                delta.len(),
+                Some("stream_event"),
+                None,
+                None,
+                Some("Hel")
+            ),
+            (
+                7,
+                Some(Dir::FromClaude),
+                4,
+                big.len(),
+                Some("assistant"),
+                None,
+                None,
+                None
+            ),
+            (7, Some(Dir::Exited), 5, 3, None, None, None, None),
+        ]
     );
 }

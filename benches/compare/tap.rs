@@ -16,8 +16,9 @@
 //! between the tap and claude-acp is inside, the same kind of hop claude-acp's own pipe to
 //! claude is. Each line completed by a read gets that read's time.
 //!
-//! Records are JSON lines appended to the log (see [`Record`]), written by a thread of their own
-//! after the line was passed on, those waiting together. The tap ends with claude: its stdin closed closes claude's,
+//! Records are appended to the log by a thread of their own after the line was passed on, those
+//! waiting together: a small header and the line itself, parsed by the bench, not by the tap (see
+//! [`read_log`]), so the tap's CPU, which shares the cores with claude-acp, stays small. The tap ends with claude: its stdin closed closes claude's,
 //! claude's exit status is its own, and claude dies with it if it is killed (Linux: the parent
 //! death signal; claude-acp also kills the process group both are in).
 
@@ -122,7 +123,7 @@ pub fn run_if_asked() -> Option<i32> {
 }
 
 /// A line passed on (or a mark), for the log thread.
-type Logged = (Dir, u64, Vec<u8>);
+pub type Logged = (Dir, u64, Vec<u8>);
 
 fn run(started: u64, log: PathBuf) -> i32 {
     let pid = std::process::id();
@@ -205,16 +206,37 @@ fn pump(mut from: impl Read, mut to: impl Write, dir: Dir, log: &Sender<Logged>)
     }
 }
 
-/// Appends one JSON record per logged line; the records waiting are written together, in one
-/// write when they fit (the log is opened to append), so the tap spends few system calls on it.
-fn write_log(file: std::fs::File, pid: u32, lines: std::sync::mpsc::Receiver<Logged>) {
+/// Lines up to this size go into the log as they are, read by the bench; a longer one is read
+/// here and logged as its record alone.
+const RAW_LINE_MAX: usize = 64 * 1024;
+
+/// Appends one log line per logged line: its record's header (pid, direction, time, length) as
+/// JSON, then a tab and the line itself, which the bench reads ([`read_log`]), so the tap spends
+/// no parse on the lines it passes. The lines waiting are written together.
+pub fn write_log(file: std::fs::File, pid: u32, lines: std::sync::mpsc::Receiver<Logged>) {
     let mut out = io::BufWriter::with_capacity(1 << 16, file);
     while let Ok(first) = lines.recv() {
         for (dir, at, line) in std::iter::once(first).chain(lines.try_iter()) {
-            let record = record_of(pid, dir, at, &line);
-            let mut text = serde_json::to_string(&record).expect("a record serialises");
-            text.push('\n');
-            if out.write_all(text.as_bytes()).is_err() {
+            let (record, raw) = match dir {
+                Dir::ToClaude | Dir::FromClaude if line.len() > RAW_LINE_MAX => {
+                    (Record::of_line(pid, dir, at, &line), &[][..])
+                }
+                Dir::ToClaude | Dir::FromClaude => {
+                    (Record::mark(pid, dir, at, line.len()), &line[..])
+                }
+                Dir::Exited => {
+                    let code = String::from_utf8_lossy(&line).parse::<usize>().unwrap_or(0);
+                    (Record::mark(pid, dir, at, code), &[][..])
+                }
+                Dir::Start | Dir::Spawned => (Record::mark(pid, dir, at, 0), &[][..]),
+            };
+            let header = serde_json::to_vec(&record).expect("a record serialises");
+            let written = out
+                .write_all(&header)
+                .and_then(|()| out.write_all(b"\t"))
+                .and_then(|()| out.write_all(raw))
+                .and_then(|()| out.write_all(b"\n"));
+            if written.is_err() {
                 return;
             }
         }
@@ -224,23 +246,22 @@ fn write_log(file: std::fs::File, pid: u32, lines: std::sync::mpsc::Receiver<Log
     }
 }
 
-fn record_of(pid: u32, dir: Dir, at: u64, line: &[u8]) -> Record {
-    match dir {
-        Dir::ToClaude | Dir::FromClaude => Record::of_line(pid, dir, at, line),
-        Dir::Exited => {
-            let code = String::from_utf8_lossy(line).parse::<usize>().unwrap_or(0);
-            Record::mark(pid, dir, at, code)
-        }
-        Dir::Start | Dir::Spawned => Record::mark(pid, dir, at, 0),
-    }
-}
-
-/// The records of a tap log (a line not yet complete, or not a record, is skipped).
+/// The records of a tap log, each line's fields read from the line logged with it (a log line
+/// not yet complete, or not a record, is skipped).
 pub fn read_log(path: &std::path::Path) -> Vec<Record> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
+    let log = std::fs::read(path).unwrap_or_default();
+    log.split(|b| *b == b'\n')
+        .filter_map(|entry| {
+            let tab = memchr::memchr(b'\t', entry)?;
+            let header: Record = serde_json::from_slice(&entry[..tab]).ok()?;
+            let raw = &entry[tab + 1..];
+            match header.dir {
+                Some(dir) if !raw.is_empty() => {
+                    Some(Record::of_line(header.pid, dir, header.at, raw))
+                }
+                _ => Some(header),
+            }
+        })
         .collect()
 }
 
