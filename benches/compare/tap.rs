@@ -210,12 +210,19 @@ fn pump(mut from: impl Read, mut to: impl Write, dir: Dir, log: &Sender<Logged>)
 /// here and logged as its record alone.
 const RAW_LINE_MAX: usize = 64 * 1024;
 
+/// How long the log thread lets lines gather before it writes them.
+const LOG_BATCH: std::time::Duration = std::time::Duration::from_millis(2);
+
 /// Appends one log line per logged line: its record's header (pid, direction, time, length) as
 /// JSON, then a tab and the line itself, which the bench reads ([`read_log`]), so the tap spends
-/// no parse on the lines it passes. The lines waiting are written together.
+/// no parse on the lines it passes. The lines waiting are written together, [`LOG_BATCH`] after
+/// the first of them.
 pub fn write_log(file: std::fs::File, pid: u32, lines: std::sync::mpsc::Receiver<Logged>) {
     let mut out = io::BufWriter::with_capacity(1 << 16, file);
     while let Ok(first) = lines.recv() {
+        // Woken by a line, wait a little for those that follow: one wake-up of this thread per
+        // burst, not per line (each costs a context switch on the cores claude-acp needs).
+        std::thread::sleep(LOG_BATCH);
         for (dir, at, line) in std::iter::once(first).chain(lines.try_iter()) {
             let (record, raw) = match dir {
                 Dir::ToClaude | Dir::FromClaude if line.len() > RAW_LINE_MAX => {
