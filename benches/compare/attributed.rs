@@ -146,6 +146,11 @@ pub fn run(report: &mut Report, cold: usize, long: usize) {
             "ms",
             ms_i(r.prompt + r.stop),
         );
+        add(
+            "attribution: 2,000-delta reply, added by claude-acp, share of the turn",
+            "%",
+            100.0 * (r.prompt + r.stop) as f64 / r.turn as f64,
+        );
         if r.per_delta.len() != real::LONG_DELTAS {
             report.note(format!(
                 "attribution: {} of claude's text deltas in a 2,000-delta reply",

@@ -32,6 +32,8 @@ pub struct Relays {
     pub stop: i64,
     /// Each text delta handed on -> the chunk carrying it read, in claude's order.
     pub per_delta: Vec<i64>,
+    /// The whole prompt as the editor saw it: written -> answered.
+    pub turn: i64,
 }
 
 /// Splits a tap log into turns: each user line to claude opens one, claude's next `result` closes
@@ -114,6 +116,7 @@ pub fn relays(tap: &TapTurn, editor: &EditorTurn) -> Result<Relays, String> {
         first_chunk,
         stop: diff(editor.answered, tap.result_at),
         per_delta,
+        turn: diff(editor.answered, editor.sent),
     })
 }
 

@@ -133,6 +133,7 @@ fn relays_of_a_turn() {
             first_chunk: 40,
             stop: 100,
             per_delta: vec![40, 70],
+            turn: 6_200,
         })
     );
 }
@@ -143,6 +144,7 @@ fn cold_start_critical_path() {
         first_chunk: 40,
         stop: 100,
         per_delta: vec![40],
+        turn: 10_000,
     };
     let ask = Record {
         request_id: Some("init".into()),
