@@ -33,7 +33,9 @@ pub fn run(report: &mut Report, cold: usize, long: usize) {
     let load = quantile(&tap_load, 0.5) as i64;
     let mut rows = Rows::new();
     let mut add = |measure, unit, value| push(&mut rows, measure, unit, value);
-    for run in 0..cold {
+    // Run 0 is the first session ever with this claude (claude-acp's options cache is empty, so
+    // its session/new waits for claude): a case of its own, not one of the cold starts.
+    for run in 0..=cold {
         let log = logs.path().join(format!("cold-{run}.jsonl"));
         let mut editor = Peer::spawn(tapped(&backend, &log));
         let spawned = editor.spawned_at;
@@ -52,6 +54,24 @@ pub fn run(report: &mut Report, cold: usize, long: usize) {
             &relays,
             load,
         ));
+        if run == 0 {
+            add(
+                "attribution, first session ever: claude started, relative to session/new answered",
+                "ms",
+                ms_i(cold.claude_vs_session_new),
+            );
+            add(
+                "attribution, first session ever: claude ready and idle before the user line",
+                "ms",
+                ms_i(cold.idle_wait),
+            );
+            add(
+                "attribution, first session ever: whole way, added by claude-acp",
+                "ms",
+                ms_i(cold.adapter_adds),
+            );
+            continue;
+        }
         add(
             "attribution, cold: claude-acp spawned -> it starts claude",
             "ms",
@@ -109,6 +129,13 @@ pub fn run(report: &mut Report, cold: usize, long: usize) {
         );
     }
     let long_turns = turns(&backend, logs.path(), "long", real::LONG, 1, long);
+    if let Some(path) = std::env::var_os("COMPARE_ATTRIBUTION_DUMP") {
+        let dump: Vec<_> = long_turns
+            .iter()
+            .map(|(t, r, _)| json!({"user_at": t.user_at, "delta_at": t.deltas.iter().map(|d| d.0).collect::<Vec<_>>(), "relay_ns": r.per_delta}))
+            .collect();
+        let _ = std::fs::write(path, json!(dump).to_string());
+    }
     for (tap_turn, r, load) in &long_turns {
         add(
             "attribution, 2,000-delta reply: claude-acp runnable, waiting for a CPU",
