@@ -8,10 +8,22 @@
 //! `CLAUDE_CODE_EXECUTABLE` set to the same claude). Medians of `RUNS` runs, `FIRST_CHUNK_RUNS`
 //! for the start-up and first-chunk figures.
 //!
-//! Run: `cargo bench --bench compare` (`COMPARE_QUICK=1` for fewer runs while developing).
+//! A sixth scenario attributes claude-acp's time on the real claude: the bench binary itself sits
+//! between claude-acp and claude as a timestamping tap (`compare/tap.rs`, started with
+//! `COMPARE_TAP_LOG` set) and each relay is measured on both sides with one clock.
+//!
+//! Run: `cargo bench --bench compare` (`COMPARE_QUICK=1` for fewer runs while developing;
+//! `COMPARE_ONLY=attribution` for the attribution scenario alone). `cargo test --bench compare`
+//! runs the checks of the attribution's arithmetic.
 
 #[path = "compare/acp.rs"]
 mod acp;
+#[path = "compare/attributed.rs"]
+mod attributed;
+#[path = "compare/attribution.rs"]
+mod attribution;
+#[path = "compare/attribution_checks.rs"]
+mod attribution_checks;
 #[path = "compare/peer.rs"]
 mod peer;
 #[path = "compare/real.rs"]
@@ -20,6 +32,8 @@ mod real;
 mod standin;
 #[path = "compare/table.rs"]
 mod table;
+#[path = "compare/tap.rs"]
+mod tap;
 
 #[path = "compare/support.rs"]
 mod support;
@@ -48,8 +62,14 @@ struct Runs {
 }
 
 fn main() {
-    // `cargo bench` passes --bench; anything else (a test run of all targets) skips the work.
+    // Started by claude-acp as its claude, with the tap's log named: be the tap, nothing else.
+    if let Some(code) = tap::run_if_asked() {
+        std::process::exit(code);
+    }
+    // `cargo bench` passes --bench; anything else (a test run of all targets) checks the
+    // attribution's arithmetic and skips the work.
     if !std::env::args().any(|a| a == "--bench") {
+        attribution_checks::run();
         println!("compare: run with `cargo bench --bench compare`");
         return;
     }
@@ -71,15 +91,21 @@ fn main() {
             real_sessions: 5,
         }
     };
+    // COMPARE_ONLY=attribution: the attribution scenario alone.
+    let everything = std::env::var("COMPARE_ONLY").map_or(true, |only| only != "attribution");
     let load_before = load_average();
     let mut report = Report::default();
-    standin_backends(&mut report, &runs);
-    eprintln!("stand-in done (load {})", load_average());
-    real_claude(&mut report, &runs);
-    eprintln!("claude alone done (load {})", load_average());
-    adapter_on_claude(&mut report, &runs, OURS);
-    eprintln!("claude-acp done (load {})", load_average());
-    adapter_on_claude(&mut report, &runs, TS);
+    if everything {
+        standin_backends(&mut report, &runs);
+        eprintln!("stand-in done (load {})", load_average());
+        real_claude(&mut report, &runs);
+        eprintln!("claude alone done (load {})", load_average());
+        adapter_on_claude(&mut report, &runs, OURS);
+        eprintln!("claude-acp done (load {})", load_average());
+        adapter_on_claude(&mut report, &runs, TS);
+        eprintln!("TS adapter done (load {})", load_average());
+    }
+    attributed::run(&mut report, runs.first_chunk, runs.runs);
     let load_after = load_average();
     report.note(format!(
         "load average (1 min) before: {load_before}; after: {load_after}"
@@ -92,6 +118,7 @@ fn main() {
         "claude": support::real_cli::CLAUDE_CODE_VERSION,
         "ts_adapter": real::TS_ADAPTER_VERSION,
         "quick": quick,
+        "only_attribution": !everything,
     });
     println!("claude-acp compared ({machine})\n");
     report.print();

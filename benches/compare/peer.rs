@@ -146,13 +146,17 @@ impl Peer {
     /// Nanoseconds the child's live threads have spent on a CPU (sum of
     /// /proc/<pid>/task/*/schedstat): the adapter's own work, whatever the load on the machine.
     pub fn cpu_ns(&self) -> u64 {
-        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.pid())).expect("read task dir");
-        tasks
-            .filter_map(|task| {
-                let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
-                stat.split_whitespace().next()?.parse::<u64>().ok()
-            })
-            .sum()
+        self.schedstat(0)
+    }
+
+    /// Nanoseconds the child's live threads have spent runnable but waiting for a CPU (the
+    /// second field of schedstat): time the machine, not the adapter, made it lose.
+    pub fn cpu_wait_ns(&self) -> u64 {
+        self.schedstat(1)
+    }
+
+    fn schedstat(&self, field: usize) -> u64 {
+        schedstat(self.pid(), field).expect("read the child's task dir")
     }
 
     /// `(VmRSS, VmHWM)` in KiB from /proc/<pid>/status.
@@ -168,6 +172,19 @@ impl Peer {
         };
         (field("VmRSS:"), field("VmHWM:"))
     }
+}
+
+/// `field` of /proc/<pid>/task/*/schedstat summed over the live threads of `pid` (0: ns on a CPU,
+/// 1: ns runnable, waiting for one); `None` once the process is gone.
+pub fn schedstat(pid: u32, field: usize) -> Option<u64> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let sum = tasks
+        .filter_map(|task| {
+            let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+            stat.split_whitespace().nth(field)?.parse::<u64>().ok()
+        })
+        .sum();
+    Some(sum)
 }
 
 /// The bench editor's answer to a request from the adapter: allow once, or "not supported".
