@@ -214,6 +214,7 @@ fn standin_backends(report: &mut Report, runs: &Runs) {
         runs.runs,
         "20 MiB tool result",
         OURS_STANDIN,
+        &|| {},
     );
     let wall = (0..runs.runs)
         .map(|_| {
@@ -278,6 +279,9 @@ fn real_claude(report: &mut Report, runs: &Runs) {
     report.add("2,000-delta reply -> stop reason", "ms", CLAUDE, long);
     let write = (0..runs.runs)
         .map(|_| {
+            // Each run creates the file: an overwrite is another payload (claude's tool result
+            // then holds the old file and the patch too).
+            let _ = std::fs::remove_file(backend.written_file());
             let (sent, l) = claude.turn(real::WRITE);
             ms(l.last().unwrap().at - sent)
         })
@@ -330,7 +334,6 @@ fn adapter_on_claude(report: &mut Report, runs: &Runs, column: &'static str) {
         column,
     );
     sessions(report, &adapter, real::SHORT, runs.real_sessions, column);
-    let _ = std::fs::remove_file(backend.written_file());
     payload(
         report,
         &adapter,
@@ -338,6 +341,10 @@ fn adapter_on_claude(report: &mut Report, runs: &Runs, column: &'static str) {
         runs.runs,
         "10 MiB Write through a permission prompt",
         column,
+        // Each run creates the file, as for claude alone.
+        &|| {
+            let _ = std::fs::remove_file(backend.written_file());
+        },
     );
     let written = std::fs::metadata(backend.written_file())
         .map(|m| m.len() as usize)
@@ -478,8 +485,14 @@ fn payload(
     runs: usize,
     label: &str,
     column: &'static str,
+    before_each: &dyn Fn(),
 ) {
-    let results: Vec<_> = (0..runs).map(|_| acp.payload(prompt)).collect();
+    let results: Vec<_> = (0..runs)
+        .map(|_| {
+            before_each();
+            acp.payload(prompt)
+        })
+        .collect();
     report.add(
         &format!("{label}: prompt -> stop reason"),
         "ms",

@@ -56,7 +56,7 @@ impl CallContent for acp::ToolCallUpdate {
 mod tests {
     use super::*;
     use crate::domain::{
-        PermissionOption, PermissionOptionKind, ToolCallUpdate, ToolContent, ToolKind, ToolLocation,
+        PermissionOption, PermissionOptionKind, ToolCallUpdate, ToolContent, ToolKind,
     };
     use serde_json::json;
 

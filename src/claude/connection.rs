@@ -330,7 +330,9 @@ mod tests {
             lines.push(line);
         }
         let (before, big, after) = writes.await.unwrap();
-        (before.unwrap(), big.unwrap(), after.unwrap());
+        before.unwrap();
+        big.unwrap();
+        after.unwrap();
         assert!(lines[0].contains("\"before\""), "{}", lines[0]);
         assert!(
             lines[1] == expected,

@@ -89,12 +89,6 @@ impl EventSender {
 }
 
 impl EventReceiver {
-    /// Messages sent and not taken yet.
-    #[cfg(test)]
-    pub(crate) fn queued(&self) -> usize {
-        self.rx.len()
-    }
-
     /// The next message. Asking for it gives the last one's cost back: the session asks only when
     /// the editor has room for what the last one became.
     pub(crate) async fn recv(&mut self) -> Option<ClaudeEvent> {

@@ -14,14 +14,30 @@ use crate::domain::ContentChunk;
 /// Calls `each` with every line of the file (invalid UTF-8 replaced), until it breaks.
 pub(super) fn for_each_line(
     path: &Path,
+    each: impl FnMut(&str) -> ControlFlow<()>,
+) -> std::io::Result<()> {
+    for_each_line_up_to(path, || usize::MAX, each)
+}
+
+/// [`for_each_line`] for a reader that wants only some lines whole: before each line `longest`
+/// says how long a line may be; a longer one is read past, never held, and not passed on. A
+/// transcript's tool lines can be tens of MiB (a Write's file, three times over), and a scan for
+/// a title needs none of them.
+pub(super) fn for_each_line_up_to(
+    path: &Path,
+    mut longest: impl FnMut() -> usize,
     mut each: impl FnMut(&str) -> ControlFlow<()>,
 ) -> std::io::Result<()> {
     let mut reader = BufReader::new(File::open(path)?);
     let mut buffer = Vec::new();
     loop {
         buffer.clear();
-        if reader.read_until(b'\n', &mut buffer)? == 0 {
-            return Ok(());
+        let limit = longest();
+        if !read_line_up_to(&mut reader, &mut buffer, limit)? {
+            if buffer.is_empty() {
+                return Ok(());
+            }
+            continue;
         }
         let line = String::from_utf8_lossy(&buffer);
         let line = line.trim_end_matches(['\n', '\r']);
@@ -30,6 +46,40 @@ pub(super) fn for_each_line(
         }
         if each(line).is_break() {
             return Ok(());
+        }
+    }
+}
+
+/// Reads one line into `buffer` (newline included). `Ok(true)`: a line of at most `limit` bytes
+/// is there; `Ok(false)` with `buffer` empty: the end of the file; `Ok(false)` with bytes in
+/// `buffer`: a longer line, read past (its first bytes are all that was kept).
+fn read_line_up_to(
+    reader: &mut impl BufRead,
+    buffer: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<bool> {
+    let mut skipping = false;
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(!buffer.is_empty() && !skipping);
+        }
+        let (taken, ended) = match memchr::memchr(b'\n', available) {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        if !skipping {
+            if buffer.len() + taken > limit.saturating_add(1) {
+                skipping = true;
+                buffer.clear();
+                buffer.push(b'\n');
+            } else {
+                buffer.extend_from_slice(&available[..taken]);
+            }
+        }
+        reader.consume(taken);
+        if ended {
+            return Ok(!skipping);
         }
     }
 }
@@ -219,4 +269,35 @@ pub(super) fn prompt_text(chunks: &[ContentChunk]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_longer_than_asked_are_read_past_and_not_passed_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let long = "y".repeat(200_000);
+        std::fs::write(&path, format!("short one\n{long}\nshort two\n{long}")).unwrap();
+        let mut seen = Vec::new();
+        for_each_line_up_to(
+            &path,
+            || 1000,
+            |line| {
+                seen.push(line.len());
+                ControlFlow::Continue(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, [9, 9], "only the short lines, whole");
+        let mut all = Vec::new();
+        for_each_line(&path, |line| {
+            all.push(line.len());
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(all, [9, 200_000, 9, 200_000]);
+    }
 }

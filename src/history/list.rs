@@ -20,6 +20,10 @@ use crate::domain::{SessionPage, SessionSummary};
 /// Sessions per page when the caller passes 0.
 pub(crate) const DEFAULT_PAGE_SIZE: usize = 50;
 
+/// Lines a scan still reads whole once it has the first prompt: `custom-title`, `ai-title` and
+/// `summary` lines are far shorter.
+const TITLE_LINE_BYTES: usize = 64 * 1024;
+
 /// Longest title, in characters, before it is cut with an ellipsis.
 const TITLE_MAX_CHARS: usize = 80;
 
@@ -191,7 +195,17 @@ fn scan(file: &Path) -> Option<Scan> {
     let mut cwd = None;
     let (mut custom, mut ai, mut summary, mut prompt, mut command) = (None, None, None, None, None);
     let mut said_something = false;
-    let read = lines::for_each_line(file, |line| {
+    // Once the first prompt (and the cwd with it) is known, only title lines matter, and they
+    // are short: longer lines (tool inputs and results, up to tens of MiB) are read past.
+    let found = std::cell::Cell::new(false);
+    let longest = || {
+        if found.get() {
+            TITLE_LINE_BYTES
+        } else {
+            usize::MAX
+        }
+    };
+    let read = lines::for_each_line_up_to(file, longest, |line| {
         let interesting = ["\"user\"", "\"assistant\"", "-title\"", "\"summary\""]
             .iter()
             .any(|marker| line.contains(marker));
@@ -215,6 +229,7 @@ fn scan(file: &Path) -> Option<Scan> {
                     UserLine::Prompt(chunks) if prompt.is_none() => {
                         said_something = true;
                         prompt = prompt_title(&lines::prompt_text(&chunks));
+                        found.set(cwd.is_some());
                     }
                     UserLine::Command(typed) if command.is_none() => {
                         said_something = true;

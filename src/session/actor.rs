@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use self::asks::PendingAsks;
+use self::next_claude::NextClaude;
 pub(crate) use self::options::OpenedOptions;
 use self::rewind::RewindDone;
 use self::running::RunningClaude;
@@ -43,6 +44,7 @@ mod effort;
 mod files;
 mod idle;
 mod logout;
+mod next_claude;
 mod options;
 mod rewind;
 mod rewind_asks;
@@ -153,17 +155,6 @@ struct SessionContext {
     editor_servers: Vec<McpServer>,
 }
 
-/// How the next claude the session starts picks up the conversation.
-struct NextClaude {
-    /// Whether claude holds a stored conversation for this id (so a respawn must resume it).
-    conversation_stored: bool,
-    /// How the session was opened (new, resume, load, fork): the start while nothing is stored.
-    start: Start,
-    /// Where `/undo` or `/rewind` left the thread, until a turn has run on from there: a claude
-    /// started meanwhile resumes only up to it.
-    rewind: Option<RewindPoint>,
-}
-
 /// What the session's own tasks report back to its loop.
 struct Inbox {
     tx: mpsc::UnboundedSender<Internal>,
@@ -237,11 +228,7 @@ impl SessionActor {
             path: PermissionPath::new(config.permission_transport),
             translator: TurnTranslator::new(cwd.clone()),
             claude,
-            next: NextClaude {
-                conversation_stored: matches!(start, Start::Resume),
-                start,
-                rewind,
-            },
+            next: NextClaude::new(start, rewind),
             turn: None,
             settings,
             asks: PendingAsks::default(),

@@ -312,3 +312,28 @@ fn is_listed_agrees_with_the_listing_for_a_cwd_and_for_every_cwd() {
     }
     assert!(!crate::history::is_listed(dir.path(), None, "answer-only"));
 }
+
+/// A tool line of MiBs after the first prompt (a Write's file) is read past, not held: the title
+/// stored after it is still found.
+#[test]
+fn a_title_after_a_huge_tool_line_is_found() {
+    let config = tempfile::tempdir().unwrap();
+    let cwd = PathBuf::from("/projects/big");
+    let file = "x".repeat(3 * 1024 * 1024);
+    write_session(
+        config.path(),
+        &cwd,
+        "big",
+        &[
+            user_line("u1", None, &cwd, "Write the big file"),
+            json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {"role": "assistant",
+                   "content": [{"type": "tool_use", "id": "t", "name": "Write", "input": {"content": file}}]}}),
+            json!({"type": "custom-title", "customTitle": "The big file", "sessionId": "big"}),
+        ],
+        0,
+    );
+    assert_eq!(
+        crate::history::list::stored_title(config.path(), "big").as_deref(),
+        Some("The big file")
+    );
+}

@@ -7,7 +7,7 @@ use crate::claude::wire::{ClaudeMessage, OutboundControl};
 use crate::claude::{ClaudeEvent, ExitInfo};
 use crate::domain::{AgentError, StopReason};
 use crate::session::incoming::{ControlAction, classify};
-use crate::session::spawn::{self, Start};
+use crate::session::spawn;
 use crate::translate;
 
 impl SessionActor {
@@ -21,20 +21,11 @@ impl SessionActor {
             .claude
             .clone()
             .map_err(AgentError::Internal)?;
-        let start = match self
-            .next
-            .rewind
-            .as_ref()
-            .map(|point| point.resume_at.clone())
-        {
-            Some(Some(at)) => Start::ResumeAt { at },
-            Some(None) => {
-                self.set_aside_transcript();
-                Start::New
-            }
-            None if self.next.conversation_stored && self.stored_by_claude() => Start::Resume,
-            None => self.next.start.clone(),
-        };
+        let next = self.next.next_start(|| self.stored_by_claude());
+        if next.set_aside_transcript {
+            self.set_aside_transcript();
+        }
+        let start = next.start;
         let (mut permission_args, mcp_file) = self
             .path
             .claude_args(&self.asker, &self.ctx.editor_servers)
