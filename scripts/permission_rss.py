@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Peak RSS of claude-acp for a big Write through a permission prompt, on the stand-in.
 
-Plays fixtures/standin/big_write_permission.jsonl with its two big lines (the assistant's
-tool_use and the can_use_tool) grown to --bytes, answers the permission with allow_once, and
+Plays fixtures/standin/big_write_permission.jsonl with its three big lines (the assistant's
+tool_use, the can_use_tool and the tool result, as the real claude sends them) grown to --bytes, answers the permission with allow_once, and
 prints the adapter's VmRSS before the prompt and its VmHWM (peak) before the prompt and at the end.
 
     python3 scripts/permission_rss.py --bin target/release/claude-acp [--bytes 10485760] [--runs 3]

@@ -101,7 +101,7 @@
 //! | `crash` | 1 prompt | some text, stderr, exit 1 |
 //! | `garbage` | prompt, error reply to `no_such_subtype` | non-JSON line, unknown types, then an answer |
 //! | `big_tool_result` | 1 prompt | a 20 MiB tool_result line |
-//! | `big_write_permission` | prompt, allow | a Write of 2 MiB: its tool_use line, then its can_use_tool line |
+//! | `big_write_permission` | prompt, allow | a Write of 2 MiB: its tool_use line, its can_use_tool line, then its tool result line (the file again) |
 //! | `error_result`, `max_tokens` | 1 prompt | `is_error` result / `stop_reason: max_tokens` |
 //! | `hang` | 1 prompt | nothing, ever |
 //! | `text_ignoring_eof` | as `text` | as `text`, but stdin closing does not end it: only a kill does |
