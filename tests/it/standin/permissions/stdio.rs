@@ -145,4 +145,25 @@ async fn a_write_too_large_for_one_buffered_line_reaches_the_editor_whole_and_it
         reply["updatedInput"]["content"] == content,
         "claude gets the input back whole"
     );
+    // All three of claude's 2 MiB lines passed, one at a time (the reader waits after each big
+    // one until it has gone to the editor): the tool call with its diff, and the tool result
+    // whose `rawOutput` holds the file again.
+    let call = c.updates_of_kind(&id, "tool_call");
+    let diff = &call[0]["content"][0];
+    assert!(
+        diff["newText"]
+            .as_str()
+            .is_some_and(|t| t.len() > 2_000_000 && t.bytes().all(|b| b == b'x')),
+        "the tool call's diff is the whole file"
+    );
+    let results = c.updates_of_kind(&id, "tool_call_update");
+    let written = results
+        .iter()
+        .find_map(|u| u["rawOutput"]["content"].as_str())
+        .unwrap_or_default();
+    assert!(
+        written.len() > 2_000_000 && written.bytes().all(|b| b == b'x'),
+        "the tool result's file reached the editor whole ({} bytes)",
+        written.len()
+    );
 }
