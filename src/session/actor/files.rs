@@ -12,9 +12,9 @@ use super::SessionActor;
 use crate::claude::ClaudeHandle;
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
 use crate::domain::{AgentError, ConfigOption};
-use crate::session::acp_server::{self, AcpServer};
-use crate::session::editor_fs::{self, EditLog, EditorFiles, FileEdits};
-use crate::session::editor_terminal::{self, EditorTerminal, TerminalSetting};
+use crate::editor_tools::fs::{self as editor_fs, EditLog, EditorFiles, FileEdits};
+use crate::editor_tools::server::{self as acp_server, AcpServer};
+use crate::editor_tools::terminal::{self as editor_terminal, EditorTerminal, TerminalSetting};
 
 /// What the session serves claude in the editor's place: the two settings, the server of the
 /// claude running now, its calls in flight and the record `/undo` reads.

@@ -4,7 +4,7 @@
 use super::idle::STOP_GRACE;
 use super::{Internal, SessionActor};
 use crate::domain::{AgentError, ContentChunk, SessionUpdate, StopReason};
-use crate::session::fallback::{self, BreakSymptom};
+use crate::permissions::fallback::{self, BreakSymptom};
 use crate::translate;
 
 impl SessionActor {

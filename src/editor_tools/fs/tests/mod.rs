@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-pub(in crate::session) mod buffers;
+pub(crate) mod buffers;
 
 use self::buffers::Buffers;
 use super::*;
@@ -46,8 +46,8 @@ fn setup() -> Setup {
 }
 
 /// The `acp` server claude reaches, serving these file tools alone.
-fn served(files: &EditorFiles) -> crate::session::acp_server::AcpServer {
-    crate::session::acp_server::AcpServer {
+fn served(files: &EditorFiles) -> crate::editor_tools::server::AcpServer {
+    crate::editor_tools::server::AcpServer {
         files: Some(files.clone()),
         terminal: None,
     }

@@ -1,11 +1,11 @@
 //! The `acp` MCP server claude reaches over its own control channel (`mcp_message`): the
-//! editor-served file tools ([`super::editor_fs`]) and Bash in the editor's terminal
-//! ([`super::editor_terminal`]) behind one server name, each present when its setting says so.
+//! editor-served file tools ([`super::fs`]) and Bash in the editor's terminal
+//! ([`super::terminal`]) behind one server name, each present when its setting says so.
 
 use serde_json::Value;
 
-use super::editor_fs::{self, EditorFiles};
-use super::editor_terminal::{self, EditorTerminal};
+use super::fs::{self as editor_fs, EditorFiles};
+use super::terminal::{self as editor_terminal, EditorTerminal};
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
 
 /// The server's name as claude knows it: its tools reach the model as `mcp__acp__Read`, ...

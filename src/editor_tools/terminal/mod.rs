@@ -1,6 +1,6 @@
 //! claude's Bash run in the editor's terminal (`terminal/create`, `terminal/output`,
 //! `terminal/wait_for_exit`, `terminal/kill`, `terminal/release`): tools of the `acp` MCP server
-//! (see [`crate::session::acp_server`]) with the names, schemas and descriptions of claude's own
+//! (see [`crate::editor_tools::server`]) with the names, schemas and descriptions of claude's own
 //! Bash and TaskStop, while those built-ins are turned off for the session (`--disallowedTools`).
 //!
 //! [`run`] runs commands, [`output`] says what the model gets back, in claude's words.

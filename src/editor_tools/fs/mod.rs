@@ -184,4 +184,4 @@ pub(crate) fn tool_definitions() -> Vec<McpTool> {
 }
 
 #[cfg(test)]
-pub(in crate::session) mod tests;
+pub(crate) mod tests;
