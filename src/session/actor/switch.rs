@@ -1,5 +1,5 @@
 //! The actor's side of a switch to the MCP permission path (the why and the what-to-say live in
-//! `session/fallback/`): claude restarted with the conversation intact, and the turn kept.
+//! `permissions/fallback/`): claude restarted with the conversation intact, and the turn kept.
 
 use super::idle::STOP_GRACE;
 use super::{Internal, SessionActor};
