@@ -35,7 +35,7 @@ pub struct PermissionAsker {
 
 impl PermissionAsker {
     pub async fn ask(&self, req: CanUseTool) -> PermissionDecision {
-        let decision = match crate::editor_tools::server::builtin_name(&req.tool_name) {
+        let decision = match crate::editor_tools::names::builtin_name(&req.tool_name) {
             Some(builtin @ ("Bash" | "TaskStop")) => {
                 super::editor_bash::decide(self, builtin, req).await
             }

@@ -30,7 +30,7 @@ use crate::claude::wire::ModelInfo;
 use crate::domain::McpServer;
 use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome};
 use crate::editor_tools::fs::{EditLog, FileEdits};
-use crate::editor_tools::server::AcpServer;
+use crate::editor_tools::server::ToolServer;
 use crate::editor_tools::terminal::TerminalSetting;
 use crate::history::RewindPoint;
 use crate::permissions::fallback::{BreakSymptom, PermissionPath};
@@ -244,7 +244,7 @@ impl SessionActor {
                 file_edits,
                 terminal,
                 edit_log,
-                served: AcpServer::default(),
+                served: ToolServer::default(),
                 file_tasks: Vec::new(),
                 restart_for_files: false,
             },
