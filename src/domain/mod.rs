@@ -1,12 +1,14 @@
 //! The seam between the editor protocol (ACP, in `crate::acp`) and the rest of the adapter.
 //!
 //! Nothing outside `crate::acp` imports the ACP SDK: sessions, translation and the claude side
-//! speak these small types instead, so a new SDK major version touches one folder.
+//! speak these small types instead, so a new SDK major version touches one folder. Beside them,
+//! the names of the tools the editor serves claude ([`tool_names`]), which every side reads.
 
 mod core;
 mod editor;
 mod error;
 mod request;
+pub(crate) mod tool_names;
 mod update;
 
 pub use core::{AgentCore, AgentFeatures};

@@ -3,6 +3,5 @@
 //! server claude reaches over its own control channel ([`server`]).
 
 pub(crate) mod fs;
-pub(crate) mod names;
 pub(crate) mod server;
 pub(crate) mod terminal;

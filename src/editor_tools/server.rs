@@ -9,7 +9,7 @@ use super::fs::{self as editor_fs, EditorFiles};
 use super::terminal::{self as editor_terminal, EditorTerminal};
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
 
-use super::names::SERVER_NAME;
+use crate::domain::tool_names::SERVER_NAME;
 
 /// The tools of one claude's `acp` server (fixed at its start).
 #[derive(Clone, Default)]

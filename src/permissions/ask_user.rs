@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value};
 
+use super::decision::{allowed_input, deny};
 use super::reply::failed;
-use super::{allowed_input, deny};
 use crate::claude::wire::{CanUseTool, PermissionDecision};
 use crate::domain::{
     EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,

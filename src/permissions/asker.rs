@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::SessionRules;
+use super::decision::Asking;
+use super::rules::SessionRules;
+use super::{editor_bash, editor_tools, route};
 use crate::claude::ClaudeHandle;
 use crate::claude::wire::{CanUseTool, OutboundControl, PermissionDecision};
 use crate::domain::EditorClient;
@@ -35,13 +37,23 @@ pub struct PermissionAsker {
 
 impl PermissionAsker {
     pub async fn ask(&self, req: CanUseTool) -> PermissionDecision {
-        let decision = match crate::editor_tools::names::builtin_name(&req.tool_name) {
+        let asking = Asking {
+            editor: self.editor.as_ref(),
+            session_id: &self.session_id,
+            cwd: &self.cwd,
+            rules: &self.rules,
+        };
+        let mode = || self.mode.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let decision = match crate::domain::tool_names::builtin_name(&req.tool_name) {
             Some(builtin @ ("Bash" | "TaskStop")) => {
-                super::editor_bash::decide(self, builtin, req).await
+                editor_bash::decide(asking, &mode(), builtin, req).await
             }
-            Some(builtin) => super::editor_tools::decide(self, builtin, req).await,
+            Some(builtin) => {
+                let files = self.files.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                editor_tools::decide(asking, &mode(), files, builtin, req).await
+            }
             None => {
-                super::decide(
+                route::decide(
                     self.editor.clone(),
                     &self.session_id,
                     &self.cwd,

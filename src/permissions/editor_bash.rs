@@ -12,16 +12,16 @@
 //!   its Bash, the exact command saved to the project's `.claude/settings.local.json` (claude
 //!   writes it there), so it holds for claude's own Bash too.
 
-use super::asker::PermissionAsker;
 use super::bash_rules::BashRules;
-use super::read_only;
-use super::{Decision, allowed_input, call_update, deny, options, reply, tool_call};
+use super::decision::{Asking, Decision, allowed_input, call_update, deny, tool_call};
+use super::{options, read_only, reply};
 use crate::claude::wire::{
     CanUseTool, PermissionDecision, PermissionRule, PermissionUpdate, UpdateKind,
 };
 
-pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> Decision {
-    let mode = asker.mode.lock().unwrap_or_else(|p| p.into_inner()).clone();
+/// Decides one call of `builtin` (Bash or TaskStop) run in the editor's terminal, in permission
+/// mode `mode`.
+pub async fn decide(asking: Asking<'_>, mode: &str, builtin: &str, req: CanUseTool) -> Decision {
     let allow = || {
         Decision::plain(PermissionDecision::Allow {
             updated_input: allowed_input(&req),
@@ -50,15 +50,15 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
         behavior: "allow".into(),
         destination: "localSettings".into(),
     })];
-    let choices = options::build(&shown, &asker.cwd);
-    let settings = BashRules::load(&asker.cwd);
+    let choices = options::build(&shown, asking.cwd);
+    let settings = BashRules::load(asking.cwd);
     if settings.denies(&command) {
         return Decision::plain(deny(format!(
             "Permission to run `{command}` is denied by a Bash rule in the settings."
         )));
     }
     let ruled_out: Vec<String> = choices.deny_rules.iter().map(|r| r.setting()).collect();
-    if asker.rules.denies_all(&ruled_out) {
+    if asking.rules.denies_all(&ruled_out) {
         return Decision::plain(deny(format!(
             "The user rejected every Bash call like this one for the rest of the session ({}).",
             options::labels(&choices.deny_rules)
@@ -66,15 +66,11 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
     }
     if mode == "bypassPermissions"
         || settings.allows(&command)
-        || read_only::is_read_only(&command, &asker.cwd)
+        || read_only::is_read_only(&command, asking.cwd)
     {
         return allow();
     }
-    let ask = crate::domain::PermissionAsk {
-        session_id: asker.session_id.clone(),
-        tool_call: call_update(tool_call(&shown, &asker.cwd)),
-        options: choices.options.clone(),
-    };
-    let answer = asker.editor.request_permission(ask).await;
-    reply::answer(&mut shown, &choices, answer, &asker.rules)
+    let call = call_update(tool_call(&shown, asking.cwd));
+    let answer = asking.ask(call, choices.options.clone()).await;
+    reply::answer(&mut shown, &choices, answer, asking.rules)
 }

@@ -10,17 +10,20 @@
 //! - "Always reject" puts a rule for the built-in (`Edit(//path)`) in force; claude does not
 //!   apply it to an MCP tool, so it is applied here before any ask.
 
-use super::asker::PermissionAsker;
-use super::{Decision, allowed_input, call_update, deny, options, reply, tool_call};
+use super::decision::{Asking, Decision, allowed_input, call_update, deny, tool_call};
+use super::{options, reply};
 use crate::claude::wire::{CanUseTool, PermissionDecision, PermissionUpdate};
+use crate::editor_tools::fs::EditorFiles;
 
-pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> Decision {
-    let files = asker
-        .files
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
-    let mode = asker.mode.lock().unwrap_or_else(|p| p.into_inner()).clone();
+/// Decides one call of `builtin` (Read, Write or Edit) served by the editor, in permission mode
+/// `mode`, with the running claude's file tools (`files`).
+pub async fn decide(
+    asking: Asking<'_>,
+    mode: &str,
+    files: Option<EditorFiles>,
+    builtin: &str,
+    req: CanUseTool,
+) -> Decision {
     let inside = files.as_ref().is_some_and(|files| {
         files
             .input_path(&req.input)
@@ -38,9 +41,9 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
     shown.display_name = None;
     shown.mcp_server = None;
     shown.permission_suggestions = Vec::new();
-    let choices = options::build(&shown, &asker.cwd);
+    let choices = options::build(&shown, asking.cwd);
     let ruled_out: Vec<String> = choices.deny_rules.iter().map(|r| r.setting()).collect();
-    if asker.rules.denies_all(&ruled_out) {
+    if asking.rules.denies_all(&ruled_out) {
         return Decision::plain(deny(format!(
             "The user rejected every {builtin} call like this one for the rest of the session ({}).",
             options::labels(&choices.deny_rules)
@@ -62,18 +65,13 @@ pub async fn decide(asker: &PermissionAsker, builtin: &str, req: CanUseTool) -> 
         }
         _ => {}
     }
-    let choices = options::build(&shown, &asker.cwd);
-    let mut call = call_update(tool_call(&shown, &asker.cwd));
+    let choices = options::build(&shown, asking.cwd);
+    let mut call = call_update(tool_call(&shown, asking.cwd));
     if let Some(files) = &files
         && let Some(diff) = files.preview(builtin, &req.input).await
     {
         call.content = Some(vec![diff]);
     }
-    let ask = crate::domain::PermissionAsk {
-        session_id: asker.session_id.clone(),
-        tool_call: call,
-        options: choices.options.clone(),
-    };
-    let answer = asker.editor.request_permission(ask).await;
-    reply::answer(&mut shown, &choices, answer, &asker.rules)
+    let answer = asking.ask(call, choices.options.clone()).await;
+    reply::answer(&mut shown, &choices, answer, asking.rules)
 }

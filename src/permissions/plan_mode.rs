@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::decision::{Decision, allowed_input, call_update, deny, tool_call};
 use super::reply::failed;
-use super::{Decision, allowed_input, call_update, deny, tool_call};
 use crate::claude::wire::{CanUseTool, PermissionDecision, PermissionUpdate};
 use crate::domain::{
     EditorClient, PermissionAsk, PermissionOption, PermissionOptionKind, PermissionOutcome,

@@ -4,8 +4,9 @@
 //! for "always allow", claude's suggestions as `updatedPermissions`. Deny replies always carry a
 //! message, which the model reads; "always reject" also puts a deny rule in force.
 
+use super::decision::{Decision, deny, take_allowed_input};
 use super::options::{ALLOW_ALWAYS, ALLOW_ONCE, Choices, REJECT_ALWAYS, REJECT_ONCE, labels};
-use super::{Decision, SessionRules, deny, take_allowed_input};
+use super::rules::SessionRules;
 use crate::claude::wire::{CanUseTool, PermissionDecision};
 use crate::domain::{EditorError, PermissionOutcome};
 

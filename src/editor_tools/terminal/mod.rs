@@ -24,7 +24,7 @@ use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 pub(crate) const REPLACED_BUILTINS: &str = "Bash,TaskStop";
 
 /// The tools of this module, by the built-in names the `acp` server serves them under.
-pub(crate) const TOOL_NAMES: [&str; 2] = super::names::TERMINAL_TOOLS;
+pub(crate) const TOOL_NAMES: [&str; 2] = crate::domain::tool_names::TERMINAL_TOOLS;
 
 /// How long the editor may take over `terminal/create`, `terminal/output`, `terminal/kill` and
 /// `terminal/release` (waiting for the command itself is bounded by its timeout).

@@ -1,7 +1,8 @@
 //! The MCP permission path of a session: our permission server, and the `--permission-prompt-tool`
 //! and `--mcp-config` arguments that point claude at it (see the README's "Permissions over MCP").
 
-use super::mcp_server::{PermissionCallback, PermissionServer};
+use super::mcp_server::PermissionServer;
+use super::mcp_tool::PermissionCallback;
 use crate::claude::wire::{McpConfigFile, build_mcp_config};
 use crate::domain::McpServer;
 use crate::permissions::asker::PermissionAsker;

@@ -8,9 +8,7 @@
 
 use std::convert::Infallible;
 use std::fmt;
-use std::future::Future;
 use std::net::TcpListener as StdTcpListener;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,15 +19,11 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::mcp_tool::PermissionTool;
-use super::suggestions::always_allow_suggestions;
-use crate::claude::wire::{
-    CanUseTool, McpServerConfig, PERMISSION_SERVER_NAME, PermissionDecision,
-};
+use super::mcp_tool::{PERMISSION_TOOL, PermissionCallback, PermissionTool};
+use crate::claude::wire::{McpServerConfig, PERMISSION_SERVER_NAME};
 
 /// Why the MCP permission server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -38,9 +32,6 @@ pub enum McpError {
     Listen(std::io::Error),
 }
 
-/// The tool's name on our server; claude knows it as `mcp__claude-acp__permission`.
-pub const PERMISSION_TOOL: &str = "permission";
-
 /// How long claude waits for one answer (ms), set per server in our `--mcp-config` entry. claude
 /// applies its MCP tool-call timeout (`MCP_TOOL_TIMEOUT`) to the permission tool too, and an ask
 /// waits for a person. A day, and below the 2^31 ms where JavaScript timers misfire.
@@ -48,44 +39,6 @@ pub const PERMISSION_WAIT_MS: u64 = 24 * 60 * 60 * 1000;
 
 /// The path the MCP endpoint is served at.
 const ENDPOINT_PATH: &str = "/mcp";
-
-/// A boxed, sendable future (the same type as `futures::future::BoxFuture`).
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// What the session does with an ask. Dropping the returned future means claude withdrew the ask
-/// (the turn was interrupted): the session should close the editor's prompt.
-pub type PermissionCallback =
-    Arc<dyn Fn(PermissionCall) -> BoxFuture<'static, PermissionDecision> + Send + Sync>;
-
-/// One permission ask claude sent to the MCP tool.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PermissionCall {
-    pub tool_name: String,
-    /// The input claude wants to run the tool with.
-    pub input: Value,
-    pub tool_use_id: Option<String>,
-}
-
-impl PermissionCall {
-    /// The same ask in the stdio channel's shape, so one decision path serves both transports.
-    /// The MCP tool gets no description, suggestions or blocked path: the suggestions are rebuilt
-    /// from the ask, so "always allow" is offered as on stdio; the rest stays empty.
-    pub fn into_can_use_tool(self) -> CanUseTool {
-        CanUseTool {
-            display_name: None,
-            description: None,
-            permission_suggestions: always_allow_suggestions(&self.tool_name, &self.input),
-            blocked_path: None,
-            decision_reason: None,
-            // Only AskUserQuestion needs the user's input rather than a yes or no.
-            requires_user_interaction: self.tool_name == "AskUserQuestion",
-            mcp_server: None,
-            tool_name: self.tool_name,
-            input: self.input,
-            tool_use_id: self.tool_use_id,
-        }
-    }
-}
 
 /// A running permission server; it stops when dropped.
 pub struct PermissionServer {
@@ -274,7 +227,7 @@ async fn accept_loop(listener: TcpListener, gate: Arc<TokenGate>, shutdown: Canc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::claude::wire::PermissionDecision;
 
     #[test]
     fn tokens_are_long_random_and_distinct() {
@@ -290,26 +243,6 @@ mod tests {
         assert!(!constant_time_eq(b"Bearer abd", b"Bearer abc"));
         assert!(!constant_time_eq(b"Bearer ab", b"Bearer abc"));
         assert!(!constant_time_eq(b"", b"Bearer abc"));
-    }
-
-    #[test]
-    fn an_mcp_ask_reads_as_a_can_use_tool() {
-        let call = PermissionCall {
-            tool_name: "AskUserQuestion".into(),
-            input: json!({"questions": []}),
-            tool_use_id: Some("toolu_q".into()),
-        };
-        let ask = call.into_can_use_tool();
-        assert_eq!(ask.tool_name, "AskUserQuestion");
-        assert_eq!(ask.input, json!({"questions": []}));
-        assert_eq!(ask.tool_use_id.as_deref(), Some("toolu_q"));
-        assert!(ask.requires_user_interaction);
-        let write = PermissionCall {
-            tool_name: "Write".into(),
-            input: json!({}),
-            tool_use_id: None,
-        };
-        assert!(!write.into_can_use_tool().requires_user_interaction);
     }
 
     #[tokio::test]

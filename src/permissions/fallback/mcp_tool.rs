@@ -6,6 +6,8 @@
 //! is JSON `{"behavior":"allow","updatedInput":{...}}` or `{"behavior":"deny","message":"..."}`.
 //! A reply with only `structuredContent` is rejected by claude, so none is sent.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -17,10 +19,52 @@ use rmcp::{ErrorData, ServerHandler};
 use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
-use super::mcp_server::{PERMISSION_TOOL, PermissionCall, PermissionCallback};
+use super::suggestions::always_allow_suggestions;
 use crate::claude::wire::{
-    PERMISSION_SERVER_NAME, PermissionDecision, PermissionPromptArgs, permission_prompt_schema,
+    CanUseTool, PERMISSION_SERVER_NAME, PermissionDecision, PermissionPromptArgs,
+    permission_prompt_schema,
 };
+
+/// The tool's name on our server; claude knows it as `mcp__claude-acp__permission`.
+pub const PERMISSION_TOOL: &str = "permission";
+
+/// A boxed, sendable future (the same type as `futures::future::BoxFuture`).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What the session does with an ask. Dropping the returned future means claude withdrew the ask
+/// (the turn was interrupted): the session should close the editor's prompt.
+pub type PermissionCallback =
+    Arc<dyn Fn(PermissionCall) -> BoxFuture<'static, PermissionDecision> + Send + Sync>;
+
+/// One permission ask claude sent to the MCP tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionCall {
+    pub tool_name: String,
+    /// The input claude wants to run the tool with.
+    pub input: Value,
+    pub tool_use_id: Option<String>,
+}
+
+impl PermissionCall {
+    /// The same ask in the stdio channel's shape, so one decision path serves both transports.
+    /// The MCP tool gets no description, suggestions or blocked path: the suggestions are rebuilt
+    /// from the ask, so "always allow" is offered as on stdio; the rest stays empty.
+    pub fn into_can_use_tool(self) -> CanUseTool {
+        CanUseTool {
+            display_name: None,
+            description: None,
+            permission_suggestions: always_allow_suggestions(&self.tool_name, &self.input),
+            blocked_path: None,
+            decision_reason: None,
+            // Only AskUserQuestion needs the user's input rather than a yes or no.
+            requires_user_interaction: self.tool_name == "AskUserQuestion",
+            mcp_server: None,
+            tool_name: self.tool_name,
+            input: self.input,
+            tool_use_id: self.tool_use_id,
+        }
+    }
+}
 
 /// The rmcp handler; one is made per MCP session, all sharing the session's callback.
 #[derive(Clone)]
@@ -183,5 +227,25 @@ mod tests {
         let text: Value =
             serde_json::from_str(reply["content"][0]["text"].as_str().unwrap()).unwrap();
         assert_eq!(text, json!({"behavior": "deny", "message": "no"}));
+    }
+
+    #[test]
+    fn an_mcp_ask_reads_as_a_can_use_tool() {
+        let call = PermissionCall {
+            tool_name: "AskUserQuestion".into(),
+            input: json!({"questions": []}),
+            tool_use_id: Some("toolu_q".into()),
+        };
+        let ask = call.into_can_use_tool();
+        assert_eq!(ask.tool_name, "AskUserQuestion");
+        assert_eq!(ask.input, json!({"questions": []}));
+        assert_eq!(ask.tool_use_id.as_deref(), Some("toolu_q"));
+        assert!(ask.requires_user_interaction);
+        let write = PermissionCall {
+            tool_name: "Write".into(),
+            input: json!({}),
+            tool_use_id: None,
+        };
+        assert!(!write.into_can_use_tool().requires_user_interaction);
     }
 }

@@ -22,7 +22,8 @@ use super::PermissionTransport;
 use super::asker::PermissionAsker;
 pub use detector::{BreakDetector, BreakKind, BreakSymptom};
 use mcp_path::McpPath;
-pub use mcp_server::{BoxFuture, McpError, PermissionCall, PermissionCallback, PermissionServer};
+pub use mcp_server::{McpError, PermissionServer};
+pub use mcp_tool::{BoxFuture, PermissionCall, PermissionCallback};
 
 /// The permission path of one session, with what each way needs.
 pub(crate) enum PermissionPath {

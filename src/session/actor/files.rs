@@ -11,9 +11,9 @@ use serde_json::Value;
 use super::SessionActor;
 use crate::claude::ClaudeHandle;
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
+use crate::domain::tool_names::SERVER_NAME;
 use crate::domain::{AgentError, ConfigOption};
 use crate::editor_tools::fs::{self as editor_fs, EditLog, EditorFiles, FileEdits};
-use crate::editor_tools::names::SERVER_NAME;
 use crate::editor_tools::server::ToolServer;
 use crate::editor_tools::terminal::{self as editor_terminal, EditorTerminal, TerminalSetting};
 

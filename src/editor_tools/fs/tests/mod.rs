@@ -10,7 +10,7 @@ use self::buffers::Buffers;
 use super::*;
 use crate::claude::sdk_mcp::McpMessage;
 use crate::domain::SessionUpdate;
-use crate::editor_tools::names::SERVER_NAME;
+use crate::domain::tool_names::SERVER_NAME;
 
 fn msg(message: Value) -> McpMessage {
     McpMessage {

@@ -1,5 +1,5 @@
-//! The names claude knows the editor-served tools by (`mcp__acp__Read`, ...), a leaf that
-//! translation and the permission wing read without reaching into the tools themselves.
+//! The names claude knows the editor-served tools by (`mcp__acp__Read`, ...): a leaf that
+//! translation, the permission wing and the tools themselves (`crate::editor_tools`) all read.
 
 /// The server's name as claude knows it: its tools reach the model as `mcp__acp__Read`, ...
 pub(crate) const SERVER_NAME: &str = "acp";
