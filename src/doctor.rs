@@ -3,11 +3,11 @@
 use std::path::Path;
 use std::process::Stdio;
 
+use crate::claude::config_dir::default_config_dir;
 use crate::claude::install::{
     TESTED_CLAUDE_VERSIONS, VersionFit, has_credentials, has_key, too_old_message, version_fit,
 };
 use crate::claude::locate;
-use crate::history::default_config_dir;
 
 pub async fn run(claude_path: Option<&Path>) -> i32 {
     let mut problems = 0;

@@ -12,8 +12,8 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::error::ClaudeError;
+use super::events::ExitInfo;
 use super::pending::PendingRequests;
-use super::process::ExitInfo;
 use super::wire::{ClaudeInput, InputLine, OutboundControl};
 
 /// How long a failed write waits for claude's exit to be known, to report "claude exited (...)"

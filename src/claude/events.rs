@@ -1,4 +1,5 @@
-//! The channel from claude's stdout reader to its session, bounded in bytes: when the session
+//! What a running claude reports ([`ClaudeEvent`]: its messages, then how it ended), and the
+//! channel from claude's stdout reader to its session, bounded in bytes: when the session
 //! stops taking messages (its editor is slow), the reader stops reading, claude's stdout pipe
 //! fills and claude itself waits. Nothing is dropped; order is kept.
 //!
@@ -7,12 +8,59 @@
 //! whole budget after a big line ([`EventSender::wait_until_taken`]) reads no further while that
 //! line's 10 MiB are still on their way to the editor, and two big lines are never held at once.
 
+use std::io;
+use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::{Semaphore, mpsc};
 
-use super::process::ClaudeEvent;
+use super::error::ClaudeError;
+use super::wire::ClaudeMessage;
+use crate::platform::process as platform;
+
+/// What the process reports, in order: messages as they arrive, then exactly one `Exited`.
+// Nearly every event is a Message, so boxing it would only add an allocation per line.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ClaudeEvent {
+    /// Every stdout message except control responses (those answer `ClaudeHandle::request`).
+    Message(ClaudeMessage),
+    Exited(ExitInfo),
+}
+
+/// How claude ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ExitInfo {
+    /// "exit code 1" or "killed by signal 9".
+    pub(crate) status: String,
+    pub(crate) code: Option<i32>,
+    /// The last ~8 KiB of stderr, secrets redacted.
+    pub(crate) stderr_tail: String,
+}
+
+impl ExitInfo {
+    pub(crate) fn new(status: io::Result<ExitStatus>, stderr_tail: String) -> Self {
+        let (status, code) = match status {
+            Ok(s) => platform::describe_exit(&s),
+            Err(error) => (format!("unknown exit status ({error})"), None),
+        };
+        ExitInfo {
+            status,
+            code,
+            stderr_tail,
+        }
+    }
+}
+
+impl From<ExitInfo> for ClaudeError {
+    fn from(info: ExitInfo) -> Self {
+        ClaudeError::Exited {
+            status: info.status,
+            stderr_tail: info.stderr_tail,
+        }
+    }
+}
 
 /// Bytes of claude's lines that may wait for the session. A longer line takes the whole budget.
 pub(crate) const EVENT_BUDGET: usize = 1024 * 1024;
@@ -111,7 +159,6 @@ impl Drop for EventReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claude::process::ExitInfo;
 
     fn exited(status: &str) -> ClaudeEvent {
         ClaudeEvent::Exited(ExitInfo {

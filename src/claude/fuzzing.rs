@@ -1,8 +1,8 @@
 //! claude's stdout reader and the log masking driven by arbitrary bytes, for `crate::fuzzing`.
 
 use super::events;
+use super::events::ClaudeEvent;
 use super::pending::PendingRequests;
-use super::process::ClaudeEvent;
 use super::streams::{BIG_LINES, BigLines, read_stdout_with};
 use super::wire::ClaudeMessage;
 

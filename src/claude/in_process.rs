@@ -11,9 +11,8 @@ use tokio::sync::watch;
 use tokio::task::{AbortHandle, JoinHandle};
 
 use super::connection::ClaudeHandle;
-use super::launch::{Launched, StartedClaude};
+use super::events::{ClaudeEvent, EventReceiver, ExitInfo};
 use super::pending::PendingRequests;
-use super::process::{ClaudeEvent, ExitInfo};
 use super::streams::{StderrTail, read_stderr, read_stdout};
 
 /// Pipe capacity: small enough that a reader which stops reading is noticed, as with an OS pipe.
@@ -26,8 +25,11 @@ pub(crate) struct Pipes {
     pub(crate) stderr: DuplexStream,
 }
 
-/// Runs `claude` (given its stdin, stdout and stderr; it returns its exit code) as a task.
-pub(crate) fn in_process<F>(claude: impl FnOnce(Pipes) -> F) -> Launched
+/// Runs `claude` (given its stdin, stdout and stderr; it returns its exit code) as a task: what
+/// ends it, what talks to it, and what it says.
+pub(crate) fn start<F>(
+    claude: impl FnOnce(Pipes) -> F,
+) -> (InProcessClaude, ClaudeHandle, EventReceiver)
 where
     F: Future<Output = i32> + Send + 'static,
 {
@@ -59,15 +61,12 @@ where
         exit_tx.send_replace(Some(info.clone()));
         events_tx.send_now(ClaudeEvent::Exited(info));
     });
-    Launched {
-        claude: StartedClaude::InProcess(InProcessClaude {
-            abort,
-            exit,
-            handle: handle.clone(),
-        }),
-        handle,
-        events,
-    }
+    let claude = InProcessClaude {
+        abort,
+        exit,
+        handle: handle.clone(),
+    };
+    (claude, handle, events)
 }
 
 async fn exit_info(

@@ -1,7 +1,7 @@
 //! What is known about claude's installation without running it: the versions this adapter was
 //! tested with, and whether claude has credentials to use. The session and `doctor` both ask here.
 
-use crate::history::default_config_dir;
+use super::config_dir::default_config_dir;
 use crate::platform::os::Os;
 
 /// The claude versions CI runs the real-CLI scenarios against, oldest first. The last is the one

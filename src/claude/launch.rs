@@ -5,16 +5,27 @@
 
 use std::time::Duration;
 
-use super::events::EventReceiver;
-
 use super::connection::ClaudeHandle;
 use super::error::ClaudeError;
+use super::events::EventReceiver;
 #[cfg(test)]
-use super::in_process::InProcessClaude;
+use super::in_process::{self, InProcessClaude, Pipes};
 use super::process::{ClaudeProcess, SpawnOptions};
 
+/// Runs `claude` (given its stdin, stdout and stderr; it returns its exit code) as a task of this
+/// process ([`in_process::start`]).
 #[cfg(test)]
-pub(crate) use super::in_process::in_process;
+pub(crate) fn in_process<F>(claude: impl FnOnce(Pipes) -> F) -> Launched
+where
+    F: Future<Output = i32> + Send + 'static,
+{
+    let (claude, handle, events) = in_process::start(claude);
+    Launched {
+        claude: StartedClaude::InProcess(claude),
+        handle,
+        events,
+    }
+}
 
 /// Starts claude. The session holds one and calls it for every (re)start.
 pub(crate) trait Launch: Send + Sync + std::fmt::Debug {

@@ -2,6 +2,7 @@
 
 pub(crate) mod auth;
 mod big_line;
+pub(crate) mod config_dir;
 pub(crate) mod connection;
 pub(crate) mod error;
 mod events;
@@ -35,11 +36,11 @@ pub const STREAM_JSON_ARGS: [&str; 5] = [
 pub(crate) use connection::ClaudeHandle;
 pub(crate) use error::ClaudeError;
 pub(crate) use events::EventReceiver;
+pub(crate) use events::{ClaudeEvent, ExitInfo};
 pub(crate) use group::kill_all_children;
 #[cfg(test)]
 pub(crate) use locate::ClaudeCommand;
 pub(crate) use locate::locate;
-pub(crate) use process::{ClaudeEvent, ExitInfo};
 #[cfg(test)]
 pub(crate) use process::{ClaudeProcess, SpawnOptions};
 

@@ -3,7 +3,7 @@
 
 use std::io;
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,12 +13,11 @@ use tokio::task::JoinHandle;
 
 use super::connection::ClaudeHandle;
 use super::error::ClaudeError;
-use super::events::{self, EventReceiver, EventSender};
+use super::events::{self, ClaudeEvent, EventReceiver, EventSender, ExitInfo};
 use super::group;
 use super::locate::ClaudeCommand;
 use super::pending::PendingRequests;
 use super::streams::{StderrTail, read_stderr, read_stdout};
-use super::wire::ClaudeMessage;
 use crate::platform::process::{self as platform, ProcessTree};
 
 /// After claude exits, how long its stdout may take to drain before the rest is given up on (only a
@@ -39,49 +38,6 @@ pub(crate) struct SpawnOptions {
     pub(crate) args: Vec<String>,
     /// Set on top of the adapter's environment, which claude inherits unchanged.
     pub(crate) extra_env: Vec<(String, String)>,
-}
-
-/// What the process reports, in order: messages as they arrive, then exactly one `Exited`.
-// Nearly every event is a Message, so boxing it would only add an allocation per line.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum ClaudeEvent {
-    /// Every stdout message except control responses (those answer `ClaudeHandle::request`).
-    Message(ClaudeMessage),
-    Exited(ExitInfo),
-}
-
-/// How claude ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ExitInfo {
-    /// "exit code 1" or "killed by signal 9".
-    pub(crate) status: String,
-    pub(crate) code: Option<i32>,
-    /// The last ~8 KiB of stderr, secrets redacted.
-    pub(crate) stderr_tail: String,
-}
-
-impl ExitInfo {
-    fn new(status: io::Result<ExitStatus>, stderr_tail: String) -> Self {
-        let (status, code) = match status {
-            Ok(s) => platform::describe_exit(&s),
-            Err(error) => (format!("unknown exit status ({error})"), None),
-        };
-        ExitInfo {
-            status,
-            code,
-            stderr_tail,
-        }
-    }
-}
-
-impl From<ExitInfo> for ClaudeError {
-    fn from(info: ExitInfo) -> Self {
-        ClaudeError::Exited {
-            status: info.status,
-            stderr_tail: info.stderr_tail,
-        }
-    }
 }
 
 /// The running claude. Dropping it kills claude and everything it started.

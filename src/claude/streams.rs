@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 use super::big_line;
+use super::events::ClaudeEvent;
 use super::events::EventSender;
 use super::pending::PendingRequests;
-use super::process::ClaudeEvent;
 use super::redact::{excerpt_of, log_excerpt, redact_secrets};
 use super::wire::{ClaudeMessage, WireError};
 

@@ -20,6 +20,7 @@ mod list;
 mod paths;
 mod replay;
 mod rewind;
+mod thread;
 mod time;
 
 #[cfg(test)]
@@ -33,8 +34,8 @@ pub(crate) use editor_edits::{
     save_editor_edits,
 };
 pub(crate) use list::{is_listed, list, prompt_title, stored_title};
+pub(crate) use paths::find;
 pub use paths::project_slug;
-pub(crate) use paths::{default_config_dir, find};
 pub(crate) use replay::replay;
 pub(crate) use rewind::{
     RewindPoint, StoredPrompt, pending_rewind, prompts, record_rewind, set_aside,

@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::HistoryError;
 use super::lines::{self, UserLine};
 use super::paths::{check_session_id, find};
-use super::replay::{Parents, on_chain, read_messages, uuid_of};
+use super::thread::{Parents, on_chain, read_messages, uuid_of};
 
 const RECORD_NAME: &str = "claude-acp-rewind.json";
 

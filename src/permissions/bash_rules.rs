@@ -23,7 +23,7 @@ impl BashRules {
     /// The rules of the files claude reads for a session in `cwd`.
     pub fn load(cwd: &Path) -> Self {
         let mut files: Vec<PathBuf> = Vec::new();
-        if let Some(dir) = crate::history::default_config_dir() {
+        if let Some(dir) = crate::claude::config_dir::default_config_dir() {
             files.push(dir.join("settings.json"));
         }
         files.push(cwd.join(".claude").join("settings.json"));

@@ -29,9 +29,9 @@ use crate::claude::ExitInfo;
 use crate::claude::wire::ModelInfo;
 use crate::domain::McpServer;
 use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome};
-use crate::editor_tools::fs::{EditLog, FileEdits};
+use crate::editor_tools::fs::EditLog;
 use crate::editor_tools::server::ToolServer;
-use crate::editor_tools::terminal::TerminalSetting;
+use crate::editor_tools::setting::{self, ServedBy};
 use crate::history::RewindPoint;
 use crate::permissions::fallback::{BreakSymptom, PermissionPath};
 use crate::permissions::{self, asker::PermissionAsker};
@@ -137,9 +137,9 @@ pub(crate) struct SessionSpec {
     /// Where an earlier `/undo` or `/rewind` left the stored thread, while it is still in force.
     pub(crate) rewind: Option<RewindPoint>,
     /// Whether Read, Write and Edit go through the editor; `None` where it cannot serve files.
-    pub(crate) file_edits: Option<FileEdits>,
+    pub(crate) file_edits: Option<ServedBy>,
     /// Whether Bash runs in the editor's terminal; `None` where the editor has none.
-    pub(crate) terminal: Option<TerminalSetting>,
+    pub(crate) terminal: Option<ServedBy>,
 }
 
 /// What the session is and talks to: fixed when it opens, except claude's flags, which follow
@@ -346,18 +346,16 @@ impl SessionActor {
                 "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
                 "model" => self.set_model(value, SettingReply::ConfigOption(reply)),
                 "effort" => self.set_effort(value, SettingReply::ConfigOption(reply)),
-                FileEdits::OPTION_ID => {
-                    let result = self.set_file_edits(&value).map(|()| self.config_options());
-                    let _ = reply.send(result);
-                }
-                TerminalSetting::OPTION_ID => {
-                    let result = self.set_terminal(&value).map(|()| self.config_options());
-                    let _ = reply.send(result);
-                }
                 other => {
-                    let _ = reply.send(Err(AgentError::InvalidParams(format!(
-                        "unknown config option `{other}`"
-                    ))));
+                    let result = match setting::find(other) {
+                        Some(setting) => self
+                            .set_tool_setting(setting, &value)
+                            .map(|()| self.config_options()),
+                        None => Err(AgentError::InvalidParams(format!(
+                            "unknown config option `{other}`"
+                        ))),
+                    };
+                    let _ = reply.send(result);
                 }
             },
             Command::Options { wait, reply } => self.answer_options(wait, reply),

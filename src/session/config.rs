@@ -34,7 +34,7 @@ impl AdapterConfig {
         claude: Result<ClaudeCommand, String>,
         permission_transport: PermissionTransport,
     ) -> Self {
-        let claude_config_dir = crate::history::default_config_dir();
+        let claude_config_dir = crate::claude::config_dir::default_config_dir();
         let is_root = crate::platform::process::running_as_root();
         let allow_bypass_permissions = !is_root || std::env::var_os("IS_SANDBOX").is_some();
         Self {

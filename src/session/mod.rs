@@ -31,8 +31,7 @@ use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
     SessionOpened, SessionPage, TurnOutcome,
 };
-use crate::editor_tools::fs as editor_fs;
-use crate::editor_tools::terminal as editor_terminal;
+use crate::editor_tools::setting::{FILE_EDITS, TERMINAL};
 use crate::history::{self, HistoryError};
 
 /// The auth method `initialize` offers: the editor runs `claude-acp login` in a terminal.
@@ -159,9 +158,8 @@ impl Sessions {
             _ => None,
         };
         let file_edits =
-            editor_fs::initial_setting(self.editor.supports_text_files(), req.meta.as_ref())?;
-        let terminal =
-            editor_terminal::initial_setting(self.editor.supports_terminal(), req.meta.as_ref())?;
+            FILE_EDITS.initial(self.editor.supports_text_files(), req.meta.as_ref())?;
+        let terminal = TERMINAL.initial(self.editor.supports_terminal(), req.meta.as_ref())?;
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),

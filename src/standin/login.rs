@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 const LOGGED_OUT_MARKER: &str = ".standin-logged-out";
 
 fn marker() -> Option<PathBuf> {
-    crate::history::default_config_dir().map(|dir| dir.join(LOGGED_OUT_MARKER))
+    crate::claude::config_dir::default_config_dir().map(|dir| dir.join(LOGGED_OUT_MARKER))
 }
 
 /// Handles `auth logout` among claude's args: returns the exit code when it did.

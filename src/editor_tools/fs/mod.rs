@@ -19,7 +19,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::claude::sdk_mcp::McpTool;
-use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
+use crate::domain::EditorClient;
 
 pub(crate) use logic::Seen;
 pub(crate) use record::EditLog;
@@ -33,82 +33,6 @@ pub(crate) const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
 const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_fs/builtin_tools_2.1.332.json");
-
-/// Whether the editor or the disk holds the files of a session's Read, Write and Edit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FileEdits {
-    Editor,
-    Disk,
-}
-
-impl FileEdits {
-    pub(crate) const OPTION_ID: &'static str = "file_edits";
-
-    pub(crate) fn id(self) -> &'static str {
-        match self {
-            FileEdits::Editor => "editor",
-            FileEdits::Disk => "disk",
-        }
-    }
-
-    pub(crate) fn parse(value: &str) -> Option<Self> {
-        match value {
-            "editor" => Some(FileEdits::Editor),
-            "disk" => Some(FileEdits::Disk),
-            _ => None,
-        }
-    }
-}
-
-/// The session's starting setting: `None` where the editor cannot serve files (the option is not
-/// offered, claude's own tools run), else `_meta.fileEdits` ("editor" or "disk"), by default the
-/// editor.
-pub(crate) fn initial_setting(
-    editor_serves_files: bool,
-    meta: Option<&Value>,
-) -> Result<Option<FileEdits>, AgentError> {
-    let asked = match meta.and_then(|m| m.get(META_KEY)) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(value)) if FileEdits::parse(value).is_some() => FileEdits::parse(value),
-        Some(other) => {
-            return Err(AgentError::InvalidParams(format!(
-                "_meta.{META_KEY}: expected \"editor\" or \"disk\", got {other}"
-            )));
-        }
-    };
-    Ok(editor_serves_files.then(|| asked.unwrap_or(FileEdits::Editor)))
-}
-
-/// The `_meta` key of `session/new` (and load, resume, fork) that picks [`FileEdits`].
-pub(crate) const META_KEY: &str = "fileEdits";
-
-/// The "File edits" config option.
-pub(crate) fn config_option(current: FileEdits) -> ConfigOption {
-    let value = |id: FileEdits, name: &str, description: &str| ConfigValue {
-        id: id.id().into(),
-        name: name.into(),
-        description: Some(description.into()),
-    };
-    ConfigOption {
-        id: FileEdits::OPTION_ID.into(),
-        name: "File edits".into(),
-        description: Some("Where claude's Read, Write and Edit work on files".into()),
-        category: None,
-        current: current.id().into(),
-        values: vec![
-            value(
-                FileEdits::Editor,
-                "Review in editor",
-                "Through the editor's buffers: unsaved changes are read, edits arrive for review",
-            ),
-            value(
-                FileEdits::Disk,
-                "Write to disk",
-                "claude's own tools, on disk",
-            ),
-        ],
-    }
-}
 
 /// One session's file tools: cheap to clone into the task that runs a call.
 #[derive(Clone)]

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::claude::ClaudeHandle;
 use crate::claude::sdk_mcp::McpTool;
-use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
+use crate::domain::EditorClient;
 
 /// claude's built-ins these tools replace, turned off with `--disallowedTools`.
 pub(crate) const REPLACED_BUILTINS: &str = "Bash,TaskStop";
@@ -33,86 +33,6 @@ pub(crate) const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
 /// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
 const BUILTIN_TOOLS: &str =
     include_str!("../../../fixtures/editor_terminal/builtin_tools_2.1.332.json");
-
-/// Where a session's Bash commands run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TerminalSetting {
-    /// In the editor's terminal, which the tool call embeds.
-    Editor,
-    /// In claude's own shell.
-    Claude,
-}
-
-impl TerminalSetting {
-    pub(crate) const OPTION_ID: &'static str = "terminal";
-
-    pub(crate) fn id(self) -> &'static str {
-        match self {
-            TerminalSetting::Editor => "editor",
-            TerminalSetting::Claude => "claude",
-        }
-    }
-
-    pub(crate) fn parse(value: &str) -> Option<Self> {
-        match value {
-            "editor" => Some(TerminalSetting::Editor),
-            "claude" => Some(TerminalSetting::Claude),
-            _ => None,
-        }
-    }
-}
-
-/// The `_meta` key of `session/new` (and load, resume, fork) that picks [`TerminalSetting`].
-pub(crate) const META_KEY: &str = "terminal";
-
-/// The session's starting setting: `None` where the editor declared no terminal (the option is
-/// not offered, claude's own Bash runs), else `_meta.terminal` ("editor" or "claude"), by default
-/// the editor.
-pub(crate) fn initial_setting(
-    editor_has_terminal: bool,
-    meta: Option<&Value>,
-) -> Result<Option<TerminalSetting>, AgentError> {
-    let asked = match meta.and_then(|m| m.get(META_KEY)) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(value)) if TerminalSetting::parse(value).is_some() => {
-            TerminalSetting::parse(value)
-        }
-        Some(other) => {
-            return Err(AgentError::InvalidParams(format!(
-                "_meta.{META_KEY}: expected \"editor\" or \"claude\", got {other}"
-            )));
-        }
-    };
-    Ok(editor_has_terminal.then(|| asked.unwrap_or(TerminalSetting::Editor)))
-}
-
-/// The "Terminal" config option.
-pub(crate) fn config_option(current: TerminalSetting) -> ConfigOption {
-    let value = |id: TerminalSetting, name: &str, description: &str| ConfigValue {
-        id: id.id().into(),
-        name: name.into(),
-        description: Some(description.into()),
-    };
-    ConfigOption {
-        id: TerminalSetting::OPTION_ID.into(),
-        name: "Terminal".into(),
-        description: Some("Where claude's Bash commands run".into()),
-        category: None,
-        current: current.id().into(),
-        values: vec![
-            value(
-                TerminalSetting::Editor,
-                "Run in editor",
-                "In the editor's terminal, shown live in the tool call",
-            ),
-            value(
-                TerminalSetting::Claude,
-                "Run in claude",
-                "claude's own shell; the output shows when the command ends",
-            ),
-        ],
-    }
-}
 
 /// One background command (`run_in_background`).
 struct Shell {

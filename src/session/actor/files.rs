@@ -1,4 +1,4 @@
-//! The session's "File edits" setting and the `acp` server of its claude: claude is started with
+//! The session's "File edits" and "Terminal" settings and the `acp` server of its claude: claude is started with
 //! that server (and without its own Read, Write, Edit, or Bash and TaskStop) when "File edits" (or
 //! "Terminal") says "editor"; each `tools/call` runs in a task of its own and answers on claude's
 //! control channel.
@@ -11,19 +11,20 @@ use serde_json::Value;
 use super::SessionActor;
 use crate::claude::ClaudeHandle;
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
+use crate::domain::AgentError;
 use crate::domain::tool_names::SERVER_NAME;
-use crate::domain::{AgentError, ConfigOption};
-use crate::editor_tools::fs::{self as editor_fs, EditLog, EditorFiles, FileEdits};
+use crate::editor_tools::fs::{self as editor_fs, EditLog, EditorFiles};
 use crate::editor_tools::server::ToolServer;
-use crate::editor_tools::terminal::{self as editor_terminal, EditorTerminal, TerminalSetting};
+use crate::editor_tools::setting::{FILE_EDITS, ServedBy, ToolSetting};
+use crate::editor_tools::terminal::{self as editor_terminal, EditorTerminal};
 
 /// What the session serves claude in the editor's place: the two settings, the server of the
 /// claude running now, its calls in flight and the record `/undo` reads.
 pub(super) struct EditorTools {
     /// The "File edits" setting; `None` where the editor cannot serve files.
-    pub(super) file_edits: Option<FileEdits>,
+    pub(super) file_edits: Option<ServedBy>,
     /// The "Terminal" setting; `None` where the editor declared no terminal.
-    pub(super) terminal: Option<TerminalSetting>,
+    pub(super) terminal: Option<ServedBy>,
     /// What the editor-served tools' writes replaced, for `/undo` (kept beside claude's transcript).
     pub(super) edit_log: EditLog,
     /// The `acp` server's tools for the running claude (fixed at its start).
@@ -47,7 +48,7 @@ impl SessionActor {
     /// The `acp` server's tools the claude about to start gets, as the settings say; also the flags
     /// that turn claude's own tools off. Called for every start, so a change applies at the next.
     pub(super) fn files_for_start(&mut self) -> Vec<String> {
-        let files = (self.tools.file_edits == Some(FileEdits::Editor)).then(|| {
+        let files = (self.tools.file_edits == Some(ServedBy::Editor)).then(|| {
             let mut roots = vec![self.ctx.cwd.clone()];
             roots.extend(crate::session::directories::added_directories(
                 &self.ctx.flags,
@@ -61,7 +62,7 @@ impl SessionActor {
             )
         });
         *self.asker.files.lock().unwrap_or_else(|p| p.into_inner()) = files.clone();
-        let terminal = (self.tools.terminal == Some(TerminalSetting::Editor)).then(|| {
+        let terminal = (self.tools.terminal == Some(ServedBy::Editor)).then(|| {
             let mut roots = vec![self.ctx.cwd.clone()];
             roots.extend(crate::session::directories::added_directories(
                 &self.ctx.flags,
@@ -168,27 +169,23 @@ impl SessionActor {
         }
     }
 
-    pub(super) fn file_edits_option(&self) -> Option<ConfigOption> {
-        self.tools.file_edits.map(editor_fs::config_option)
-    }
-
-    /// Switches the setting. claude takes the other tools only at a start, so a running claude
-    /// is stopped now if idle, else after the turn; the next prompt resumes it with the change.
-    pub(super) fn set_file_edits(&mut self, value: &str) -> Result<(), AgentError> {
-        if self.tools.file_edits.is_none() {
-            return Err(AgentError::InvalidParams(
-                "the editor did not declare fs.readTextFile and fs.writeTextFile, so files are always on disk".into(),
-            ));
-        }
-        let Some(setting) = FileEdits::parse(value) else {
-            return Err(AgentError::InvalidParams(format!(
-                "unknown value `{value}` for file_edits (expected editor or disk)"
-            )));
+    /// Switches "File edits" or "Terminal". claude takes the other tools only at a start, so a
+    /// running claude is stopped now if idle, else after the turn; the next prompt resumes it
+    /// with the change.
+    pub(super) fn set_tool_setting(
+        &mut self,
+        setting: &ToolSetting,
+        value: &str,
+    ) -> Result<(), AgentError> {
+        let slot = match setting.option_id == FILE_EDITS.option_id {
+            true => &mut self.tools.file_edits,
+            false => &mut self.tools.terminal,
         };
-        if self.tools.file_edits == Some(setting) {
+        let new = setting.change(*slot, value)?;
+        if *slot == Some(new) {
             return Ok(());
         }
-        self.tools.file_edits = Some(setting);
+        *slot = Some(new);
         self.tool_setting_changed();
         Ok(())
     }

@@ -7,6 +7,7 @@ use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor};
 use crate::claude::wire::{ModelInfo, OutboundControl};
 use crate::claude::{ClaudeError, ClaudeHandle};
 use crate::domain::{AgentError, ConfigOption, SessionUpdate};
+use crate::editor_tools::setting::{FILE_EDITS, TERMINAL};
 use crate::session::modes;
 use crate::session::spawn::SessionFlags;
 use crate::translate;
@@ -110,12 +111,8 @@ impl SessionActor {
         )];
         options.extend(self.settings.model_option());
         options.extend(self.settings.effort_option());
-        options.extend(self.file_edits_option());
-        options.extend(
-            self.tools
-                .terminal
-                .map(crate::editor_tools::terminal::config_option),
-        );
+        options.extend(self.tools.file_edits.map(|v| FILE_EDITS.config_option(v)));
+        options.extend(self.tools.terminal.map(|v| TERMINAL.config_option(v)));
         options
     }
 
