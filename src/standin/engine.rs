@@ -1,6 +1,5 @@
 //! Runs a script against a stdin/stdout/stderr triple, the way the real CLI would talk.
 
-use super::input::shown;
 use super::pattern::{PatternError, Vars};
 use super::runtime::{EventLog, Runtime, builtin_vars, fields};
 use super::script::{Handler, LocatedStep, Script, Step};
@@ -291,4 +290,19 @@ where
         self.vars.set("filler", json!(""));
         Ok(line)
     }
+}
+
+/// Received lines are cut to this length in error messages.
+const MAX_SHOWN: usize = 2000;
+
+/// `line` as an error message shows it: cut to [`MAX_SHOWN`] bytes.
+pub(super) fn shown(line: &str) -> String {
+    if line.len() <= MAX_SHOWN {
+        return line.to_owned();
+    }
+    let mut cut = MAX_SHOWN;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}... ({} bytes)", &line[..cut], line.len())
 }

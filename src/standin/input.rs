@@ -1,14 +1,11 @@
 //! How the engine reads stdin: expectations, branches, handlers, and mismatch reports.
 
-use super::engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, Engine, Stop};
+use super::engine::{EXIT_MISMATCH, EXIT_SCRIPT_ERROR, Engine, Stop, shown};
 use super::pattern::matches;
 use super::runtime::fields;
 use super::script::{Expectation, LocatedStep};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite};
-
-/// Received lines are cut to this length in error messages.
-const MAX_SHOWN: usize = 2000;
 
 impl<R, W, E> Engine<R, W, E>
 where
@@ -209,17 +206,6 @@ where
             return Some(line.to_owned());
         }
     }
-}
-
-pub(super) fn shown(line: &str) -> String {
-    if line.len() <= MAX_SHOWN {
-        return line.to_owned();
-    }
-    let mut cut = MAX_SHOWN;
-    while !line.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}... ({} bytes)", &line[..cut], line.len())
 }
 
 fn mismatch(n: usize, located: &LocatedStep, pattern: &Value, line: &str) -> Stop {

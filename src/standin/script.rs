@@ -1,6 +1,7 @@
 //! The stand-in's script format: one JSON step per line, parsed and with includes expanded.
 
 use super::step_parse::parse_step;
+pub(crate) use super::step_parse::{Expectation, Handler, Step};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -54,62 +55,6 @@ impl FlagCondition {
             .any(|a| a == &self.flag || a.starts_with(&format!("{}=", self.flag)));
         given == self.present
     }
-}
-
-/// One thing the stand-in does. See the module doc of `standin` for the JSON of each.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Step {
-    Expect(Expectation),
-    ExpectAnyOrder(Vec<Expectation>),
-    Emit(Value),
-    EmitRaw(String),
-    EmitBigLine {
-        bytes: usize,
-        fill: char,
-        template: Value,
-    },
-    SleepMs(u64),
-    Stderr(String),
-    Exit(i32),
-    WaitEof,
-    Hang,
-    /// Closes stdout and goes on (a claude whose output ends while it lives; `hang` after it).
-    CloseStdout,
-    /// From here on, stdin closing does not end the run: it waits to be killed, like a claude
-    /// busy in a long tool call that does not notice.
-    IgnoreEof,
-    WriteFile {
-        path: String,
-        content: String,
-    },
-    Set(Vec<(String, Value)>),
-    /// Registers a handler for lines that arrive while the script waits for something else.
-    On(Handler),
-    /// A place `goto` and `branch` can jump to; does nothing itself.
-    Label(String),
-    Goto(String),
-    /// Reads one line; the first alternative whose pattern matches binds and jumps to its label.
-    Branch(Vec<(Expectation, String)>),
-}
-
-/// A line the script expects on stdin, and what to capture from it.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Expectation {
-    pub(crate) pattern: Value,
-    /// (variable, JSON pointer) pairs, in script order.
-    pub(crate) bind: Vec<(String, String)>,
-    /// When true, a line that does not match is left for the next step instead of failing.
-    pub(crate) optional: bool,
-}
-
-/// `{"on": P, "bind": {...}, "reply": [J, ...]}`: from this step on, a received line that the
-/// current step does not want but that matches `P` is answered with the replies and skipped.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Handler {
-    pub(crate) expectation: Expectation,
-    pub(crate) replies: Vec<Value>,
-    /// Where the handler was written, for error messages.
-    pub(crate) origin: String,
 }
 
 /// Why a script could not be loaded.

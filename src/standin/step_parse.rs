@@ -1,7 +1,63 @@
-//! One script line (a JSON object) into a `Step`, with the checks that make a typo an error.
+//! A script's steps: what each does ([`Step`]), and one script line (a JSON object) into one,
+//! with the checks that make a typo an error.
 
-use super::script::{Expectation, Handler, Step};
 use serde_json::{Map, Value};
+
+/// One thing the stand-in does. See the module doc of `standin` for the JSON of each.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Step {
+    Expect(Expectation),
+    ExpectAnyOrder(Vec<Expectation>),
+    Emit(Value),
+    EmitRaw(String),
+    EmitBigLine {
+        bytes: usize,
+        fill: char,
+        template: Value,
+    },
+    SleepMs(u64),
+    Stderr(String),
+    Exit(i32),
+    WaitEof,
+    Hang,
+    /// Closes stdout and goes on (a claude whose output ends while it lives; `hang` after it).
+    CloseStdout,
+    /// From here on, stdin closing does not end the run: it waits to be killed, like a claude
+    /// busy in a long tool call that does not notice.
+    IgnoreEof,
+    WriteFile {
+        path: String,
+        content: String,
+    },
+    Set(Vec<(String, Value)>),
+    /// Registers a handler for lines that arrive while the script waits for something else.
+    On(Handler),
+    /// A place `goto` and `branch` can jump to; does nothing itself.
+    Label(String),
+    Goto(String),
+    /// Reads one line; the first alternative whose pattern matches binds and jumps to its label.
+    Branch(Vec<(Expectation, String)>),
+}
+
+/// A line the script expects on stdin, and what to capture from it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Expectation {
+    pub(crate) pattern: Value,
+    /// (variable, JSON pointer) pairs, in script order.
+    pub(crate) bind: Vec<(String, String)>,
+    /// When true, a line that does not match is left for the next step instead of failing.
+    pub(crate) optional: bool,
+}
+
+/// `{"on": P, "bind": {...}, "reply": [J, ...]}`: from this step on, a received line that the
+/// current step does not want but that matches `P` is answered with the replies and skipped.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Handler {
+    pub(crate) expectation: Expectation,
+    pub(crate) replies: Vec<Value>,
+    /// Where the handler was written, for error messages.
+    pub(crate) origin: String,
+}
 
 const STEP_KEYS: &[&str] = &[
     "expect",

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::claude::launch::{Launched, StartedClaude};
 use crate::claude::wire::McpConfigFile;
 use crate::claude::{ClaudeEvent, ClaudeHandle, EventReceiver};
-use crate::session::EditorClient;
+use crate::domain::EditorClient;
 
 /// The handle of the claude running now, or none; shared with the permission asker.
 pub(crate) type SharedHandle = Arc<Mutex<Option<ClaudeHandle>>>;
