@@ -13,6 +13,7 @@ pub mod history;
 pub(crate) mod json_size;
 pub(crate) mod json_stream;
 pub mod logging;
+pub(crate) mod pending;
 pub mod permissions;
 pub mod platform;
 pub mod serve;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::acp::{AcpEditor, serve_stdio};
+use crate::acp::{self, Connection};
 use crate::claude::wire::remove_stale_config_files;
 use crate::claude::{kill_all_children, locate};
 use crate::domain::AgentCore;
@@ -29,12 +29,12 @@ pub async fn run(
     config.idle_timeout = idle_timeout;
     // Off the path to `initialize`: a directory scan must not delay the editor.
     tokio::task::spawn_blocking(|| remove_stale_config_files(&platform::files::private_dir()));
-    let editor = AcpEditor::new();
-    let sessions = Sessions::new(config, editor.clone());
+    let connection = Connection::stdio();
+    let sessions = Sessions::new(config, connection.editor());
     let core: Arc<dyn AgentCore> = sessions.clone();
 
     let code = tokio::select! {
-        result = serve_stdio(core.clone(), editor) => {
+        result = acp::serve(core.clone(), connection) => {
             if let Err(e) = result {
                 tracing::warn!("ACP connection ended: {e}");
             }

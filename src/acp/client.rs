@@ -1,16 +1,18 @@
-//! The editor as the session side sees it (`EditorClient`), over the SDK connection.
+//! The editor as the session side sees it (`EditorClient`), over our transport: session updates
+//! go into the measured queue to the editor's stdout, and every request we send the editor goes
+//! out past the SDK and is answered through our pending-request map ([`super::transport`]).
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use agent_client_protocol::Client;
-use agent_client_protocol::v1::{ConnectionTo, schema as acp};
+use agent_client_protocol::v1::schema as acp;
+use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
 use async_trait::async_trait;
 
 use super::permission_request::PermissionRequest;
 use super::to_proto;
 use super::tool_call_json::ToolCallNotification;
-use super::transport::{Failure, Outbound, PendingRequests};
+use super::transport::{Failure, Outbound, PendingRequests, Transport};
 use crate::domain::{
     ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
     ElicitationRequest, PermissionAsk, PermissionOutcome, SessionUpdate, TerminalCommand,
@@ -18,41 +20,44 @@ use crate::domain::{
 };
 use crate::translate::compaction_text;
 
-/// The connection to the editor, and what it declared at `initialize`.
-#[derive(Default)]
+/// The editor over our transport, and what it declared at `initialize`.
 pub struct AcpEditor {
-    connection: OnceLock<ConnectionTo<Client>>,
-    capabilities: OnceLock<acp::ClientCapabilities>,
-    /// The queue to the editor's stdout, when served by our transport: session updates go
-    /// straight there, measured, instead of through the SDK's unbounded queue.
-    outbound: OnceLock<Arc<Outbound>>,
+    /// The queue to the editor's stdout: session updates go straight there, measured, instead of
+    /// through the SDK's unbounded queue.
+    outbound: Arc<Outbound>,
     /// Our own requests to the editor, sent past the SDK (see `transport::pending`).
-    pending: OnceLock<Arc<PendingRequests>>,
+    pending: Arc<PendingRequests>,
+    /// Set once, by `initialize` (the editor says it before anything else).
+    capabilities: OnceLock<acp::ClientCapabilities>,
 }
 
 impl AcpEditor {
-    pub fn new() -> Arc<Self> {
-        Arc::new(Self::default())
+    /// The editor at the other end of `transport`.
+    pub(crate) fn new(transport: &Transport) -> Arc<Self> {
+        Arc::new(Self {
+            outbound: transport.outbound.clone(),
+            pending: transport.pending.clone(),
+            capabilities: OnceLock::new(),
+        })
     }
 
-    /// Called from every handler: the SDK hands out the connection there, not before.
-    pub fn attach(&self, cx: &ConnectionTo<Client>) {
-        if self.connection.get().is_none() {
-            let _ = self.connection.set(cx.clone());
-        }
-    }
-
-    pub(crate) fn set_transport(&self, outbound: Arc<Outbound>, pending: Arc<PendingRequests>) {
-        let _ = self.outbound.set(outbound);
-        let _ = self.pending.set(pending);
-    }
-
-    pub fn set_capabilities(&self, caps: acp::ClientCapabilities) {
+    pub(super) fn set_capabilities(&self, caps: acp::ClientCapabilities) {
         let _ = self.capabilities.set(caps);
     }
 
-    fn connection(&self) -> Result<&ConnectionTo<Client>, EditorError> {
-        self.connection.get().ok_or(EditorError::Closed)
+    /// Sends `request` and waits for the editor's answer, read as the SDK reads it. Dropping
+    /// the future sends `$/cancel_request`.
+    async fn request<R>(&self, request: R) -> Result<R::Response, EditorError>
+    where
+        R: JsonRpcRequest + serde::Serialize + Send + 'static,
+    {
+        let method = request.method().to_owned();
+        let answer = self
+            .pending
+            .request(&self.outbound, method.clone(), request, false)
+            .await
+            .map_err(failure_error)?;
+        R::Response::from_json(&method, answer).map_err(editor_error)
     }
 }
 
@@ -74,32 +79,21 @@ impl EditorClient for AcpEditor {
             update,
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
-        if let Some(outbound) = self.outbound.get() {
-            if let SessionUpdate::ToolCall(call) = update {
-                // Its input shared, not copied into the SDK's type (a Write's is the whole file).
-                let note = ToolCallNotification::new(session_id, call);
-                outbound.push_json(Notification::new("session/update", note), true);
-                return;
-            }
-            let note = acp::SessionNotification::new(
-                session_id.to_owned(),
-                to_proto::session_update(update),
-            );
-            outbound.push_json(Notification::new("session/update", note), may_be_large);
+        if let SessionUpdate::ToolCall(call) = update {
+            // Its input shared, not copied into the SDK's type (a Write's is the whole file).
+            let note = ToolCallNotification::new(session_id, call);
+            self.outbound
+                .push_json(Notification::new("session/update", note), true);
             return;
         }
         let note =
             acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
-        let Ok(cx) = self.connection() else { return };
-        if let Err(e) = cx.send_notification(note) {
-            tracing::debug!("session/update not sent: {e}");
-        }
+        self.outbound
+            .push_json(Notification::new("session/update", note), may_be_large);
     }
 
     async fn room_for_updates(&self) {
-        if let Some(outbound) = self.outbound.get() {
-            outbound.room().await;
-        }
+        self.outbound.room().await;
     }
 
     async fn request_permission(
@@ -107,27 +101,16 @@ impl EditorClient for AcpEditor {
         ask: PermissionAsk,
     ) -> Result<PermissionOutcome, EditorError> {
         let request = PermissionRequest::new(ask);
-        let response = match (self.outbound.get(), self.pending.get()) {
-            // Past the SDK: its tool call may carry a file's content twice (`rawInput`, the
-            // diff), which the SDK would copy three times; here it is serialised once, while
-            // written. Dropping this future sends `$/cancel_request`.
-            (Some(outbound), Some(pending)) => {
-                let answer = pending
-                    .request(outbound, "session/request_permission", request, true)
-                    .await
-                    .map_err(failure_error)?;
-                serde_json::from_value::<acp::RequestPermissionResponse>(answer)
-                    .map_err(|e| EditorError::Malformed(e.to_string()))?
-            }
-            _ => {
-                let cx = self.connection()?.clone();
-                // Dropping this future sends `$/cancel_request` to the editor.
-                cx.send_request(request.into_sdk())
-                    .block_task()
-                    .await
-                    .map_err(editor_error)?
-            }
-        };
+        // Its tool call may carry a file's content twice (`rawInput`, the diff), which the SDK
+        // would copy three times; here it is serialised once, while written. Dropping this
+        // future sends `$/cancel_request`.
+        let answer = self
+            .pending
+            .request(&self.outbound, "session/request_permission", request, true)
+            .await
+            .map_err(failure_error)?;
+        let response = serde_json::from_value::<acp::RequestPermissionResponse>(answer)
+            .map_err(|e| EditorError::Malformed(e.to_string()))?;
         permission_outcome(response)
     }
 
@@ -145,15 +128,9 @@ impl EditorClient for AcpEditor {
     }
 
     async fn read_text_file(&self, session_id: &str, path: &Path) -> Result<String, EditorError> {
-        let cx = self.connection()?.clone();
         let request = acp::ReadTextFileRequest::new(session_id.to_owned(), path.to_path_buf());
         // Dropping this future (the tool call timed out) sends `$/cancel_request` to the editor.
-        let response = cx
-            .send_request(request)
-            .block_task()
-            .await
-            .map_err(editor_error)?;
-        Ok(response.content)
+        Ok(self.request(request).await?.content)
     }
 
     async fn write_text_file(
@@ -162,13 +139,9 @@ impl EditorClient for AcpEditor {
         path: &Path,
         content: String,
     ) -> Result<(), EditorError> {
-        let cx = self.connection()?.clone();
         let request =
             acp::WriteTextFileRequest::new(session_id.to_owned(), path.to_path_buf(), content);
-        cx.send_request(request)
-            .block_task()
-            .await
-            .map_err(editor_error)?;
+        self.request(request).await?;
         Ok(())
     }
 
@@ -181,7 +154,6 @@ impl EditorClient for AcpEditor {
         session_id: &str,
         command: TerminalCommand,
     ) -> Result<String, EditorError> {
-        let cx = self.connection()?.clone();
         let request = acp::CreateTerminalRequest::new(session_id.to_owned(), command.command)
             .args(command.args)
             .env(
@@ -193,11 +165,7 @@ impl EditorClient for AcpEditor {
             )
             .cwd(command.cwd)
             .output_byte_limit(command.output_byte_limit);
-        let response = cx
-            .send_request(request)
-            .block_task()
-            .await
-            .map_err(editor_error)?;
+        let response = self.request(request).await?;
         Ok(response.terminal_id.0.to_string())
     }
 
@@ -206,14 +174,9 @@ impl EditorClient for AcpEditor {
         session_id: &str,
         terminal_id: &str,
     ) -> Result<TerminalOutput, EditorError> {
-        let cx = self.connection()?.clone();
         let request =
             acp::TerminalOutputRequest::new(session_id.to_owned(), terminal_id.to_owned());
-        let response = cx
-            .send_request(request)
-            .block_task()
-            .await
-            .map_err(editor_error)?;
+        let response = self.request(request).await?;
         Ok(TerminalOutput {
             output: response.output,
             truncated: response.truncated,
@@ -226,25 +189,16 @@ impl EditorClient for AcpEditor {
         session_id: &str,
         terminal_id: &str,
     ) -> Result<TerminalExit, EditorError> {
-        let cx = self.connection()?.clone();
         let request =
             acp::WaitForTerminalExitRequest::new(session_id.to_owned(), terminal_id.to_owned());
         // Dropping this future (a timeout, a cancel) sends `$/cancel_request` to the editor.
-        let response = cx
-            .send_request(request)
-            .block_task()
-            .await
-            .map_err(editor_error)?;
+        let response = self.request(request).await?;
         Ok(terminal_exit(response.exit_status))
     }
 
     async fn kill_terminal(&self, session_id: &str, terminal_id: &str) -> Result<(), EditorError> {
-        let cx = self.connection()?.clone();
         let request = acp::KillTerminalRequest::new(session_id.to_owned(), terminal_id.to_owned());
-        cx.send_request(request)
-            .block_task()
-            .await
-            .map_err(editor_error)?;
+        self.request(request).await?;
         Ok(())
     }
 
@@ -253,13 +207,9 @@ impl EditorClient for AcpEditor {
         session_id: &str,
         terminal_id: &str,
     ) -> Result<(), EditorError> {
-        let cx = self.connection()?.clone();
         let request =
             acp::ReleaseTerminalRequest::new(session_id.to_owned(), terminal_id.to_owned());
-        cx.send_request(request)
-            .block_task()
-            .await
-            .map_err(editor_error)?;
+        self.request(request).await?;
         Ok(())
     }
 
@@ -275,7 +225,6 @@ impl EditorClient for AcpEditor {
         if !self.supports_elicitation() {
             return Err(EditorError::Unsupported("form elicitation"));
         }
-        let cx = self.connection()?.clone();
         let schema = request
             .fields
             .iter()
@@ -288,11 +237,7 @@ impl EditorClient for AcpEditor {
             acp::ElicitationFormMode::new(scope, schema),
             request.message,
         );
-        let response = cx
-            .send_request(create)
-            .block_task()
-            .await
-            .map_err(editor_error)?;
+        let response = self.request(create).await?;
         match response.action {
             acp::ElicitationAction::Accept(accept) => {
                 let mut fields = Vec::new();

@@ -9,8 +9,7 @@ use agent_client_protocol::v1::schema as acp;
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
-use super::client::AcpEditor;
-use super::server::serve;
+use super::server::{Connection, serve};
 use super::to_proto;
 use super::transport::Transport;
 use crate::domain::{AgentCore, SessionUpdate};
@@ -48,7 +47,7 @@ pub(crate) fn serve_bytes(core: Arc<dyn AgentCore>, bytes: &[u8]) -> Vec<Value> 
                 }
             });
             let transport = Transport::new(Cursor::new(input), ours);
-            let _ = serve(core, AcpEditor::new(), transport).await;
+            let _ = serve(core, Connection::new(transport)).await;
             // Replies answered from tasks, and the writer: no I/O is real, so a few rounds
             // of the single-threaded scheduler finish them.
             for _ in 0..256 {

@@ -17,5 +17,4 @@ pub const SDK_LOG_TARGET: &str = "agent_client_protocol";
 #[cfg(test)]
 mod tests;
 
-pub use client::AcpEditor;
-pub use server::serve_stdio;
+pub(crate) use server::{Connection, serve};

@@ -2,8 +2,6 @@
 //! `rawInput` shared with the `can_use_tool` it comes from and a Write's diff written from it
 //! (see [`super::tool_call_json`]) instead of copied into the SDK's type.
 
-use std::sync::Arc;
-
 use agent_client_protocol::v1::schema as acp;
 
 use super::to_proto;
@@ -38,10 +36,11 @@ impl PermissionRequest {
         }
     }
 
-    /// The SDK's type, for the SDK's own path (no transport of ours).
+    /// The SDK's type, to check this one serialises as it does.
+    #[cfg(test)]
     pub(super) fn into_sdk(self) -> acp::RequestPermissionRequest {
         let (mut call, raw_input) = self.tool_call.into_sdk();
-        call.fields.raw_input = raw_input.map(Arc::unwrap_or_clone);
+        call.fields.raw_input = raw_input.map(std::sync::Arc::unwrap_or_clone);
         acp::RequestPermissionRequest::new(self.session_id, call, self.options)
     }
 }
@@ -58,6 +57,8 @@ mod tests {
     use crate::domain::{
         PermissionOption, PermissionOptionKind, ToolCallUpdate, ToolContent, ToolKind,
     };
+    use std::sync::Arc;
+
     use serde_json::json;
 
     fn write_ask(text: &str) -> PermissionAsk {

@@ -129,12 +129,11 @@ pub(super) const HANDLED_METHODS: &[&str] = &[
 /// Registers a handler for one request type that answers from a task of its own: the SDK's
 /// dispatch loop never waits on claude or on the editor.
 macro_rules! spawned {
-    ($builder:expr, $core:expr, $editor:expr, |$c:ident, $req:ident: $Req:ty| -> $Resp:ty $body:block) => {
+    ($builder:expr, $core:expr, |$c:ident, $req:ident: $Req:ty| -> $Resp:ty $body:block) => {
         $builder.on_receive_request(
             {
-                let (core, editor) = ($core.clone(), $editor.clone());
-                async move |$req: $Req, responder: Responder<$Resp>, cx| {
-                    editor.attach(&cx);
+                let core = $core.clone();
+                async move |$req: $Req, responder: Responder<$Resp>, _cx| {
                     let $c = core.clone();
                     reply_later(responder, async move $body);
                     Ok(())
@@ -145,46 +144,61 @@ macro_rules! spawned {
     };
 }
 
-/// Serves ACP on this process's stdin/stdout until the editor closes stdin.
-pub async fn serve_stdio(core: Arc<dyn AgentCore>, editor: Arc<AcpEditor>) -> Result<(), Error> {
-    serve(core, editor, Transport::stdio()).await
-}
-
-/// Serves ACP on `transport` until its input ends.
-pub(super) async fn serve(
-    core: Arc<dyn AgentCore>,
+/// The editor at the other end of a transport, before it is served: the sessions are given
+/// [`Connection::editor`] to talk to, then [`serve`] serves the transport.
+pub(crate) struct Connection {
     editor: Arc<AcpEditor>,
     transport: Transport,
-) -> Result<(), Error> {
-    editor.set_transport(transport.outbound.clone(), transport.pending.clone());
+}
+
+impl Connection {
+    /// The editor on this process's stdin and stdout.
+    pub(crate) fn stdio() -> Self {
+        Self::new(Transport::stdio())
+    }
+
+    pub(crate) fn new(transport: Transport) -> Self {
+        Connection {
+            editor: AcpEditor::new(&transport),
+            transport,
+        }
+    }
+
+    pub(crate) fn editor(&self) -> Arc<AcpEditor> {
+        self.editor.clone()
+    }
+}
+
+/// Serves ACP on the connection until the editor's input ends.
+pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> Result<(), Error> {
+    let Connection { editor, transport } = connection;
     let (outgoing, incoming) = transport.into_lines();
     let builder = Agent.v1().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
             async move |req: acp::InitializeRequest,
                         responder: Responder<acp::InitializeResponse>,
-                        cx| {
-                editor.attach(&cx);
+                        _cx| {
                 editor.set_capabilities(req.client_capabilities.clone());
                 responder.respond(initialize_response(core.as_ref(), &req))
             }
         },
         on_receive_request!(),
     );
-    let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::AuthenticateRequest|
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::AuthenticateRequest|
      -> acp::AuthenticateResponse {
         c.authenticate(&req.method_id.0)
             .await
             .map(|()| acp::AuthenticateResponse::new())
     });
-    let builder = spawned!(builder, core, editor, |c,
-                                                   _req: acp::LogoutRequest|
+    let builder = spawned!(builder, core, |c,
+                                           _req: acp::LogoutRequest|
      -> acp::LogoutResponse {
         c.logout().await.map(|()| acp::LogoutResponse::new())
     });
-    let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::NewSessionRequest|
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::NewSessionRequest|
      -> acp::NewSessionResponse {
         let new = from_proto::new_session(
             req.cwd,
@@ -197,8 +211,8 @@ pub(super) async fn serve(
             .modes(modes)
             .config_options(options))
     });
-    let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::LoadSessionRequest|
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::LoadSessionRequest|
      -> acp::LoadSessionResponse {
         let new = from_proto::new_session(
             req.cwd,
@@ -211,8 +225,8 @@ pub(super) async fn serve(
             .modes(modes)
             .config_options(options))
     });
-    let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::ResumeSessionRequest|
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::ResumeSessionRequest|
      -> acp::ResumeSessionResponse {
         let new = from_proto::new_session(
             req.cwd,
@@ -225,8 +239,8 @@ pub(super) async fn serve(
             .modes(modes)
             .config_options(options))
     });
-    let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::ForkSessionRequest|
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::ForkSessionRequest|
      -> acp::ForkSessionResponse {
         let new = from_proto::new_session(
             req.cwd,
@@ -239,8 +253,8 @@ pub(super) async fn serve(
             .modes(modes)
             .config_options(options))
     });
-    let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::ListSessionsRequest|
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::ListSessionsRequest|
      -> acp::ListSessionsResponse {
         let page = c.list_sessions(req.cwd, req.cursor).await?;
         let sessions = page
@@ -255,22 +269,22 @@ pub(super) async fn serve(
             .collect();
         Ok(acp::ListSessionsResponse::new(sessions).next_cursor(page.next_cursor))
     });
-    let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::CloseSessionRequest|
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::CloseSessionRequest|
      -> acp::CloseSessionResponse {
         c.close_session(&req.session_id.0)
             .await
             .map(|()| acp::CloseSessionResponse::new())
     });
-    let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::DeleteSessionRequest|
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::DeleteSessionRequest|
      -> acp::DeleteSessionResponse {
         c.delete_session(&req.session_id.0)
             .await
             .map(|()| acp::DeleteSessionResponse::new())
     });
-    let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::PromptRequest|
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::PromptRequest|
      -> acp::PromptResponse {
         let outcome = c
             .prompt(&req.session_id.0, from_proto::prompt_blocks(req.prompt))
@@ -280,32 +294,29 @@ pub(super) async fn serve(
                 .usage(outcome.usage.map(to_proto::turn_usage)),
         )
     });
-    let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::SetSessionModeRequest|
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::SetSessionModeRequest|
      -> acp::SetSessionModeResponse {
         c.set_mode(&req.session_id.0, &req.mode_id.0)
             .await
             .map(|()| acp::SetSessionModeResponse::new())
     });
-    let builder = spawned!(
-        builder,
-        core,
-        editor,
-        |c, req: acp::SetSessionConfigOptionRequest| -> acp::SetSessionConfigOptionResponse {
-            let acp::SessionConfigOptionValue::ValueId { value } = &req.value else {
-                return Err(AgentError::InvalidParams(format!(
-                    "config option `{}` takes one of its listed values",
-                    req.config_id.0
-                )));
-            };
-            let options = c
-                .set_config_option(&req.session_id.0, &req.config_id.0, &value.0)
-                .await?;
-            Ok(acp::SetSessionConfigOptionResponse::new(
-                to_proto::config_options(options),
-            ))
-        }
-    );
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::SetSessionConfigOptionRequest|
+     -> acp::SetSessionConfigOptionResponse {
+        let acp::SessionConfigOptionValue::ValueId { value } = &req.value else {
+            return Err(AgentError::InvalidParams(format!(
+                "config option `{}` takes one of its listed values",
+                req.config_id.0
+            )));
+        };
+        let options = c
+            .set_config_option(&req.session_id.0, &req.config_id.0, &value.0)
+            .await?;
+        Ok(acp::SetSessionConfigOptionResponse::new(
+            to_proto::config_options(options),
+        ))
+    });
     builder
         .on_receive_notification(
             {

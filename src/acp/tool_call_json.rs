@@ -80,7 +80,9 @@ impl<C: CallContent> ToolCallWithInput<C> {
         self.content.is_some()
     }
 
-    /// The SDK's tool call (its diff whole again) and the input, for the SDK's own path.
+    /// The SDK's tool call (its diff whole again) and the input, to check this one serialises
+    /// as it does.
+    #[cfg(test)]
     pub(super) fn into_sdk(self) -> (C, Option<Arc<Value>>) {
         let ToolCallWithInput {
             mut call,

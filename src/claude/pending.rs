@@ -1,122 +1,100 @@
-//! Correlating the control requests we send claude with the control responses it prints.
+//! Correlating the control requests we send claude with the control responses it prints, on the
+//! one pending-request map ([`crate::pending`]).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use serde_json::Value;
-use tokio::sync::oneshot;
 
 use super::error::ClaudeError;
 use super::wire::ControlResponse;
+use crate::pending::{Pending, Waiter};
 
 type Answer = Result<Value, ClaudeError>;
+
+/// Why a control request got no result: claude answered with an error, or it is gone.
+#[derive(Debug, Clone)]
+enum NoResult {
+    Error(String),
+    Exited { status: String, stderr_tail: String },
+}
+
+impl From<NoResult> for ClaudeError {
+    fn from(why: NoResult) -> Self {
+        match why {
+            NoResult::Error(error) => ClaudeError::ControlError(error),
+            NoResult::Exited {
+                status,
+                stderr_tail,
+            } => ClaudeError::Exited {
+                status,
+                stderr_tail,
+            },
+        }
+    }
+}
 
 /// Requests waiting for claude's answer, by request_id. Once claude has exited, every waiting request
 /// fails and new ones fail at once.
 #[derive(Default)]
 pub(crate) struct PendingRequests {
-    state: Mutex<PendingState>,
-}
-
-#[derive(Default)]
-struct PendingState {
-    waiting: HashMap<String, oneshot::Sender<Answer>>,
-    /// `(status, stderr_tail)` once claude has exited.
-    exited: Option<(String, String)>,
+    map: Arc<Pending<String, Value, NoResult>>,
 }
 
 impl PendingRequests {
-    fn state(&self) -> MutexGuard<'_, PendingState> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
     /// Starts waiting for `request_id`'s answer. The returned guard stops waiting when dropped, so a
     /// timed-out or abandoned request leaves nothing behind.
     pub(crate) fn register(
         self: &Arc<Self>,
         request_id: &str,
     ) -> Result<PendingAnswer, ClaudeError> {
-        let mut state = self.state();
-        if let Some((status, stderr_tail)) = &state.exited {
-            return Err(ClaudeError::Exited {
-                status: status.clone(),
-                stderr_tail: stderr_tail.clone(),
-            });
-        }
-        let (tx, rx) = oneshot::channel();
-        state.waiting.insert(request_id.to_owned(), tx);
-        Ok(PendingAnswer {
-            pending: Arc::clone(self),
-            request_id: request_id.to_owned(),
-            answer: rx,
-        })
+        let waiter = self.map.register(request_id.to_owned())?;
+        Ok(PendingAnswer { waiter })
     }
 
     /// Delivers claude's answer to whoever waits for it; an answer nobody waits for (timed out, or
     /// never asked) is logged and dropped.
     pub(crate) fn resolve(&self, response: ControlResponse) {
-        let Some(tx) = self.state().waiting.remove(response.request_id()) else {
-            tracing::debug!(
-                request_id = response.request_id(),
-                "control_response for no waiting request; ignored"
-            );
-            return;
-        };
+        let request_id = response.request_id().to_owned();
         let answer = match response {
             ControlResponse::Success { response, .. } => Ok(response),
-            ControlResponse::Error { error, .. } => Err(ClaudeError::ControlError(error)),
+            ControlResponse::Error { error, .. } => Err(NoResult::Error(error)),
         };
-        let _ = tx.send(answer);
+        if !self.map.resolve(&request_id, answer) {
+            tracing::debug!(
+                request_id = %request_id,
+                "control_response for no waiting request; ignored"
+            );
+        }
     }
 
     /// claude is gone: every waiting request fails, and so will every later one.
     pub(crate) fn fail_all(&self, status: &str, stderr_tail: &str) {
-        let mut state = self.state();
-        state.exited = Some((status.to_owned(), stderr_tail.to_owned()));
-        for (_, tx) in state.waiting.drain() {
-            let _ = tx.send(Err(ClaudeError::Exited {
-                status: status.to_owned(),
-                stderr_tail: stderr_tail.to_owned(),
-            }));
-        }
-    }
-
-    fn forget(&self, request_id: &str) {
-        self.state().waiting.remove(request_id);
+        self.map.close(NoResult::Exited {
+            status: status.to_owned(),
+            stderr_tail: stderr_tail.to_owned(),
+        });
     }
 
     /// How many requests still wait for claude's answer.
     pub(crate) fn waiting_count(&self) -> usize {
-        self.state().waiting.len()
+        self.map.waiting_count()
     }
 }
 
-/// One registered request's answer to come.
+/// One registered request's answer to come; dropping it forgets the request.
 pub(crate) struct PendingAnswer {
-    pending: Arc<PendingRequests>,
-    request_id: String,
-    answer: oneshot::Receiver<Answer>,
+    waiter: Waiter<String, Value, NoResult>,
 }
 
 impl PendingAnswer {
     /// Waits for the answer. Never hangs past claude's exit: `fail_all` answers every request.
     pub(crate) async fn answer(&mut self) -> Answer {
-        match (&mut self.answer).await {
-            Ok(answer) => answer,
-            // The map was dropped without answering: claude's connection is gone.
-            Err(_) => Err(ClaudeError::Exited {
-                status: "unknown".into(),
-                stderr_tail: String::new(),
-            }),
-        }
-    }
-}
-
-impl Drop for PendingAnswer {
-    fn drop(&mut self) {
-        self.pending.forget(&self.request_id);
+        // The map was dropped without answering: claude's connection is gone.
+        let gone = || NoResult::Exited {
+            status: "unknown".into(),
+            stderr_tail: String::new(),
+        };
+        self.waiter.answer(gone).await.map_err(ClaudeError::from)
     }
 }
 

@@ -8,17 +8,17 @@
 //! Dropping the future of a request (a cancelled turn, a withdrawn ask) sends `$/cancel_request`
 //! as the SDK does and forgets the entry: a late answer is then logged and dropped. When the
 //! editor's input ends, every waiting request fails with [`Failure::Closed`] (a permission never
-//! defaults to allow).
+//! defaults to allow). The waiting is the one pending-request map ([`crate::pending`]).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
-use tokio::sync::oneshot;
 
 use super::outbound::Outbound;
+use crate::pending::{Pending, Waiter};
 
 /// Our request ids: `claude-acp:<n>`. The SDK's are UUIDs, so the two never collide.
 pub(crate) const ID_PREFIX: &str = "claude-acp:";
@@ -34,20 +34,12 @@ pub(crate) enum Failure {
     Closed,
 }
 
-type Answer = Result<Value, Failure>;
-
-#[derive(Default)]
-struct State {
-    next: u64,
-    waiting: HashMap<u64, oneshot::Sender<Answer>>,
-    /// The editor's input ended: nothing more will be answered.
-    closed: bool,
-}
-
 /// The requests sent and not yet answered.
 #[derive(Default)]
 pub(crate) struct PendingRequests {
-    state: Mutex<State>,
+    /// The last request number given out.
+    next: AtomicU64,
+    map: Arc<Pending<u64, Value, Failure>>,
 }
 
 /// What is read of an editor line that may be an answer to us.
@@ -75,7 +67,7 @@ struct ErrorObject {
 struct Request<P> {
     jsonrpc: &'static str,
     id: String,
-    method: &'static str,
+    method: String,
     params: P,
 }
 
@@ -98,37 +90,23 @@ fn wire_id(n: u64) -> String {
 }
 
 impl PendingRequests {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Sends `method` with `params` to the editor and waits for its answer. `may_be_large` asks
     /// for the params to be measured and, when large, serialised while written. Dropping the
     /// future withdraws the request (`$/cancel_request`).
     pub(crate) async fn request<P>(
         self: &Arc<Self>,
         outbound: &Arc<Outbound>,
-        method: &'static str,
+        method: impl Into<String>,
         params: P,
         may_be_large: bool,
     ) -> Result<Value, Failure>
     where
         P: serde::Serialize + Send + 'static,
     {
-        let (n, answer) = {
-            let mut state = self.lock();
-            if state.closed {
-                return Err(Failure::Closed);
-            }
-            state.next += 1;
-            let n = state.next;
-            let (sender, answer) = oneshot::channel();
-            state.waiting.insert(n, sender);
-            (n, answer)
-        };
+        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let mut withdraw = Withdraw {
             n,
-            pending: self.clone(),
+            waiter: self.map.register(n)?,
             outbound: outbound.clone(),
             armed: true,
         };
@@ -136,15 +114,15 @@ impl PendingRequests {
             Request {
                 jsonrpc: "2.0",
                 id: wire_id(n),
-                method,
+                method: method.into(),
                 params,
             },
             may_be_large,
         );
-        let answer = answer.await;
-        withdraw.armed = false;
         // A sender dropped without a word: the map was closed under us.
-        answer.unwrap_or(Err(Failure::Closed))
+        let answer = withdraw.waiter.answer(|| Failure::Closed).await;
+        withdraw.armed = false;
+        answer
     }
 
     /// Takes `line` if it is the editor's answer to one of our requests (routed to its waiter, or
@@ -178,21 +156,20 @@ impl PendingRequests {
                 "a response with neither result nor error".into(),
             )),
         };
-        let (waiter, sent) = match n.parse::<u64>() {
-            Ok(n) => {
-                let mut state = self.lock();
-                (state.waiting.remove(&n), n <= state.next)
-            }
-            Err(_) => (None, false),
+        let (delivered, sent) = match n.parse::<u64>() {
+            Ok(n) => (
+                self.map.resolve(&n, answer),
+                n <= self.next.load(Ordering::Relaxed),
+            ),
+            Err(_) => (false, false),
         };
-        match waiter {
-            // The waiter may go before reading it; then the answer is dropped.
-            Some(waiter) => drop(waiter.send(answer)),
-            None if sent => tracing::debug!(
+        match delivered {
+            true => {}
+            false if sent => tracing::debug!(
                 id = %format_args!("{ID_PREFIX}{n}"),
                 "an answer to a request withdrawn or failed before it came; ignored"
             ),
-            None => tracing::warn!(
+            false => tracing::warn!(
                 id = %format_args!("{ID_PREFIX}{n}"),
                 "the editor answered a request id we never sent; ignored"
             ),
@@ -202,38 +179,26 @@ impl PendingRequests {
 
     /// The editor's input ended: every waiting request fails, and later ones fail at once.
     pub(crate) fn close(&self) {
-        let waiting = {
-            let mut state = self.lock();
-            state.closed = true;
-            std::mem::take(&mut state.waiting)
-        };
-        for (_, waiter) in waiting {
-            let _ = waiter.send(Err(Failure::Closed));
-        }
-    }
-
-    /// Forgets request `n`; true if it was still waiting.
-    fn forget(&self, n: u64) -> bool {
-        self.lock().waiting.remove(&n).is_some()
+        self.map.close(Failure::Closed);
     }
 
     #[cfg(test)]
     fn waiting(&self) -> usize {
-        self.lock().waiting.len()
+        self.map.waiting_count()
     }
 }
 
 /// Withdraws a request whose future is dropped before its answer came.
 struct Withdraw {
     n: u64,
-    pending: Arc<PendingRequests>,
+    waiter: Waiter<u64, Value, Failure>,
     outbound: Arc<Outbound>,
     armed: bool,
 }
 
 impl Drop for Withdraw {
     fn drop(&mut self) {
-        if self.armed && self.pending.forget(self.n) {
+        if self.armed && self.waiter.withdraw() {
             self.outbound.push_json(
                 CancelRequest {
                     jsonrpc: "2.0",
