@@ -70,6 +70,12 @@ pub(super) fn initialize_response(
     if f.fork_session {
         session.fork = Some(acp::SessionForkCapabilities::new());
     }
+    if f.system_prompt {
+        session = session.system_prompt(acp::SessionSystemPromptCapabilities::new().mode(
+            acp::SessionSystemPromptModeCapabilities::new()
+                .override_(acp::SessionSystemPromptOverrideCapabilities::new()),
+        ));
+    }
     let caps = acp::AgentCapabilities::new()
         .load_session(f.load_session)
         .prompt_capabilities(
@@ -190,8 +196,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (id, modes, options) = opened_parts(c.new_session(new).await?);
         Ok(acp::NewSessionResponse::new(id)
             .modes(modes)
@@ -204,8 +211,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (_, modes, options) = opened_parts(c.load_session(&req.session_id.0, new).await?);
         Ok(acp::LoadSessionResponse::new()
             .modes(modes)
@@ -218,8 +226,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (_, modes, options) = opened_parts(c.resume_session(&req.session_id.0, new).await?);
         Ok(acp::ResumeSessionResponse::new()
             .modes(modes)
@@ -232,8 +241,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (id, modes, options) = opened_parts(c.fork_session(&req.session_id.0, new).await?);
         Ok(acp::ForkSessionResponse::new(id)
             .modes(modes)

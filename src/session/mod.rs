@@ -31,7 +31,7 @@ use tokio::sync::{mpsc, oneshot};
 use self::actor::{Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
 use self::listing::OpenSession;
-use self::spawn::Start;
+use self::spawn::{Start, SystemPromptParts};
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
     SessionOpened, SessionPage, TurnOutcome,
@@ -118,7 +118,11 @@ impl Sessions {
         start: Start,
     ) -> Result<SessionOpened, AgentError> {
         Self::check_cwd(&req.cwd)?;
-        let flags = directories::session_flags(&req)?;
+        let mut flags = directories::session_flags(&req)?;
+        if let Some(prompt) = &req.system_prompt {
+            // The request's own `systemPrompt` wins over `_meta`'s.
+            flags.system_prompt = SystemPromptParts::from_request(prompt);
+        }
         let additional_directories = directories::added_directories(&flags);
         let mode = flags
             .value_of("--permission-mode")
@@ -256,6 +260,7 @@ pub(crate) fn features() -> AgentFeatures {
         delete_session: true,
         additional_directories: true,
         logout: true,
+        system_prompt: true,
         auth_methods: vec![(
             LOGIN_METHOD.into(),
             "Log in to Claude".into(),
