@@ -202,11 +202,11 @@ impl Sessions {
             },
         );
         tokio::spawn(actor.run(rx));
-        let (mode, config_options) = options_rx
+        let (modes, config_options) = options_rx
             .await
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))??;
         Ok(SessionOpened {
-            modes: Some(modes::state(&mode, self.config.allow_bypass_permissions)),
+            modes: Some(modes),
             session_id,
             config_options,
         })
@@ -411,6 +411,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         blocks: Vec<PromptBlock>,
     ) -> Result<TurnOutcome, AgentError> {
+        crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
         if let Ok(handle) = self.handle(session_id) {
             handle
                 .listed

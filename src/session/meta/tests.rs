@@ -104,7 +104,11 @@ fn each_option_becomes_its_claude_flag() {
 fn system_prompt(meta: Value) -> SystemPromptParts {
     let flags = flags_from_meta(Some(&meta)).unwrap_or_else(|e| panic!("{meta} was refused: {e}"));
     // Never on claude's command line, which every local user can read.
-    assert!(flags.extra_args.is_empty(), "{meta}: {:?}", flags.extra_args);
+    assert!(
+        flags.extra_args.is_empty(),
+        "{meta}: {:?}",
+        flags.extra_args
+    );
     flags.system_prompt
 }
 
