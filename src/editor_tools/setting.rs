@@ -146,6 +146,7 @@ impl ToolSetting {
                 value(ServedBy::Editor, self.editor_value),
                 value(ServedBy::Claude, self.claude_value),
             ],
+            boolean: false,
         }
     }
 }
