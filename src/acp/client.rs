@@ -95,14 +95,15 @@ impl EditorClient for AcpEditor {
             update,
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
-        if let Some(outbound) = self.outbound.get() {
-            if let SessionUpdate::ToolCall(call) = update {
+        let update = match (self.outbound.get(), update) {
+            (Some(outbound), SessionUpdate::ToolCall(call)) => {
                 // Its input shared, not copied into the SDK's type (a Write's is the whole file).
                 let note = ToolCallNotification::new(session_id, call);
                 outbound.push_json(Notification::new("session/update", note), true);
                 return;
             }
-        }
+            (_, other) => other,
+        };
         self.send_update(session_id, to_proto::session_update(update), may_be_large);
     }
 

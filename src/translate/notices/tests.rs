@@ -21,11 +21,14 @@ fn init(servers: Value) -> SystemMessage {
     )
 }
 
+/// A notice's title, kind and severity.
+type Told<'a> = (&'a str, &'a str, NoticeSeverity);
+
 /// Each system line claude prints and the notice it gives; `None`: no notice.
 #[test]
 fn each_line_and_its_notice() {
     use NoticeSeverity::*;
-    let table: Vec<(Value, Option<(&str, &str, NoticeSeverity)>)> = vec![
+    let table: Vec<(Value, Option<Told>)> = vec![
         (
             json!({"subtype": "init", "mcp_servers": [{"name": "db", "status": "failed", "error": "spawn ENOENT"}]}),
             Some((
