@@ -1,7 +1,7 @@
 //! One claude tool use -> the tool call the editor shows: kind, a title a person reads at a glance,
 //! the file places it touches, and a diff for edits.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -9,6 +9,7 @@ use crate::claude::wire::ToolUseMeta;
 use crate::domain::{
     INPUT_TEXT_SHARED_BYTES, ToolCall, ToolContent, ToolKind, ToolLocation, ToolStatus,
 };
+use crate::platform::os::Os;
 
 /// Longest command or query shown in a title; the full text stays in `raw_input`.
 const TITLE_MAX_CHARS: usize = 80;
@@ -261,21 +262,14 @@ pub(crate) fn content_for(name: &str, input: &Value, cwd: &Path) -> Vec<ToolCont
     }
 }
 
-/// `path` relative to `cwd` when it lies inside it, else as given.
+/// `path` relative to `cwd` when it lies inside it, else as given; in the editor's form.
 pub(crate) fn display_path(path: &str, cwd: &Path) -> String {
-    match Path::new(path).strip_prefix(cwd) {
-        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
-        _ => path.to_owned(),
-    }
+    super::paths::display(path, &cwd.to_string_lossy(), Os::CURRENT)
 }
 
+/// `path` made absolute against `cwd`, in the editor's form (`C:\...` on Windows).
 fn absolute(path: &str, cwd: &Path) -> String {
-    let p = Path::new(path);
-    if p.is_absolute() {
-        path.to_owned()
-    } else {
-        PathBuf::from(cwd).join(p).to_string_lossy().into_owned()
-    }
+    super::paths::absolute(path, &cwd.to_string_lossy(), Os::CURRENT)
 }
 
 /// " (lines 10-29)" / " (from line 10)" for a Read with offset/limit; claude's offset is a 1-based line.
