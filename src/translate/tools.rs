@@ -58,11 +58,18 @@ pub(crate) fn shown_name(name: &str) -> &str {
     crate::editor_tools::names::builtin_name(name).unwrap_or(name)
 }
 
+/// claude's command tools: `Bash`, and on Windows without Git Bash `PowerShell` in its place
+/// (same input: `command`, `description`, `timeout`, `run_in_background`; captured from claude.exe
+/// 2.1.332 in `fixtures/windows/claude_2.1.332_tools.json`).
+pub(crate) fn is_command_tool(name: &str) -> bool {
+    matches!(name, "Bash" | "PowerShell")
+}
+
 pub(crate) fn kind_for(name: &str) -> ToolKind {
     match name {
         "Read" => ToolKind::Read,
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::Edit,
-        "Bash" => ToolKind::Execute,
+        "Bash" | "PowerShell" => ToolKind::Execute,
         "Grep" | "Glob" => ToolKind::Search,
         "WebFetch" | "WebSearch" => ToolKind::Fetch,
         // Planning and delegating are the model thinking aloud rather than acting.
@@ -103,7 +110,7 @@ pub(crate) fn title_for(
         },
         "NotebookEdit" => path_of("notebook_path")
             .map_or("Edit notebook".into(), |p| format!("Edit notebook {p}")),
-        "Bash" => match s("command") {
+        "Bash" | "PowerShell" => match s("command") {
             Some(cmd) => run_title(cmd),
             None => "Run a command".into(),
         },
