@@ -4,6 +4,7 @@
 mod compaction;
 mod context_usage;
 mod notices;
+mod paths;
 mod plan;
 mod session_info;
 mod to_claude;
