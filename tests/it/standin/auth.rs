@@ -132,15 +132,11 @@ async fn a_terminal_login_runs_claude_s_login_and_authenticate_checks_it() {
     let login = |kind: &str, extra: &[(&str, &str)]| {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
         command
-            .args([
-                "--claude-path",
-                s.dir().join("claude").to_str().unwrap(),
-                "login",
-                kind,
-            ])
+            .args(["--claude-path", s.claude.to_str().unwrap(), "login", kind])
             .env("CLAUDE_CONFIG_DIR", &config)
             .envs(NO_KEY)
-            .envs(extra.iter().copied());
+            .envs(extra.iter().copied())
+            .envs(s.env());
         command.status().unwrap()
     };
     let c = s.adapter_with_env(&[], &NO_KEY);
