@@ -14,11 +14,14 @@ use super::to_proto;
 use super::tool_call_json::ToolCallNotification;
 use super::transport::{Failure, Outbound, PendingRequests, Transport};
 use crate::domain::{
-    ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
+    AuthStatusInfo, ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
     ElicitationRequest, PermissionAsk, PermissionOutcome, SessionUpdate, TerminalCommand,
     TerminalExit, TerminalOutput,
 };
 use crate::translate::compaction_text;
+
+/// The extension notification that tells a change of login.
+const AUTH_STATUS_NOTIFICATION: &str = "_claude/authStatus";
 
 /// The editor over our transport, and what it declared at `initialize`.
 pub struct AcpEditor {
@@ -59,6 +62,13 @@ impl AcpEditor {
             .map_err(failure_error)?;
         R::Response::from_json(&method, answer).map_err(editor_error)
     }
+
+    /// One `session/update` already in ACP's terms, through our queue.
+    fn send_update(&self, session_id: &str, update: acp::SessionUpdate, may_be_large: bool) {
+        let note = acp::SessionNotification::new(session_id.to_owned(), update);
+        self.outbound
+            .push_json(Notification::new("session/update", note), may_be_large);
+    }
 }
 
 #[async_trait]
@@ -70,6 +80,11 @@ impl EditorClient for AcpEditor {
                 SessionUpdate::AgentMessageChunk {
                     content: ContentChunk::text(compaction_text(status)),
                 }
+            }
+            SessionUpdate::Notice(notice) if !self.supports_notices() => {
+                let message = to_proto::notice_as_message(notice);
+                self.send_update(session_id, message, false);
+                return;
             }
             other => other,
         };
@@ -86,10 +101,15 @@ impl EditorClient for AcpEditor {
                 .push_json(Notification::new("session/update", note), true);
             return;
         }
-        let note =
-            acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
+        self.send_update(session_id, to_proto::session_update(update), may_be_large);
+    }
+
+    fn auth_status(&self, status: &AuthStatusInfo) {
+        // An extension notification (ACP has none for this): `_claude/authStatus` with the same
+        // object `initialize` gives in `_meta.claudeCode.auth`.
+        let params = serde_json::json!({ "auth": status });
         self.outbound
-            .push_json(Notification::new("session/update", note), may_be_large);
+            .push_json(Notification::new(AUTH_STATUS_NOTIFICATION, params), false);
     }
 
     async fn room_for_updates(&self) {
@@ -112,6 +132,13 @@ impl EditorClient for AcpEditor {
         let response = serde_json::from_value::<acp::RequestPermissionResponse>(answer)
             .map_err(|e| EditorError::Malformed(e.to_string()))?;
         permission_outcome(response)
+    }
+
+    fn supports_notices(&self) -> bool {
+        self.capabilities
+            .get()
+            .and_then(|c| c.session.as_ref())
+            .is_some_and(|s| s.notices.is_some())
     }
 
     fn supports_compaction(&self) -> bool {
