@@ -1,11 +1,9 @@
 //! The layout rules, checked on the source so they hold as the code grows: only `src/acp/` imports
 //! the ACP SDK, only `src/claude/` builds claude's stream-json, only `src/platform/` holds code
 //! that differs per operating system, `session` does not reach into `doctor`, no source file is
-//! over 600 lines, and a module's unit tests are its child module `tests`. The rooms of `src/`
-//! (its folders and top files) import downwards only ([`BELOW`]) and never in a circle, the
-//! permission wing alone serves MCP over HTTP, and one pending-request map serves both sides.
+//! over 600 lines, a module's unit tests are its child module `tests`, production comments say
+//! "the pinned claude" rather than its version, and no file names a development machine's paths.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const MAX_LINES: usize = 600;
@@ -182,180 +180,145 @@ fn panics_unwind_so_that_a_session_catches_its_own() {
     );
 }
 
-/// The room of `src/` a file is in: its top folder, or the top file itself
-/// (`src/permissions/asker.rs` -> `permissions`, `src/serve.rs` -> `serve`).
-fn room(name: &str) -> &str {
-    let rest = name.strip_prefix("src/").unwrap_or(name);
-    let top = rest.split('/').next().unwrap_or(rest);
-    top.strip_suffix(".rs").unwrap_or(top)
-}
-
-/// Each room's arrows: the other rooms its production code names (`crate::room`), the test files
-/// and the fuzzing entry points (`cfg(any(test, feature = "fuzzing"))`) left out.
-fn room_arrows() -> BTreeMap<String, BTreeSet<String>> {
-    let mut arrows: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (name, text) in rust_files("src") {
-        if is_test_file(&name) || name.ends_with("fuzzing.rs") || room(&name) == "fuzzing" {
-            continue;
-        }
-        let from = room(&name).to_owned();
-        let code = production_code(&text);
-        for (at, _) in code.match_indices("crate::") {
-            let to: String = code[at + "crate::".len()..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if !to.is_empty() && to != from {
-                arrows.entry(from.clone()).or_default().insert(to);
-            }
-        }
+/// The comment part of a source line: the whole line when it is a comment, else what follows a
+/// ` // ` after code.
+fn comment_of(line: &str) -> Option<&str> {
+    let trimmed = line.trim_start();
+    if trimmed.starts_with("//") {
+        return Some(trimmed);
     }
-    arrows
-}
-
-/// The rooms each room may not name: the arrows point down, from the session to its two wings
-/// (the permission decisions, the editor-served tools) to history, translation and claude, with
-/// the domain's vocabulary at the bottom; only `src/serve.rs` and `src/acp/`'s caller know the
-/// editor's protocol.
-const BELOW: &[(&str, &[&str])] = &[
-    (
-        "domain",
-        &[
-            "acp",
-            "claude",
-            "translate",
-            "history",
-            "editor_tools",
-            "permissions",
-            "session",
-        ],
-    ),
-    (
-        "claude",
-        &[
-            "acp",
-            "translate",
-            "history",
-            "editor_tools",
-            "permissions",
-            "session",
-        ],
-    ),
-    (
-        "translate",
-        &["acp", "history", "editor_tools", "permissions", "session"],
-    ),
-    (
-        "history",
-        &["acp", "editor_tools", "permissions", "session"],
-    ),
-    ("editor_tools", &["acp", "permissions", "session"]),
-    ("permissions", &["acp", "session"]),
-    ("session", &["acp"]),
-];
-
-#[test]
-fn no_room_imports_a_room_above_it() {
-    let arrows = room_arrows();
-    let upward: Vec<String> = BELOW
-        .iter()
-        .flat_map(|(from, above)| {
-            arrows
-                .get(*from)
-                .into_iter()
-                .flatten()
-                .filter(|to| above.contains(&to.as_str()))
-                .map(move |to| format!("{from} -> {to}"))
-        })
-        .collect();
-    assert!(
-        upward.is_empty(),
-        "these arrows point up (see BELOW in tests/it/tidy.rs): {upward:?}"
-    );
+    line.find(" // ").map(|at| &line[at..])
 }
 
 #[test]
-fn no_rooms_import_each_other_in_a_circle() {
-    fn path_back(
-        arrows: &BTreeMap<String, BTreeSet<String>>,
-        start: &str,
-        at: &str,
-        seen: &mut BTreeSet<String>,
-        path: &mut Vec<String>,
-    ) -> bool {
-        for next in arrows.get(at).into_iter().flatten() {
-            if next == start {
-                return true;
-            }
-            if seen.insert(next.clone()) {
-                path.push(next.clone());
-                if path_back(arrows, start, next, seen, path) {
-                    return true;
-                }
-                path.pop();
-            }
-        }
-        false
-    }
-    let arrows = room_arrows();
-    let circles: Vec<String> = arrows
-        .keys()
-        .filter_map(|start| {
-            let mut path = vec![start.clone()];
-            path_back(&arrows, start, start, &mut BTreeSet::new(), &mut path)
-                .then(|| format!("{} -> {start}", path.join(" -> ")))
-        })
-        .collect();
-    assert!(
-        circles.is_empty(),
-        "these rooms import each other: {circles:?}"
-    );
-}
-
-#[test]
-fn only_the_permission_wing_serves_mcp_over_http() {
+fn production_comments_say_the_pinned_claude_not_its_version() {
+    // The pinned claude is named once, `PINNED_CLAUDE_VERSION` (and the README's "Tested with"):
+    // a comment that names it goes stale with the next bump. Test code and fixtures keep versions
+    // where they are data.
+    let pinned = claude_acp::claude::install::PINNED_CLAUDE_VERSION;
     let offenders: Vec<String> = rust_files("src")
         .into_iter()
-        .filter(|(name, _)| !name.starts_with("src/permissions/"))
-        .filter(|(_, text)| production_code(text).contains("rmcp::"))
-        .map(|(name, _)| name)
-        .collect();
-    assert!(
-        offenders.is_empty(),
-        "the permission MCP server lives in src/permissions/fallback/: {offenders:?}"
-    );
-}
-
-#[test]
-fn one_pending_request_map_serves_both_sides() {
-    // A map of ids to answer senders is the correlation map `src/pending.rs` is; a second one
-    // would have to get its unregistering waiter and its closing right again.
-    let maps: Vec<String> = rust_files("src")
-        .into_iter()
-        .filter(|(name, _)| name != "src/pending.rs" && !is_test_file(name))
-        .filter(|(_, text)| {
-            production_code(text)
+        .filter(|(name, _)| !is_test_file(name))
+        .flat_map(|(name, text)| {
+            let end = text.find("#[cfg(test)]\nmod tests {").unwrap_or(text.len());
+            text[..end]
                 .lines()
-                .any(|line| line.contains("HashMap<") && line.contains("Sender<"))
+                .enumerate()
+                .filter(|(_, line)| comment_of(line).is_some_and(|c| c.contains(pinned)))
+                .map(|(n, line)| format!("{name}:{}: {}", n + 1, line.trim()))
+                .collect::<Vec<_>>()
         })
-        .map(|(name, _)| name)
         .collect();
     assert!(
-        maps.is_empty(),
-        "use crate::pending::Pending for requests waiting for answers: {maps:?}"
+        offenders.is_empty(),
+        "production comments naming the pinned claude's version ({pinned}); say \"the pinned \
+         claude\" or use PINNED_CLAUDE_VERSION: {offenders:#?}"
+    );
+}
+
+/// Where `text` names an absolute path of a development machine: one that starts at the root
+/// folders `work` or `root`, or at a home folder other than the placeholders examples use (`me`,
+/// `YOU`, `user`). (Written without those paths, as this file is checked too.)
+fn machine_paths(text: &str) -> Vec<String> {
+    const PLACEHOLDER_HOMES: [&str; 3] = ["me", "YOU", "user"];
+    let mut found = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for folder in ["work", "root", "home"] {
+            let root = format!("/{folder}/");
+            for (at, _) in line.match_indices(root.as_str()) {
+                // Inside a longer path (`/run/work/`, `/tmp/x/work/`) it is no machine's root.
+                let inside = line[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || "._~-".contains(c));
+                let rest = &line[at + root.len()..];
+                let home = rest
+                    .split(['/', '"', '`', '\'', ' ', ')'])
+                    .next()
+                    .unwrap_or("");
+                if inside || (folder == "home" && PLACEHOLDER_HOMES.contains(&home)) {
+                    continue;
+                }
+                found.push(format!("{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_file_names_a_machine_path() {
+    // A path of the machine something was written on (its checkout, its shared folders, a user's
+    // home) means nothing on a reader's machine, and says where it was made. The captured data
+    // in `fixtures/` (transcripts, tool results) is what claude printed and stays as it was; the
+    // scripts and notes there are checked.
+    fn walk(path: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(path) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if name == "node_modules" || name == "target" || name.starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    for dir in [
+        "src", "tests", "benches", "editors", "scripts", "fuzz", ".ci", ".github",
+    ] {
+        walk(&repo().join(dir), &mut paths);
+    }
+    let mut fixtures = Vec::new();
+    walk(&repo().join("fixtures"), &mut fixtures);
+    paths.extend(fixtures.into_iter().filter(|p| {
+        p.extension()
+            .is_some_and(|e| e == "sh" || e == "py" || e == "md")
+    }));
+    for entry in std::fs::read_dir(repo()).unwrap() {
+        let path = entry.unwrap().path();
+        // Not `.git`: a worktree's names where its repository is.
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if path.is_file() && !hidden {
+            paths.push(path);
+        }
+    }
+    let offenders: Vec<String> = paths
+        .iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(path).ok()?;
+            let name = path.strip_prefix(repo()).unwrap().display().to_string();
+            let found = machine_paths(&text);
+            (!found.is_empty()).then(|| format!("{name}: {found:#?}"))
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "files naming a path of a development machine: {offenders:#?}"
     );
 }
 
 #[test]
-fn the_wings_do_not_use_doctor_either() {
-    let offenders: Vec<String> = ["src/permissions", "src/editor_tools"]
-        .into_iter()
-        .flat_map(rust_files)
-        .filter(|(_, text)| text.contains("doctor::"))
-        .map(|(name, _)| name)
-        .collect();
-    assert!(
-        offenders.is_empty(),
-        "what the wings need about claude's installation lives in src/claude/: {offenders:?}"
+fn machine_paths_are_told_from_paths_inside_others_and_placeholders() {
+    // `^` stands for `/`, so that this file names no such path itself.
+    let paths = |text: &str| machine_paths(&text.replace('^', "/"));
+    assert_eq!(
+        paths("see ^work^shared^x and `^root^a`\n\"^home^alice^b\""),
+        [
+            "1: see ^work^shared^x and `^root^a`",
+            "1: see ^work^shared^x and `^root^a`",
+            "2: \"^home^alice^b\"",
+        ]
+        .map(|line| line.replace('^', "/"))
     );
+    assert!(paths("^run^work^a.txt ^tmp^x-1^work^b ^home^me^c ^home^YOU^d").is_empty());
+    assert_eq!(paths("Edit(^^work^a)").len(), 1);
 }
