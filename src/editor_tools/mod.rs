@@ -2,6 +2,7 @@
 //! editor's buffers ([`fs`]) and Bash in the editor's terminal ([`terminal`]), behind the one MCP
 //! server claude reaches over its own control channel ([`server`]).
 
+pub(crate) mod answer_bound;
 pub(crate) mod fs;
 pub(crate) mod names;
 pub(crate) mod server;

@@ -28,9 +28,6 @@ pub(crate) use record::EditLog;
 /// has no MultiEdit; older ones do, and it must not write behind the editor's back either).
 pub(crate) const REPLACED_BUILTINS: &str = "Read,Write,Edit,MultiEdit";
 
-/// How long the editor may take over one `fs/*` request before that tool call fails.
-pub(crate) const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
 const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_fs/builtin_tools_2.1.332.json");
 
@@ -123,7 +120,8 @@ pub(crate) struct EditorFiles {
     seen: Arc<Mutex<HashMap<PathBuf, Seen>>>,
     /// The session's record of what the editor held before each write, for `/undo`.
     log: EditLog,
-    timeout: Duration,
+    /// How long an `fs/*` request may wait for the editor (see `answer_bound`; none by default).
+    bound: Option<Duration>,
 }
 
 impl EditorFiles {
@@ -141,7 +139,7 @@ impl EditorFiles {
             roots,
             seen: Arc::default(),
             log,
-            timeout: EDITOR_TIMEOUT,
+            bound: super::answer_bound::from_env(),
         }
     }
 

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::output::{self, Ended};
 use super::{EditorTerminal, Shell};
 use crate::claude::sdk_mcp::{self, McpContent};
+use crate::editor_tools::answer_bound;
 use crate::claude::wire::OutboundControl;
 use crate::domain::{
     EditorError, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, ToolCallUpdate,
@@ -57,18 +58,19 @@ impl Drop for Release {
 }
 
 impl EditorTerminal {
-    /// One editor request, bounded by [`super::EDITOR_TIMEOUT`].
+    /// One editor request, waited for as long as the turn lasts unless a bound was set.
     async fn bounded<T>(
         &self,
         method: &str,
         request: impl Future<Output = Result<T, EditorError>>,
     ) -> Result<T, String> {
-        match tokio::time::timeout(self.timeout, request).await {
+        match answer_bound::answer(self.bound, request).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(format!("The editor could not run {method}: {e}")),
-            Err(_) => Err(format!(
-                "The editor did not answer {method} within {} s",
-                self.timeout.as_secs()
+            Err(bound) => Err(format!(
+                "The editor did not answer {method} within {} ({})",
+                answer_bound::describe(bound),
+                answer_bound::ENV
             )),
         }
     }
@@ -386,7 +388,7 @@ impl EditorTerminal {
         let request = OutboundControl::StopTask {
             task_id: id.to_owned(),
         };
-        match handle.request(request, self.timeout).await {
+        match handle.request(request, super::STOP_TASK_TIMEOUT).await {
             // claude 2.1.332 answers `stop_task` with `{}` whether or not it knew the id, so the
             // model is told no more than that.
             Ok(_) => reply(
