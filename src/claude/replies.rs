@@ -47,6 +47,13 @@ pub struct ModelInfo {
         deserialize_with = "lenient::any_shape"
     )]
     pub supports_auto_mode: bool,
+    /// The model an alias stands for now (`opus` -> `claude-opus-5-5`).
+    #[serde(
+        default,
+        rename = "resolvedModel",
+        deserialize_with = "lenient::any_shape"
+    )]
+    pub resolved_model: Option<String>,
 }
 
 impl ModelInfo {

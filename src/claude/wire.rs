@@ -319,6 +319,11 @@ pub struct ResultMessage {
     pub permission_denials: Vec<Value>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub errors: Vec<Value>,
+    /// Fast mode after the turn: `off`, `cooldown` or `on` (claude 2.1.332).
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub fast_mode_state: Option<String>,
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub fast_mode_disabled_reason: Option<String>,
 }
 
 /// `{"type":"tool_progress"}`: claude's heartbeat for a tool call that is still running (a long
@@ -446,6 +451,8 @@ pub enum OutboundControl {
         detail: &'static str,
     },
     RewindFiles(RewindFilesRequest),
+    /// claude's settings as in force (`applied`: the model, `ultracodeAvailable`, ...).
+    GetSettings,
     /// Stops one of claude's background tasks (an agent, a Monitor, a shell of its own), as its
     /// TaskStop tool would.
     StopTask {

@@ -59,6 +59,10 @@
 //! `auth logout` logs the stand-in out: later stand-ins with the same claude config dir play
 //! `not_logged_in.jsonl` instead of their script (see [`login`]).
 //!
+//! A `get_settings` control request that no step wants is answered as 2.1.332 answers it for an
+//! API-key login (`applied`: the model, `ultracodeAvailable: true`), as claude answers it at any
+//! point.
+//!
 //! When stdin closes while a line is expected, the stand-in exits 0 quietly, as claude does.
 //! After the last step it waits for stdin to close; a line arriving then is a mismatch.
 //! A broken script (unbound variable, unwritable file) exits 2.

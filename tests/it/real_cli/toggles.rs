@@ -217,3 +217,146 @@ async fn auto_mode_is_offered_where_claude_has_it_and_claude_takes_it() {
     assert_eq!(answer["stopReason"], "end_turn");
     assert!(mock.any_request_contains("in auto mode"));
 }
+
+fn find_option(options: &Value, id: &str) -> Option<Value> {
+    options.as_array()?.iter().find(|o| o["id"] == id).cloned()
+}
+
+/// The options once claude's models are known: in the answer, or in the update after it.
+async fn options_with_models(c: &AcpClient, opened: &Value) -> Value {
+    if find_option(&opened["configOptions"], "model").is_some() {
+        return opened["configOptions"].clone();
+    }
+    c.wait_for_update(
+        |u| u["update"]["sessionUpdate"] == "config_option_update",
+        Duration::from_secs(30),
+    )
+    .await["update"]["configOptions"]
+        .clone()
+}
+
+#[tokio::test]
+async fn fast_mode_and_ultracode_are_toggles_claude_takes_without_a_restart() {
+    let mock = MockApi::start(vec![Rule::always(Reply::text("ok"))]);
+    let env = ClaudeEnv::new(&mock);
+    let c = adapter(&env);
+    c.initialize_with_capabilities(json!({"session": {"configOptions": {"boolean": {}}}}))
+        .await;
+    let opened = c
+        .request(
+            "session/new",
+            json!({"cwd": env.work_dir(), "mcpServers": []}),
+        )
+        .await
+        .unwrap();
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    let options = options_with_models(&c, &opened).await;
+    let fast = find_option(&options, "fast").unwrap_or_else(|| panic!("Fast mode: {options}"));
+    assert_eq!(fast["type"], "boolean", "{fast}");
+    assert_eq!(fast["currentValue"], false, "{fast}");
+    c.prompt(&id, "before fast").await.unwrap();
+    let pid = claude_pid(c.pid()).expect("claude runs");
+
+    let reply = c
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "fast", "type": "boolean", "value": true}),
+        )
+        .await
+        .unwrap();
+    eprintln!(
+        "after fast on: {}",
+        find_option(&reply["configOptions"], "fast").unwrap()
+    );
+    c.prompt(&id, "with fast").await.unwrap();
+    assert_eq!(claude_pid(c.pid()), Some(pid), "without a restart");
+    let request = mock
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.contains("with fast"))
+        .unwrap();
+    eprintln!(
+        "fast request: speed {:?} beta {:?} keys {:?}",
+        request.body.get("speed"),
+        request.header("anthropic-beta"),
+        request
+            .body
+            .as_object()
+            .map(|o| o.keys().collect::<Vec<_>>())
+    );
+    let notes: Vec<Value> = c
+        .notifications()
+        .into_iter()
+        .filter(|n| n["params"]["update"]["_meta"]["claudeCode"]["kind"] == "fast_mode_off")
+        .collect();
+    eprintln!("notes: {notes:?}");
+    let updates: Vec<Value> = c
+        .notifications()
+        .into_iter()
+        .filter(|n| n["params"]["update"]["sessionUpdate"] == "config_option_update")
+        .filter_map(|n| find_option(&n["params"]["update"]["configOptions"], "fast"))
+        .collect();
+    eprintln!("fast in updates: {updates:?}");
+    let ultracode = find_option(&reply["configOptions"], "ultracode");
+    eprintln!("ultracode: {ultracode:?}");
+}
+
+#[tokio::test]
+async fn the_model_picker_follows_a_model_command_typed_in_the_prompt() {
+    let mock = MockApi::start(vec![Rule::always(Reply::text("ok"))]);
+    let env = ClaudeEnv::new(&mock);
+    let c = adapter(&env);
+    c.initialize().await;
+    let opened = c
+        .request(
+            "session/new",
+            json!({"cwd": env.work_dir(), "mcpServers": []}),
+        )
+        .await
+        .unwrap();
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    let options = options_with_models(&c, &opened).await;
+    assert_eq!(
+        find_option(&options, "model").unwrap()["currentValue"],
+        "default"
+    );
+    // An unknown model is refused, naming claude's.
+    let error = c
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "model", "value": "gpt-5"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, -32602, "{error:?}");
+    assert!(
+        error.message.contains("sonnet") && error.message.contains("opus"),
+        "{error:?}"
+    );
+
+    c.prompt(&id, "/model sonnet").await.unwrap();
+    let update = c
+        .wait_for_update(
+            |u| {
+                u["update"]["sessionUpdate"] == "config_option_update"
+                    && find_option(&u["update"]["configOptions"], "model")
+                        .is_some_and(|m| m["currentValue"] == "sonnet")
+            },
+            Duration::from_secs(20),
+        )
+        .await;
+    assert_eq!(update["sessionId"], id.as_str());
+    c.prompt(&id, "which model now").await.unwrap();
+    let request = mock
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.contains("which model now"))
+        .unwrap();
+    assert!(
+        request.body["model"].as_str().unwrap().contains("sonnet"),
+        "{}",
+        request.body["model"]
+    );
+}
