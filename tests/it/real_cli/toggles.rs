@@ -1,6 +1,7 @@
 //! The session's toggles with the real claude against the mock API: the editor's `systemPrompt`
 //! (appended to claude's own, or replacing it) as the model's requests carry it, PDFs and text
-//! files in a prompt, and claude's Auto mode offered and taken.
+//! files in a prompt, claude's Auto mode offered and taken, Fast mode on then off as the model's
+//! requests show it (`speed`), ultracode taken, and the model picker following a `/model` prompt.
 
 use std::time::Duration;
 
@@ -236,7 +237,7 @@ async fn options_with_models(c: &AcpClient, opened: &Value) -> Value {
 }
 
 #[tokio::test]
-async fn fast_mode_and_ultracode_are_toggles_claude_takes_without_a_restart() {
+async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_taken_live() {
     let mock = MockApi::start(vec![Rule::always(Reply::text("ok"))]);
     let env = ClaudeEnv::new(&mock);
     let c = adapter(&env);
@@ -264,42 +265,53 @@ async fn fast_mode_and_ultracode_are_toggles_claude_takes_without_a_restart() {
         )
         .await
         .unwrap();
-    eprintln!(
-        "after fast on: {}",
-        find_option(&reply["configOptions"], "fast").unwrap()
+    assert_eq!(
+        find_option(&reply["configOptions"], "fast").unwrap()["currentValue"],
+        true
     );
     c.prompt(&id, "with fast").await.unwrap();
     assert_eq!(claude_pid(c.pid()), Some(pid), "without a restart");
-    let request = mock
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|r| r.contains("with fast"))
-        .unwrap();
-    eprintln!(
-        "fast request: speed {:?} beta {:?} keys {:?}",
-        request.body.get("speed"),
-        request.header("anthropic-beta"),
-        request
-            .body
-            .as_object()
-            .map(|o| o.keys().collect::<Vec<_>>())
+    let speed = |text: &str| {
+        // The request that answered that prompt (later ones carry it in their history).
+        let request = mock
+            .requests()
+            .into_iter()
+            .find(|r| r.prompt_text().is_some_and(|p| p.contains(text)))
+            .unwrap();
+        request.body.get("speed").cloned()
+    };
+    assert_eq!(speed("before fast"), None);
+    assert_eq!(
+        speed("with fast"),
+        Some(json!("fast")),
+        "claude asks the model for fast output"
     );
-    let notes: Vec<Value> = c
-        .notifications()
-        .into_iter()
-        .filter(|n| n["params"]["update"]["_meta"]["claudeCode"]["kind"] == "fast_mode_off")
-        .collect();
-    eprintln!("notes: {notes:?}");
-    let updates: Vec<Value> = c
-        .notifications()
-        .into_iter()
-        .filter(|n| n["params"]["update"]["sessionUpdate"] == "config_option_update")
-        .filter_map(|n| find_option(&n["params"]["update"]["configOptions"], "fast"))
-        .collect();
-    eprintln!("fast in updates: {updates:?}");
-    let ultracode = find_option(&reply["configOptions"], "ultracode");
-    eprintln!("ultracode: {ultracode:?}");
+
+    // A select value works too (an editor without boolean options sends on/off).
+    c.request(
+        "session/set_config_option",
+        json!({"sessionId": id, "configId": "fast", "value": "off"}),
+    )
+    .await
+    .unwrap();
+    c.prompt(&id, "fast off again").await.unwrap();
+    assert_eq!(speed("fast off again"), None, "and back to standard speed");
+    assert_eq!(claude_pid(c.pid()), Some(pid), "still without a restart");
+
+    let ultracode = find_option(&options, "ultracode")
+        .unwrap_or_else(|| panic!("ultracode, which claude says can run: {options}"));
+    assert_eq!(ultracode["type"], "boolean", "{ultracode}");
+    let reply = c
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "ultracode", "type": "boolean", "value": true}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        find_option(&reply["configOptions"], "ultracode").unwrap()["currentValue"],
+        true
+    );
 }
 
 #[tokio::test]
