@@ -38,6 +38,9 @@ use crate::domain::{
 };
 use crate::history::{self, HistoryError};
 
+/// Replayed updates made and not yet handed to the editor's queue, during a `session/load`.
+const REPLAY_IN_FLIGHT: usize = 4;
+
 /// The auth method `initialize` offers: the editor runs `claude-acp login` in a terminal.
 const LOGIN_METHOD: &str = "claude-login";
 
@@ -58,6 +61,8 @@ pub(crate) struct Sessions {
     sessions: Mutex<HashMap<String, SessionHandle>>,
     /// Loads, resumes, closes and deletes of one session id run one at a time.
     lifecycle: id_locks::IdLocks,
+    /// `session/list` listings whose later pages may still be asked for.
+    listings: Arc<history::Listings>,
 }
 
 impl Sessions {
@@ -67,6 +72,7 @@ impl Sessions {
             editor,
             sessions: Mutex::new(HashMap::new()),
             lifecycle: id_locks::IdLocks::default(),
+            listings: Arc::default(),
         })
     }
 
@@ -309,14 +315,31 @@ impl AgentCore for Sessions {
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
         let dir = self.config_dir()?;
         let (id, cwd) = (session_id.to_owned(), req.cwd.clone());
-        let updates = tokio::task::spawn_blocking(move || history::replay(&dir, &cwd, &id))
+        let file = tokio::task::spawn_blocking(move || history::transcript(&dir, &cwd, &id))
             .await
             .map_err(|e| AgentError::Internal(e.to_string()))?
             .map_err(history_error)?;
         // The whole thread first, then the response: that is how the editor knows it is complete.
-        for update in updates {
+        // The transcript is read and translated while the editor takes the updates: a few at a
+        // time in between, and none while the editor's queue is full.
+        let (tx, mut rx) = mpsc::channel(REPLAY_IN_FLIGHT);
+        let cwd = req.cwd.clone();
+        let replay = tokio::task::spawn_blocking(move || {
+            history::stream_replay(&file, &cwd, &mut |update| {
+                match tx.blocking_send(update) {
+                    Ok(()) => std::ops::ControlFlow::Continue(()),
+                    Err(_) => std::ops::ControlFlow::Break(()),
+                }
+            })
+        });
+        while let Some(update) = rx.recv().await {
+            self.editor.room_for_updates().await;
             self.editor.session_update(session_id, update);
         }
+        replay
+            .await
+            .map_err(|e| AgentError::Internal(e.to_string()))?
+            .map_err(history_error)?;
         self.open(session_id.to_owned(), req, Start::Resume).await
     }
 
@@ -362,8 +385,9 @@ impl AgentCore for Sessions {
                 .map(|h| h.listed.lock().expect("listing lock").clone())
                 .collect(),
         };
+        let listings = self.listings.clone();
         let mut page = tokio::task::spawn_blocking(move || {
-            let page = history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
+            let page = listings.page(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
             Ok(listing::with_open_sessions(
                 page,
                 open,
