@@ -2,7 +2,7 @@
 //! written by the pinned CLI against the mock API, with text, thinking, an allowed Write, an allowed Bash,
 //! an allowed Edit and a denied Bash, then resumed by a second claude process for one more turn; and a second
 //! session with an image prompt, `/cost` and `/compact`. Ignored: run it by hand when the pinned CLI changes
-//! (`cargo test --test history_fixture -- --ignored`), then review the diff of the fixture.
+//! (`cargo test --test it regenerate_history_fixture -- --ignored`), then review the diff of the fixture.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
