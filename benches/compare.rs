@@ -163,7 +163,11 @@ fn editor_tools(report: &mut Report, runs: &Runs) {
         };
         let (mut with, mut without) = (Vec::new(), Vec::new());
         for _ in 0..runs.first_chunk {
-            with.push(adapter.cold_with(real::SHORT, acp::initialize_params()).first_chunk_ms);
+            with.push(
+                adapter
+                    .cold_with(real::SHORT, acp::initialize_params())
+                    .first_chunk_ms,
+            );
             without.push(
                 adapter
                     .cold_with(real::SHORT, acp::initialize_params_without_tools())

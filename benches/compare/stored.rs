@@ -86,7 +86,13 @@ fn list_all(adapter: &mut Peer, cwd: &Path) -> (f64, f64, usize, usize) {
 }
 
 /// The listing rows for one adapter.
-pub fn listing(report: &mut Report, backend: &Backend, adapter: &dyn Fn() -> Command, column: &'static str, runs: usize) {
+pub fn listing(
+    report: &mut Report,
+    backend: &Backend,
+    adapter: &dyn Fn() -> Command,
+    column: &'static str,
+    runs: usize,
+) {
     let cwd = backend.env.work_dir();
     for n in STORE_SIZES {
         fill_store(&backend.env.home_dir(), &cwd, n);
@@ -142,7 +148,10 @@ pub fn long_transcript(backend: &Backend) -> LongTranscript {
         .arg(&cwd)
         .output()
         .expect("run scripts/long_transcript.py");
-    assert!(output.status.success(), "long_transcript.py failed: {output:?}");
+    assert!(
+        output.status.success(),
+        "long_transcript.py failed: {output:?}"
+    );
     let info: Value = serde_json::from_slice(&output.stdout).expect("the script's JSON");
     LongTranscript {
         session_id,
@@ -153,7 +162,13 @@ pub fn long_transcript(backend: &Backend) -> LongTranscript {
 
 /// `session/load` and `session/resume` of the long transcript in a fresh adapter each: request ->
 /// answer, the updates it sent, the adapter's RSS before and its peak.
-pub fn long_history(report: &mut Report, acp: &Acp, long: &LongTranscript, column: &'static str, runs: usize) {
+pub fn long_history(
+    report: &mut Report,
+    acp: &Acp,
+    long: &LongTranscript,
+    column: &'static str,
+    runs: usize,
+) {
     for method in ["session/load", "session/resume"] {
         let mut times = Vec::new();
         let mut before = Vec::new();
@@ -167,7 +182,12 @@ pub fn long_history(report: &mut Report, acp: &Acp, long: &LongTranscript, colum
             match peer.try_request(method, params) {
                 Ok((sent, answer, lines)) => {
                     times.push(ms(answer.at - sent));
-                    updates.push(lines.iter().filter(|l| l.value["method"] == "session/update").count() as f64);
+                    updates.push(
+                        lines
+                            .iter()
+                            .filter(|l| l.value["method"] == "session/update")
+                            .count() as f64,
+                    );
                     before.push(rss as f64 / 1024.0);
                     peaks.push(peer.memory_kib().1 as f64 / 1024.0);
                 }

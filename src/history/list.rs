@@ -78,7 +78,9 @@ impl Listings {
         let (snapshot, from) = match cursor.map(Cursor::decode).transpose()? {
             None => (Arc::new(Snapshot::take(config_dir, cwd)), 0),
             Some(cursor) => match self.kept(cursor.listing, cwd) {
-                Some(snapshot) if cursor.index <= snapshot.entries.len() => (snapshot, cursor.index),
+                Some(snapshot) if cursor.index <= snapshot.entries.len() => {
+                    (snapshot, cursor.index)
+                }
                 _ => (Arc::new(Snapshot::resume(config_dir, cwd, &cursor)), 0),
             },
         };
@@ -390,8 +392,14 @@ fn scan(file: &Path) -> Option<Scan> {
     };
     // Which lines can matter: before the first prompt, messages and title lines; after it, title
     // lines alone (most of a transcript is messages, and parsing each one was most of a listing).
-    let message_markers = [memmem::Finder::new("\"user\""), memmem::Finder::new("\"assistant\"")];
-    let title_markers = [memmem::Finder::new("-title\""), memmem::Finder::new("\"summary\"")];
+    let message_markers = [
+        memmem::Finder::new("\"user\""),
+        memmem::Finder::new("\"assistant\""),
+    ];
+    let title_markers = [
+        memmem::Finder::new("-title\""),
+        memmem::Finder::new("\"summary\""),
+    ];
     let wanted = |line: &[u8]| {
         let has = |markers: &[memmem::Finder]| markers.iter().any(|m| m.find(line).is_some());
         has(&title_markers) || (!found.get() && has(&message_markers))

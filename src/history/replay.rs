@@ -102,16 +102,21 @@ pub(crate) fn stream(
         while shown.next_if(|&at| at < index).is_some() {}
         shown.next_if_eq(&index).is_some()
     };
-    lines::for_each_wanted_line(file, || usize::MAX, wanted, |text| {
-        if let Some(value) = lines::parse(text) {
-            thread.add(&value);
-        }
-        if thread.stopped {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })
+    lines::for_each_wanted_line(
+        file,
+        || usize::MAX,
+        wanted,
+        |text| {
+            if let Some(value) = lines::parse(text) {
+                thread.add(&value);
+            }
+            if thread.stopped {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    )
     .map_err(io_error)?;
     thread.finish();
     Ok(())
@@ -161,10 +166,12 @@ impl Outline {
                 let ids = match serde_json::from_slice::<LineIds>(bytes) {
                     Ok(ids) => ids,
                     // Not JSON, not an object, or not UTF-8: the second read parses it as text.
-                    Err(_) => match serde_json::from_str::<LineIds>(&String::from_utf8_lossy(bytes)) {
-                        Ok(ids) => return outline.note(index, ids.into_owned()),
-                        Err(_) => return false,
-                    },
+                    Err(_) => {
+                        match serde_json::from_str::<LineIds>(&String::from_utf8_lossy(bytes)) {
+                            Ok(ids) => return outline.note(index, ids.into_owned()),
+                            Err(_) => return false,
+                        }
+                    }
                 };
                 outline.note(index, ids)
             },
@@ -309,10 +316,8 @@ impl<'a> Thread<'a> {
 
     fn push(&mut self, update: SessionUpdate) {
         match &update {
-            SessionUpdate::ToolCall(call) => {
-                if self.still_open.insert(call.id.clone()) {
-                    self.open.push(call.id.clone());
-                }
+            SessionUpdate::ToolCall(call) if self.still_open.insert(call.id.clone()) => {
+                self.open.push(call.id.clone());
             }
             SessionUpdate::ToolCallUpdate(ToolCallUpdate {
                 id,

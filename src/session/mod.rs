@@ -322,11 +322,9 @@ impl AgentCore for Sessions {
         let (tx, mut rx) = mpsc::channel(REPLAY_IN_FLIGHT);
         let cwd = req.cwd.clone();
         let replay = tokio::task::spawn_blocking(move || {
-            history::stream_replay(&file, &cwd, &mut |update| {
-                match tx.blocking_send(update) {
-                    Ok(()) => std::ops::ControlFlow::Continue(()),
-                    Err(_) => std::ops::ControlFlow::Break(()),
-                }
+            history::stream_replay(&file, &cwd, &mut |update| match tx.blocking_send(update) {
+                Ok(()) => std::ops::ControlFlow::Continue(()),
+                Err(_) => std::ops::ControlFlow::Break(()),
             })
         });
         while let Some(update) = rx.recv().await {

@@ -165,10 +165,22 @@ fn a_session_written_to_between_pages_keeps_its_place() {
             write_to(dir.path(), &b, "session-08", 101);
         }
     });
-    assert_eq!(seen, newest_first(0..25), "each once, in the first page's order");
+    assert_eq!(
+        seen,
+        newest_first(0..25),
+        "each once, in the first page's order"
+    );
     let fresh = list(dir.path(), None, None, 2).unwrap();
-    let ids: Vec<_> = fresh.sessions.iter().map(|s| s.session_id.as_str()).collect();
-    assert_eq!(ids, ["session-08", "session-20"], "a new listing sees the writes");
+    let ids: Vec<_> = fresh
+        .sessions
+        .iter()
+        .map(|s| s.session_id.as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        ["session-08", "session-20"],
+        "a new listing sees the writes"
+    );
 }
 
 #[test]
@@ -182,7 +194,13 @@ fn a_session_added_or_deleted_between_pages_neither_repeats_nor_skips_another() 
     };
     let seen = every_page(&listings, dir.path(), 10, |page, _| match page {
         1 => {
-            write_session(dir.path(), &a, "brand-new", &[user_line("u", None, &a, "new")], 100);
+            write_session(
+                dir.path(),
+                &a,
+                "brand-new",
+                &[user_line("u", None, &a, "new")],
+                100,
+            );
             // One given already, one still to come.
             delete("session-22");
             delete("session-10");
@@ -209,7 +227,9 @@ fn another_process_goes_on_from_a_cursor_and_skips_nothing_written_since() {
     let (a, b) = many_sessions(dir.path());
     // Unchanged store: a new process's pages are the same pages.
     let mut seen = Vec::new();
-    let first = Listings::default().page(dir.path(), None, None, 10).unwrap();
+    let first = Listings::default()
+        .page(dir.path(), None, None, 10)
+        .unwrap();
     seen.extend(first.sessions.iter().map(|s| s.session_id.clone()));
     let cursor = first.next_cursor.unwrap();
     assert!(cursor.starts_with("claude-acp-list-v2:"), "{cursor}");
@@ -233,7 +253,11 @@ fn another_process_goes_on_from_a_cursor_and_skips_nothing_written_since() {
         next = page.next_cursor;
     }
     let mut expected: Vec<String> = vec!["session-08".into(), "session-20".into()];
-    expected.extend(newest_first(0..15).into_iter().filter(|id| id != "session-08"));
+    expected.extend(
+        newest_first(0..15)
+            .into_iter()
+            .filter(|id| id != "session-08"),
+    );
     assert_eq!(later, expected);
 }
 
