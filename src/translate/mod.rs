@@ -3,6 +3,7 @@
 
 mod compaction;
 mod context_usage;
+mod paths;
 mod plan;
 mod session_info;
 mod to_claude;
