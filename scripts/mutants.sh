@@ -15,15 +15,15 @@ cd "$(dirname "$0")/.."
 
 # name | file | sed expression (one line, must change the file) | test filters (tests/it)
 MUTANTS=(
-  "editor-error-allows|src/session/permissions/reply.rs|s/Err(e) => return Decision::plain(deny(failed(&tool, &e))),/Err(_e) => ALLOW_ONCE.to_owned(),/|standin::permissions::stdio"
-  "ask-answers-dropped|src/session/permissions/ask_user.rs|s/input\[\"answers\"\] = Value::Object(map);/let _ = map;/|standin::permissions::ask_user_question"
+  "editor-error-allows|src/permissions/reply.rs|s/Err(e) => return Decision::plain(deny(failed(&tool, &e))),/Err(_e) => ALLOW_ONCE.to_owned(),/|standin::permissions::stdio"
+  "ask-answers-dropped|src/permissions/ask_user.rs|s/input\[\"answers\"\] = Value::Object(map);/let _ = map;/|standin::permissions::ask_user_question"
   "kill-noop|src/claude/process.rs|s/^        group::kill_group(self.pid as i32);/        let _ = self.pid;/|standin::process_hygiene standin::sessions standin::session_close"
-  "auto-mcp-switch-off|src/session/fallback/mod.rs|s/PermissionTransport::Auto => Self::Watched {/PermissionTransport::Auto => Self::Stdio, #[allow(unreachable_patterns)] PermissionTransport::Auto => Self::Watched {/|standin::permissions::fallback"
-  "permissions-reject-allows|src/session/permissions/reply.rs|s/Decision::plain(deny(format!(\"The user rejected this {tool} call.\")))/Decision::plain(PermissionDecision::Allow { updated_input: allowed_input(req), updated_permissions: Vec::new() })/|standin::permissions::stdio standin::permissions::options"
+  "auto-mcp-switch-off|src/permissions/fallback/mod.rs|s/PermissionTransport::Auto => Self::Watched {/PermissionTransport::Auto => Self::Stdio, #[allow(unreachable_patterns)] PermissionTransport::Auto => Self::Watched {/|standin::permissions::fallback"
+  "permissions-reject-allows|src/permissions/reply.rs|s/Decision::plain(deny(format!(\"The user rejected this {tool} call.\")))/Decision::plain(PermissionDecision::Allow { updated_input: allowed_input(req), updated_permissions: Vec::new() })/|standin::permissions::stdio standin::permissions::options"
   "cancel-keeps-ask-pending|src/session/actor.rs|s/deliver(h.answer_permission(&request_id, decision));/let _ = (h, decision);/|standin::cancel"
   "hygiene-no-pdeathsig|src/claude/process.rs|s/libc::PR_SET_PDEATHSIG, libc::SIGKILL/libc::PR_SET_PDEATHSIG, 0/|standin::process_hygiene"
   "hygiene-signal-exit-0|src/serve.rs|s/128 + if signal == \"SIGINT\" { 2 } else { 15 }/0/|standin::process_hygiene"
-  "fallback-config-0644|src/mcp/mcp_config.rs|s/\.mode(0o600)/.mode(0o644)/|standin::permissions::fallback standin::session_options"
+  "fallback-config-0644|src/claude/wire/mcp_config/file.rs|s/\.mode(0o600)/.mode(0o644)/|standin::permissions::fallback standin::session_options"
   "sessions-old-claude-kept|src/session/mod.rs|s/^        if let Some(previous) = previous {/        if let Some(previous) = previous.map(std::mem::forget).and(None::<SessionHandle>) {/|standin::sessions standin::session_close"
 )
 

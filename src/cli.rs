@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::session::config::PermissionTransport;
+use crate::permissions::PermissionTransport;
 
 #[derive(Debug, Parser)]
 #[command(

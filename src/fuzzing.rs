@@ -29,7 +29,8 @@ use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, NewSession, PermissionOptionKind,
     PromptBlock, SessionOpened, SessionPage, StopReason, TurnOutcome,
 };
-use crate::session::{ControlAction, classify_control_request, meta, permissions};
+use crate::permissions;
+use crate::session::{ControlAction, classify_control_request, meta};
 use crate::translate::TurnTranslator;
 
 /// The bytes as claude's whole stdout.

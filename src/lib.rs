@@ -6,13 +6,14 @@ pub mod cli;
 pub mod demo;
 pub mod doctor;
 pub mod domain;
+pub(crate) mod editor_tools;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 pub mod history;
 pub(crate) mod json_size;
 pub(crate) mod json_stream;
 pub mod logging;
-pub mod mcp;
+pub mod permissions;
 pub mod platform;
 pub mod serve;
 pub mod session;

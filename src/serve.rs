@@ -4,12 +4,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::acp::{AcpEditor, serve_stdio};
+use crate::claude::wire::remove_stale_config_files;
 use crate::claude::{kill_all_children, locate};
 use crate::domain::AgentCore;
-use crate::mcp::remove_stale_config_files;
+use crate::permissions::PermissionTransport;
 use crate::platform;
 use crate::session::Sessions;
-use crate::session::config::{AdapterConfig, PermissionTransport};
+use crate::session::config::AdapterConfig;
 
 /// How long sessions get to end cleanly once the editor has gone.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(1500);

@@ -21,7 +21,11 @@ mod rewind;
 mod tool_result;
 
 pub use super::replies::{ContextCategory, ContextUsage, ModelInfo};
-pub use mcp_config::{McpConfig, McpServerConfig};
+pub(crate) use mcp_config::remove_stale_config_files;
+pub use mcp_config::{
+    ConfigFileError, McpConfig, McpConfigFile, McpServerConfig, PERMISSION_SERVER_NAME,
+    build_mcp_config,
+};
 pub use permission_prompt::{PermissionPromptArgs, permission_prompt_schema};
 pub use permission_update::{
     PermissionDecision, PermissionRule, PermissionSettings, PermissionUpdate, UpdateKind,

@@ -23,18 +23,18 @@ use self::rewind::RewindDone;
 use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
 use self::turn::Turn;
-use super::acp_server::AcpServer;
 use super::config::AdapterConfig;
-use super::editor_fs::{EditLog, FileEdits};
-use super::editor_terminal::TerminalSetting;
-use super::fallback::{BreakSymptom, PermissionPath};
-use super::permissions::{self, asker::PermissionAsker};
 use super::spawn::{SessionFlags, Start};
 use crate::claude::ExitInfo;
 use crate::claude::wire::ModelInfo;
 use crate::domain::McpServer;
 use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome};
+use crate::editor_tools::fs::{EditLog, FileEdits};
+use crate::editor_tools::server::ToolServer;
+use crate::editor_tools::terminal::TerminalSetting;
 use crate::history::RewindPoint;
+use crate::permissions::fallback::{BreakSymptom, PermissionPath};
+use crate::permissions::{self, asker::PermissionAsker};
 use crate::translate::TurnTranslator;
 
 mod asks;
@@ -244,7 +244,7 @@ impl SessionActor {
                 file_edits,
                 terminal,
                 edit_log,
-                served: AcpServer::default(),
+                served: ToolServer::default(),
                 file_tasks: Vec::new(),
                 restart_for_files: false,
             },

@@ -5,31 +5,8 @@ use std::sync::Arc;
 
 use crate::claude::launch::{Launch, ProcessLauncher};
 use crate::claude::locate::ClaudeCommand;
+use crate::permissions::PermissionTransport;
 use crate::session::options_cache::{OPTIONS_WAIT, OptionsCache};
-
-/// How claude asks for permission (see the README's "Permissions" section).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PermissionTransport {
-    /// Start on the stdio control channel; switch to MCP if it breaks.
-    #[default]
-    Auto,
-    Stdio,
-    Mcp,
-}
-
-impl std::str::FromStr for PermissionTransport {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "auto" => Ok(Self::Auto),
-            "stdio" => Ok(Self::Stdio),
-            "mcp" => Ok(Self::Mcp),
-            other => Err(format!(
-                "unknown permission transport `{other}` (expected auto, stdio or mcp)"
-            )),
-        }
-    }
-}
 
 /// Settings shared by every session of this adapter process.
 #[derive(Debug, Clone)]

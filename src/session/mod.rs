@@ -1,13 +1,9 @@
 //! Sessions: one claude per ACP session, and the turns that run in it.
 
-pub(crate) mod acp_server;
 mod actor;
 pub mod config;
 mod delete;
 mod directories;
-pub(crate) mod editor_fs;
-pub(crate) mod editor_terminal;
-pub mod fallback;
 mod id_locks;
 mod incoming;
 mod listing;
@@ -15,7 +11,6 @@ mod logout;
 pub(crate) mod meta;
 pub(crate) mod modes;
 pub(crate) mod options_cache;
-pub mod permissions;
 pub(crate) mod spawn;
 
 #[cfg(any(test, feature = "fuzzing"))]
@@ -36,6 +31,8 @@ use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
     SessionOpened, SessionPage, TurnOutcome,
 };
+use crate::editor_tools::fs as editor_fs;
+use crate::editor_tools::terminal as editor_terminal;
 use crate::history::{self, HistoryError};
 
 /// The auth method `initialize` offers: the editor runs `claude-acp login` in a terminal.

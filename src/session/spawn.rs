@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::claude::locate::ClaudeCommand;
 use crate::claude::process::SpawnOptions;
 use crate::claude::wire::FILE_CHECKPOINTING_ENV;
-use crate::mcp::McpConfigFile;
+use crate::claude::wire::McpConfigFile;
 
 /// How this start relates to claude's stored conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]

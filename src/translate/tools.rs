@@ -54,7 +54,7 @@ pub(crate) fn tool_call_without_input(
 
 /// The name a tool is shown under: claude's own for the editor-served file tools.
 pub(crate) fn shown_name(name: &str) -> &str {
-    crate::session::acp_server::builtin_name(name).unwrap_or(name)
+    crate::editor_tools::names::builtin_name(name).unwrap_or(name)
 }
 
 pub(crate) fn kind_for(name: &str) -> ToolKind {

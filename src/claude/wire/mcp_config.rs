@@ -2,6 +2,11 @@
 
 use std::collections::BTreeMap;
 
+mod file;
+
+pub(crate) use file::remove_stale_config_files;
+pub use file::{ConfigFileError, McpConfigFile, PERMISSION_SERVER_NAME, build_mcp_config};
+
 use serde::Serialize;
 
 /// A whole `--mcp-config` file.

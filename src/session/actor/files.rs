@@ -12,9 +12,10 @@ use super::SessionActor;
 use crate::claude::ClaudeHandle;
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
 use crate::domain::{AgentError, ConfigOption};
-use crate::session::acp_server::{self, AcpServer};
-use crate::session::editor_fs::{self, EditLog, EditorFiles, FileEdits};
-use crate::session::editor_terminal::{self, EditorTerminal, TerminalSetting};
+use crate::editor_tools::fs::{self as editor_fs, EditLog, EditorFiles, FileEdits};
+use crate::editor_tools::names::SERVER_NAME;
+use crate::editor_tools::server::ToolServer;
+use crate::editor_tools::terminal::{self as editor_terminal, EditorTerminal, TerminalSetting};
 
 /// What the session serves claude in the editor's place: the two settings, the server of the
 /// claude running now, its calls in flight and the record `/undo` reads.
@@ -26,7 +27,7 @@ pub(super) struct EditorTools {
     /// What the editor-served tools' writes replaced, for `/undo` (kept beside claude's transcript).
     pub(super) edit_log: EditLog,
     /// The `acp` server's tools for the running claude (fixed at its start).
-    pub(super) served: AcpServer,
+    pub(super) served: ToolServer,
     /// Tool calls of those tools still running.
     pub(super) file_tasks: Vec<FileCall>,
     /// A setting changed while claude ran: restart it once no turn runs.
@@ -80,7 +81,7 @@ impl SessionActor {
         if terminal.is_some() {
             replaced.push(editor_terminal::REPLACED_BUILTINS);
         }
-        self.tools.served = AcpServer { files, terminal };
+        self.tools.served = ToolServer { files, terminal };
         match replaced.is_empty() {
             true => Vec::new(),
             false => vec!["--disallowedTools".to_owned(), replaced.join(",")],
@@ -90,7 +91,7 @@ impl SessionActor {
     /// The SDK servers to name in claude's `initialize`.
     pub(super) fn sdk_servers(&self) -> Vec<String> {
         match self.tools.served.is_empty() {
-            false => vec![acp_server::SERVER_NAME.to_owned()],
+            false => vec![SERVER_NAME.to_owned()],
             true => Vec::new(),
         }
     }
@@ -104,7 +105,7 @@ impl SessionActor {
         message: McpMessage,
     ) {
         let server = Some(self.tools.served.clone())
-            .filter(|s| !s.is_empty() && message.server_name == acp_server::SERVER_NAME);
+            .filter(|s| !s.is_empty() && message.server_name == SERVER_NAME);
         let Some(server) = server else {
             let error = format!("no MCP server named {} here", message.server_name);
             super::deliver(handle.respond_error(&request_id, &error));

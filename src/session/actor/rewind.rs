@@ -24,8 +24,8 @@ use crate::domain::{
     AgentError, ContentChunk, EditorClient, PromptBlock, SessionUpdate, SlashCommand, StopReason,
     ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolStatus, TurnOutcome,
 };
+use crate::editor_tools::fs::EditLog;
 use crate::history::{self, HistoryError, RewindPoint, StoredPrompt};
-use crate::session::editor_fs::EditLog;
 
 /// The two commands, as typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crate::claude::wire::RewindFilesResult;
 use crate::domain::EditorClient;
+use crate::editor_tools::fs::{EDITOR_TIMEOUT, EditLog};
 use crate::history::{Before, MAX_FILE_BYTES, StoredPrompt};
-use crate::session::editor_fs::{EDITOR_TIMEOUT, EditLog};
 
 use super::rewind_asks;
 
@@ -237,7 +237,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::session::editor_fs::tests::buffers::Buffers;
+    use crate::editor_tools::fs::tests::buffers::Buffers;
 
     fn prompt_at(timestamp: &str) -> StoredPrompt {
         StoredPrompt {

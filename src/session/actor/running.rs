@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use crate::claude::launch::{Launched, StartedClaude};
+use crate::claude::wire::McpConfigFile;
 use crate::claude::{ClaudeEvent, ClaudeHandle, EventReceiver};
-use crate::mcp::McpConfigFile;
 use crate::session::EditorClient;
 
 /// The handle of the claude running now, or none; shared with the permission asker.

@@ -114,7 +114,7 @@ impl SessionActor {
         options.extend(
             self.tools
                 .terminal
-                .map(crate::session::editor_terminal::config_option),
+                .map(crate::editor_tools::terminal::config_option),
         );
         options
     }

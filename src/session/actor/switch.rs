@@ -1,10 +1,10 @@
 //! The actor's side of a switch to the MCP permission path (the why and the what-to-say live in
-//! `session/fallback/`): claude restarted with the conversation intact, and the turn kept.
+//! `permissions/fallback/`): claude restarted with the conversation intact, and the turn kept.
 
 use super::idle::STOP_GRACE;
 use super::{Internal, SessionActor};
 use crate::domain::{AgentError, ContentChunk, SessionUpdate, StopReason};
-use crate::session::fallback::{self, BreakSymptom};
+use crate::permissions::fallback::{self, BreakSymptom};
 use crate::translate;
 
 impl SessionActor {

@@ -3,7 +3,7 @@
 
 use super::SessionActor;
 use crate::domain::{AgentError, SessionUpdate};
-use crate::session::editor_terminal::TerminalSetting;
+use crate::editor_tools::terminal::TerminalSetting;
 
 impl SessionActor {
     /// Switches the setting. As for "File edits", claude takes other tools only at a start: a

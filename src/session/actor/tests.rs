@@ -13,7 +13,8 @@ use crate::domain::{
     AgentError, ContentChunk, EditorClient, EditorError, PermissionAsk, PermissionOutcome,
     PromptBlock, SessionUpdate, StopReason, TurnOutcome,
 };
-use crate::session::config::{AdapterConfig, PermissionTransport};
+use crate::permissions::PermissionTransport;
+use crate::session::config::AdapterConfig;
 use crate::session::spawn::{SessionFlags, Start};
 use crate::standin::{Script, StandinLauncher};
 

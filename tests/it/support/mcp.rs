@@ -5,10 +5,8 @@
 use std::net::TcpListener as StdTcpListener;
 use std::sync::{Arc, Mutex};
 
-use claude_acp::claude::wire::PermissionDecision;
-use claude_acp::mcp::{
-    McpConfigFile, PermissionCall, PermissionCallback, PermissionServer, build_mcp_config,
-};
+use claude_acp::claude::wire::{McpConfigFile, PermissionDecision, build_mcp_config};
+use claude_acp::permissions::fallback::{PermissionCall, PermissionCallback, PermissionServer};
 use serde_json::{Value, json};
 
 use crate::support::mock_api::{MockApi, Reply, Rule};

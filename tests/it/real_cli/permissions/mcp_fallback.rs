@@ -10,7 +10,7 @@ use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::real_cli::ClaudeEnv;
 use crate::support::stream_json::StreamJsonProcess;
 use claude_acp::claude::wire::{ClaudeMessage, PermissionDecision};
-use claude_acp::session::fallback::{BreakDetector, BreakKind, BreakSymptom};
+use claude_acp::permissions::fallback::{BreakDetector, BreakKind, BreakSymptom};
 use serde_json::{Value, json};
 
 /// claude in stream-json mode with `permission_args` instead of `--permission-prompt-tool stdio`.

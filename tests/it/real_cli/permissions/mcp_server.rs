@@ -12,7 +12,7 @@ use crate::support::mcp::{
 use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::real_cli::ClaudeEnv;
 use claude_acp::claude::wire::PermissionDecision;
-use claude_acp::mcp::{PermissionCallback, PermissionServer};
+use claude_acp::permissions::fallback::{PermissionCallback, PermissionServer};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

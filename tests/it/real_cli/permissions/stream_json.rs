@@ -13,7 +13,7 @@ use claude_acp::claude::wire::CanUseTool;
 use claude_acp::domain::{
     EditorClient, EditorError, PermissionAsk, PermissionOutcome, SessionUpdate,
 };
-use claude_acp::session::permissions::{
+use claude_acp::permissions::{
     self, ACCEPT_EDITS, ALLOW_ALWAYS, Decision, REJECT_ALWAYS, SessionRules,
 };
 use serde_json::{Value, json};

@@ -1,10 +1,10 @@
 //! The MCP permission path of a session: our permission server, and the `--permission-prompt-tool`
 //! and `--mcp-config` arguments that point claude at it (see the README's "Permissions over MCP").
 
+use super::mcp_server::{PermissionCallback, PermissionServer};
+use crate::claude::wire::{McpConfigFile, build_mcp_config};
 use crate::domain::McpServer;
-use crate::mcp::{McpConfigFile, PermissionCallback, PermissionServer, build_mcp_config};
-
-use crate::session::permissions::asker::PermissionAsker;
+use crate::permissions::asker::PermissionAsker;
 
 /// The MCP permission path of one session: the server claude calls and the config that names it.
 pub(crate) struct McpPath {

@@ -25,11 +25,18 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::McpError;
-use super::mcp_config::PERMISSION_SERVER_NAME;
-use super::permission_tool::PermissionTool;
+use super::mcp_tool::PermissionTool;
 use super::suggestions::always_allow_suggestions;
-use crate::claude::wire::{CanUseTool, McpServerConfig, PermissionDecision};
+use crate::claude::wire::{
+    CanUseTool, McpServerConfig, PERMISSION_SERVER_NAME, PermissionDecision,
+};
+
+/// Why the MCP permission server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    #[error("cannot listen for the MCP permission server on 127.0.0.1: {0}")]
+    Listen(std::io::Error),
+}
 
 /// The tool's name on our server; claude knows it as `mcp__claude-acp__permission`.
 pub const PERMISSION_TOOL: &str = "permission";

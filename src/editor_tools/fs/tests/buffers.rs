@@ -11,14 +11,14 @@ use async_trait::async_trait;
 use crate::domain::{EditorClient, EditorError, PermissionAsk, PermissionOutcome, SessionUpdate};
 
 #[derive(Default)]
-pub(in crate::session) struct Buffers {
-    pub(in crate::session) files: Mutex<HashMap<PathBuf, String>>,
-    pub(in crate::session) writes: Mutex<Vec<(PathBuf, String)>>,
-    pub(in crate::session) updates: Mutex<Vec<SessionUpdate>>,
+pub(crate) struct Buffers {
+    pub(crate) files: Mutex<HashMap<PathBuf, String>>,
+    pub(crate) writes: Mutex<Vec<(PathBuf, String)>>,
+    pub(crate) updates: Mutex<Vec<SessionUpdate>>,
     /// When set, every read fails with this message.
-    pub(in crate::session) refuse: Mutex<Option<String>>,
+    pub(crate) refuse: Mutex<Option<String>>,
     /// A path whose buffer is read-only: writes to it fail.
-    pub(in crate::session) read_only: Option<PathBuf>,
+    pub(crate) read_only: Option<PathBuf>,
 }
 
 #[async_trait]

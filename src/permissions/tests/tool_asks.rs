@@ -5,9 +5,7 @@ use serde_json::json;
 use super::stub::{StubEditor, pick, run, run_with};
 use super::{bash_ask, request, wire, write_ask};
 use crate::domain::{EditorError, PermissionOptionKind, PermissionOutcome, ToolContent};
-use crate::session::permissions::{
-    ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ALWAYS, REJECT_ONCE, SessionRules,
-};
+use crate::permissions::{ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ALWAYS, REJECT_ONCE, SessionRules};
 
 #[tokio::test]
 async fn a_write_ask_shows_the_diff_and_offers_all_four_choices() {

@@ -4,12 +4,13 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-pub(in crate::session) mod buffers;
+pub(crate) mod buffers;
 
 use self::buffers::Buffers;
 use super::*;
 use crate::claude::sdk_mcp::McpMessage;
 use crate::domain::SessionUpdate;
+use crate::editor_tools::names::SERVER_NAME;
 
 fn msg(message: Value) -> McpMessage {
     McpMessage {
@@ -46,8 +47,8 @@ fn setup() -> Setup {
 }
 
 /// The `acp` server claude reaches, serving these file tools alone.
-fn served(files: &EditorFiles) -> crate::session::acp_server::AcpServer {
-    crate::session::acp_server::AcpServer {
+fn served(files: &EditorFiles) -> crate::editor_tools::server::ToolServer {
+    crate::editor_tools::server::ToolServer {
         files: Some(files.clone()),
         terminal: None,
     }
@@ -222,13 +223,4 @@ async fn each_turns_first_write_of_a_file_notes_what_the_editor_held_before() {
         ]
     );
     assert_eq!(noted(second_turn).await, [(a.clone(), text("1\n2\n"))]);
-}
-
-#[test]
-fn builtin_names_map_only_this_servers_tools() {
-    assert_eq!(builtin_name("mcp__acp__Edit"), Some("Edit"));
-    assert_eq!(builtin_name("mcp__acp__Read"), Some("Read"));
-    assert_eq!(builtin_name("mcp__acpx__Edit"), None);
-    assert_eq!(builtin_name("mcp__other__Edit"), None);
-    assert_eq!(builtin_name("Edit"), None);
 }

@@ -1,4 +1,6 @@
-//! `can_use_tool` -> the editor's `session/request_permission` (or a form) -> claude's decision.
+//! Deciding one tool call, whatever way claude asks: `can_use_tool` on stdio or our MCP
+//! permission tool ([`fallback`], [`PermissionTransport`]) -> the editor's
+//! `session/request_permission` (or a form) -> claude's decision.
 //!
 //! Fails closed: whatever goes wrong on the way to or from the editor becomes a deny whose
 //! message says why, so the model sees it and the turn goes on.
@@ -12,12 +14,14 @@ pub(crate) mod asker;
 mod bash_rules;
 mod editor_bash;
 mod editor_tools;
+pub mod fallback;
 mod options;
 mod plan_mode;
 mod read_only;
 mod reply;
 #[cfg(test)]
 mod tests;
+mod transport;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -34,6 +38,7 @@ use crate::translate;
 pub(crate) use options::build as permission_choices;
 pub use options::{ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ALWAYS, REJECT_ONCE};
 pub use plan_mode::{ACCEPT_EDITS, APPROVE_EACH_EDIT, KEEP_PLANNING};
+pub use transport::PermissionTransport;
 
 /// What to do with one answered ask.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,7 +6,7 @@ use super::stub::{StubEditor, pick, run};
 use super::{request, wire};
 use crate::claude::wire::CanUseTool;
 use crate::domain::{EditorError, ToolContent};
-use crate::session::permissions::{ACCEPT_EDITS, APPROVE_EACH_EDIT, KEEP_PLANNING};
+use crate::permissions::{ACCEPT_EDITS, APPROVE_EACH_EDIT, KEEP_PLANNING};
 
 fn exit_plan(input: serde_json::Value) -> CanUseTool {
     request(

@@ -3,18 +3,26 @@
 //! the break noticed ([`detector`]), the MCP server and its `--mcp-config` ([`mcp_path`]), and
 //! what the session does about a break: one line to the user, claude restarted on MCP with the
 //! conversation intact, and the turn kept by asking claude to retry what was denied.
+//!
+//! The MCP permission path is public and stable: an MCP server of our own that claude calls for
+//! every permission ask (`--permission-prompt-tool mcp__claude-acp__permission`):
+//! [`mcp_server`] is the token-guarded streamable-HTTP server, [`mcp_tool`] its one tool, and
+//! [`suggestions`] rebuilds the "always allow" suggestions claude gives only on stdio.
 
 pub(crate) mod detector;
 mod mcp_path;
+mod mcp_server;
+mod mcp_tool;
+mod suggestions;
 
-use crate::claude::wire::ClaudeMessage;
+use crate::claude::wire::{ClaudeMessage, McpConfigFile};
 use crate::domain::{McpServer, PromptBlock};
-use crate::mcp::McpConfigFile;
 
-use super::config::PermissionTransport;
-use super::permissions::asker::PermissionAsker;
+use super::PermissionTransport;
+use super::asker::PermissionAsker;
 pub use detector::{BreakDetector, BreakKind, BreakSymptom};
 use mcp_path::McpPath;
+pub use mcp_server::{BoxFuture, McpError, PermissionCall, PermissionCallback, PermissionServer};
 
 /// The permission path of one session, with what each way needs.
 pub(crate) enum PermissionPath {

@@ -17,8 +17,10 @@ use rmcp::{ErrorData, ServerHandler};
 use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
-use super::permission_server::{PERMISSION_TOOL, PermissionCall, PermissionCallback};
-use crate::claude::wire::{PermissionDecision, PermissionPromptArgs, permission_prompt_schema};
+use super::mcp_server::{PERMISSION_TOOL, PermissionCall, PermissionCallback};
+use crate::claude::wire::{
+    PERMISSION_SERVER_NAME, PermissionDecision, PermissionPromptArgs, permission_prompt_schema,
+};
 
 /// The rmcp handler; one is made per MCP session, all sharing the session's callback.
 #[derive(Clone)]
@@ -63,10 +65,7 @@ pub(crate) fn decision_result(decision: &PermissionDecision) -> CallToolResult {
 impl ServerHandler for PermissionTool {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
-            Implementation::new(
-                super::mcp_config::PERMISSION_SERVER_NAME,
-                env!("CARGO_PKG_VERSION"),
-            ),
+            Implementation::new(PERMISSION_SERVER_NAME, env!("CARGO_PKG_VERSION")),
         )
     }
 

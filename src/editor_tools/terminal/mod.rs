@@ -1,6 +1,6 @@
 //! claude's Bash run in the editor's terminal (`terminal/create`, `terminal/output`,
 //! `terminal/wait_for_exit`, `terminal/kill`, `terminal/release`): tools of the `acp` MCP server
-//! (see [`crate::session::acp_server`]) with the names, schemas and descriptions of claude's own
+//! (see [`crate::editor_tools::server`]) with the names, schemas and descriptions of claude's own
 //! Bash and TaskStop, while those built-ins are turned off for the session (`--disallowedTools`).
 //!
 //! [`run`] runs commands, [`output`] says what the model gets back, in claude's words.
@@ -24,7 +24,7 @@ use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 pub(crate) const REPLACED_BUILTINS: &str = "Bash,TaskStop";
 
 /// The tools of this module, by the built-in names the `acp` server serves them under.
-pub(crate) const TOOL_NAMES: [&str; 2] = ["Bash", "TaskStop"];
+pub(crate) const TOOL_NAMES: [&str; 2] = super::names::TERMINAL_TOOLS;
 
 /// How long the editor may take over `terminal/create`, `terminal/output`, `terminal/kill` and
 /// `terminal/release` (waiting for the command itself is bounded by its timeout).

@@ -24,9 +24,6 @@ use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 pub(crate) use logic::Seen;
 pub(crate) use record::EditLog;
 
-/// The server's name as claude knows it: its tools reach the model as `mcp__acp__Read`, ...
-pub(crate) const SERVER_NAME: &str = "acp";
-
 /// claude's built-ins this server replaces, turned off with `--disallowedTools` (the pinned claude
 /// has no MultiEdit; older ones do, and it must not write behind the editor's back either).
 pub(crate) const REPLACED_BUILTINS: &str = "Read,Write,Edit,MultiEdit";
@@ -36,17 +33,6 @@ pub(crate) const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The built-in tool definitions the pinned claude sends the model, captured from its API request.
 const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_fs/builtin_tools.json");
-
-/// The built-in a tool name of this server stands for (`mcp__acp__Edit` -> `Edit`).
-pub(crate) fn builtin_name(tool_name: &str) -> Option<&'static str> {
-    let tool = tool_name.strip_prefix("mcp__")?.strip_prefix(SERVER_NAME)?;
-    match tool.strip_prefix("__")? {
-        "Read" => Some("Read"),
-        "Write" => Some("Write"),
-        "Edit" => Some("Edit"),
-        _ => None,
-    }
-}
 
 /// Whether the editor or the disk holds the files of a session's Read, Write and Edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,4 +170,4 @@ pub(crate) fn tool_definitions() -> Vec<McpTool> {
 }
 
 #[cfg(test)]
-pub(in crate::session) mod tests;
+pub(crate) mod tests;

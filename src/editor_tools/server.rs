@@ -1,38 +1,24 @@
-//! The `acp` MCP server claude reaches over its own control channel (`mcp_message`): the
-//! editor-served file tools ([`super::editor_fs`]) and Bash in the editor's terminal
-//! ([`super::editor_terminal`]) behind one server name, each present when its setting says so.
+//! The MCP server of the editor tools, which claude reaches over its own control channel
+//! (`mcp_message`) and knows as `acp`: the editor-served file tools ([`super::fs`]) and Bash in
+//! the editor's terminal ([`super::terminal`]) behind one server name, each present when its
+//! setting says so.
 
 use serde_json::Value;
 
-use super::editor_fs::{self, EditorFiles};
-use super::editor_terminal::{self, EditorTerminal};
+use super::fs::{self as editor_fs, EditorFiles};
+use super::terminal::{self as editor_terminal, EditorTerminal};
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
 
-/// The server's name as claude knows it: its tools reach the model as `mcp__acp__Read`, ...
-pub(crate) const SERVER_NAME: &str = editor_fs::SERVER_NAME;
-
-/// The built-in a tool name of this server stands for (`mcp__acp__Bash` -> `Bash`).
-pub(crate) fn builtin_name(tool_name: &str) -> Option<&'static str> {
-    if let Some(name) = editor_fs::builtin_name(tool_name) {
-        return Some(name);
-    }
-    let tool = tool_name
-        .strip_prefix("mcp__")?
-        .strip_prefix(SERVER_NAME)?
-        .strip_prefix("__")?;
-    editor_terminal::TOOL_NAMES
-        .into_iter()
-        .find(|name| *name == tool)
-}
+use super::names::SERVER_NAME;
 
 /// The tools of one claude's `acp` server (fixed at its start).
 #[derive(Clone, Default)]
-pub(crate) struct AcpServer {
+pub(crate) struct ToolServer {
     pub(crate) files: Option<EditorFiles>,
     pub(crate) terminal: Option<EditorTerminal>,
 }
 
-impl AcpServer {
+impl ToolServer {
     pub(crate) fn is_empty(&self) -> bool {
         self.files.is_none() && self.terminal.is_none()
     }

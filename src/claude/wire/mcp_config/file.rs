@@ -8,8 +8,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::McpError;
-use crate::claude::wire::{McpConfig, McpServerConfig};
+use super::{McpConfig, McpServerConfig};
 use crate::domain::McpServer;
 use crate::platform;
 
@@ -108,6 +107,14 @@ pub fn remove_stale_config_files(dir: &Path) -> usize {
     removed
 }
 
+/// Why the `--mcp-config` file could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the --mcp-config file {path}: {error}")]
+pub struct ConfigFileError {
+    pub path: PathBuf,
+    pub error: std::io::Error,
+}
+
 /// The config written to a file only its owner can read; removed when dropped.
 #[derive(Debug)]
 pub struct McpConfigFile {
@@ -116,28 +123,28 @@ pub struct McpConfigFile {
 
 impl McpConfigFile {
     /// Writes `config` to a new file in the user's private temp directory (`platform::files`).
-    pub fn write(config: &McpConfig) -> Result<McpConfigFile, McpError> {
+    pub fn write(config: &McpConfig) -> Result<McpConfigFile, ConfigFileError> {
         Self::write_in(&platform::files::private_dir(), config)
     }
 
     /// Writes `text` (JSON that may hold secrets) to a new owner-only file in the user's private
     /// temp directory.
-    pub fn write_text(text: &str) -> Result<McpConfigFile, McpError> {
+    pub fn write_text(text: &str) -> Result<McpConfigFile, ConfigFileError> {
         Self::write_text_in(&platform::files::private_dir(), text)
     }
 
     /// Writes `config` to a new, randomly named file in `dir` that only its owner can read.
-    pub fn write_in(dir: &Path, config: &McpConfig) -> Result<McpConfigFile, McpError> {
+    pub fn write_in(dir: &Path, config: &McpConfig) -> Result<McpConfigFile, ConfigFileError> {
         Self::write_text_in(dir, &config.to_json())
     }
 
-    fn write_text_in(dir: &Path, text: &str) -> Result<McpConfigFile, McpError> {
+    fn write_text_in(dir: &Path, text: &str) -> Result<McpConfigFile, ConfigFileError> {
         let path = dir.join(format!(
             "{CONFIG_FILE_PREFIX}{}-{}.json",
             std::process::id(),
             uuid::Uuid::new_v4().simple()
         ));
-        let error = |error| McpError::ConfigFile {
+        let error = |error| ConfigFileError {
             path: path.clone(),
             error,
         };

@@ -12,7 +12,7 @@ use super::SessionRules;
 use crate::claude::ClaudeHandle;
 use crate::claude::wire::{CanUseTool, OutboundControl, PermissionDecision};
 use crate::domain::EditorClient;
-use crate::session::editor_fs::EditorFiles;
+use crate::editor_tools::fs::EditorFiles;
 
 const RULE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -35,7 +35,7 @@ pub struct PermissionAsker {
 
 impl PermissionAsker {
     pub async fn ask(&self, req: CanUseTool) -> PermissionDecision {
-        let decision = match crate::session::acp_server::builtin_name(&req.tool_name) {
+        let decision = match crate::editor_tools::names::builtin_name(&req.tool_name) {
             Some(builtin @ ("Bash" | "TaskStop")) => {
                 super::editor_bash::decide(self, builtin, req).await
             }

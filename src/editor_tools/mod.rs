@@ -1,0 +1,8 @@
+//! The tools the editor serves claude instead of its built-ins: Read, Write and Edit through the
+//! editor's buffers ([`fs`]) and Bash in the editor's terminal ([`terminal`]), behind the one MCP
+//! server claude reaches over its own control channel ([`server`]).
+
+pub(crate) mod fs;
+pub(crate) mod names;
+pub(crate) mod server;
+pub(crate) mod terminal;
