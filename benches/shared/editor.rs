@@ -4,7 +4,7 @@
 //! (not the tests' `Standin`, whose log and debug logging would be in the figures).
 
 // Each bench uses part of it, and of the client.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 #[path = "../../tests/it/support/acp_client/mod.rs"]
 pub mod acp_client;
