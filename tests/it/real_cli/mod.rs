@@ -18,3 +18,4 @@ mod rewind;
 mod sessions;
 mod slash_commands;
 mod smoke;
+mod toggles;
