@@ -1,4 +1,4 @@
-//! The answers claude gives to our control requests that the session reads (as of CLI 2.1.332):
+//! The answers claude gives to our control requests that the session reads (as of the pinned CLI):
 //! the models of `initialize`, the context window of `get_context_usage`. Lenient like every
 //! inbound shape: a field of an unexpected shape costs that field, never the answer.
 

@@ -1,4 +1,4 @@
-//! The stream-json wire shapes claude speaks on its stdin and stdout (as of CLI 2.1.332).
+//! The stream-json wire shapes claude speaks on its stdin and stdout (as of the pinned CLI).
 //!
 //! Inbound lines are parsed leniently: unknown `type`s and fields are kept as raw JSON rather than
 //! rejected, because claude adds fields in every release. Outbound lines are built only from the
