@@ -325,7 +325,7 @@ pub struct ResultMessage {
     pub permission_denials: Vec<Value>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub errors: Vec<Value>,
-    /// Fast mode after the turn: `off`, `cooldown` or `on` (claude 2.1.332).
+    /// Fast mode after the turn: `off`, `cooldown` or `on` (the pinned claude).
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub fast_mode_state: Option<String>,
     #[serde(default, deserialize_with = "lenient::any_shape")]

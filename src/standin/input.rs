@@ -238,7 +238,7 @@ fn mismatch(n: usize, located: &LocatedStep, pattern: &Value, line: &str) -> Sto
 }
 
 /// What claude answers whenever it is asked, unless the step wants the line itself: its settings
-/// (`get_settings`, which claude-acp asks at every start), as 2.1.332 answers them for an
+/// (`get_settings`, which claude-acp asks at every start), as the pinned claude answers them for an
 /// API-key login.
 fn builtin_answer(line: &Value, vars: &crate::standin::pattern::Vars) -> Option<Value> {
     if line["type"] != "control_request" || line["request"]["subtype"] != "get_settings" {

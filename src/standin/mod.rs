@@ -61,7 +61,7 @@
 //! `auth logout` logs the stand-in out: later stand-ins with the same claude config dir play
 //! `not_logged_in.jsonl` instead of their script (see [`login`]).
 //!
-//! A `get_settings` control request that no step wants is answered as 2.1.332 answers it for an
+//! A `get_settings` control request that no step wants is answered as the pinned claude answers it for an
 //! API-key login (`applied`: the model, `ultracodeAvailable: true`), as claude answers it at any
 //! point.
 //!
