@@ -469,6 +469,17 @@ pub enum OutboundControl {
 impl OutboundControl {
     /// Sets the session's effort level (`None`: back to the model's default) in claude's
     /// flag-settings layer, which the running claude applies from its next request on.
+    /// Sets on/off settings (`fastMode`, `ultracode`) in claude's flag-settings layer.
+    pub fn set_switches(switches: &[(&str, bool)]) -> Self {
+        let settings: Map<String, Value> = switches
+            .iter()
+            .map(|(key, on)| ((*key).to_owned(), Value::Bool(*on)))
+            .collect();
+        OutboundControl::ApplyFlagSettings {
+            settings: Value::Object(settings),
+        }
+    }
+
     pub fn set_effort(level: Option<&str>) -> Self {
         OutboundControl::ApplyFlagSettings {
             settings: serde_json::json!({ "effortLevel": level }),

@@ -70,13 +70,8 @@ impl SessionActor {
         let initialize = handle.request(request, CONTROL_TIMEOUT);
         // Then the toggles that are on (Fast mode, ultracode), before any prompt can follow, and
         // whether claude can run ultracode.
-        let toggles = self.settings.toggle_settings().map(|settings| {
-            handle.request(
-                OutboundControl::ApplyFlagSettings {
-                    settings: settings.into(),
-                },
-                CONTROL_TIMEOUT,
-            )
+        let toggles = self.settings.toggle_settings().map(|switches| {
+            handle.request(OutboundControl::set_switches(&switches), CONTROL_TIMEOUT)
         });
         let claude_settings = handle.request(OutboundControl::GetSettings, CONTROL_TIMEOUT);
         tokio::spawn(async move {

@@ -4,7 +4,7 @@
 //! and what claude's `get_settings` says (ultracode's availability, the model a `/model` in the
 //! prompt chose).
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::settings::{Setting, SettingReply, Settings};
 use super::{CONTROL_TIMEOUT, Internal, SessionActor};
@@ -107,14 +107,14 @@ impl Settings {
         options
     }
 
-    /// The toggles that are on, as claude's flag settings, for a claude just started.
-    pub(super) fn toggle_settings(&self) -> Option<Map<String, Value>> {
-        let mut settings = Map::new();
+    /// The toggles that are on, as claude's settings keys, for a claude just started.
+    pub(super) fn toggle_settings(&self) -> Option<Vec<(&'static str, bool)>> {
+        let mut settings = Vec::new();
         if self.toggles.fast {
-            settings.insert(Toggle::Fast.key().into(), Value::Bool(true));
+            settings.push((Toggle::Fast.key(), true));
         }
         if self.toggles.ultracode {
-            settings.insert(Toggle::Ultracode.key().into(), Value::Bool(true));
+            settings.push((Toggle::Ultracode.key(), true));
         }
         (!settings.is_empty()).then_some(settings)
     }
@@ -145,9 +145,7 @@ impl SessionActor {
         };
         match self.claude.handle() {
             Some(handle) => {
-                let request = OutboundControl::ApplyFlagSettings {
-                    settings: json!({ toggle.key(): on }),
-                };
+                let request = OutboundControl::set_switches(&[(toggle.key(), on)]);
                 self.await_setting(handle, request, Setting::Toggle(toggle, on), reply);
             }
             None => {
