@@ -17,7 +17,7 @@ fn main() {
         std::process::exit(code);
     }
     // The stand-in takes claude's own arguments, so it is dispatched before our parser sees them.
-    if std::env::args().nth(1).as_deref() == Some("standin") {
+    if std::env::args().nth(1).as_deref() == Some(claude_acp::standin::SUBCOMMAND) {
         let code = runtime.block_on(claude_acp::standin::run_cli(
             std::env::args().skip(2).collect(),
         ));

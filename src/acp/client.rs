@@ -138,6 +138,14 @@ impl EditorClient for AcpEditor {
             .is_some_and(|s| s.compaction.is_some())
     }
 
+    fn supports_boolean_options(&self) -> bool {
+        self.capabilities
+            .get()
+            .and_then(|c| c.session.as_ref())
+            .and_then(|s| s.config_options.as_ref())
+            .is_some_and(|o| o.boolean.is_some())
+    }
+
     fn supports_text_files(&self) -> bool {
         self.capabilities
             .get()

@@ -13,7 +13,7 @@ use super::client::AcpEditor;
 use super::errors::to_rpc;
 use super::transport::Transport;
 use super::{from_proto, to_proto};
-use crate::domain::{AgentCore, AgentError, SessionOpened};
+use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened};
 
 /// Answers `responder` with what `work` yields, from a task of its own.
 fn reply_later<T, F>(responder: Responder<T>, work: F)
@@ -69,6 +69,14 @@ pub(super) fn initialize_response(
     }
     if f.fork_session {
         session.fork = Some(acp::SessionForkCapabilities::new());
+    }
+    if f.system_prompt {
+        session = session.system_prompt(
+            acp::SessionSystemPromptCapabilities::new().mode(
+                acp::SessionSystemPromptModeCapabilities::new()
+                    .override_(acp::SessionSystemPromptOverrideCapabilities::new()),
+            ),
+        );
     }
     let caps = acp::AgentCapabilities::new()
         .load_session(f.load_session)
@@ -190,8 +198,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (id, modes, options) = opened_parts(c.new_session(new).await?);
         Ok(acp::NewSessionResponse::new(id)
             .modes(modes)
@@ -204,8 +213,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (_, modes, options) = opened_parts(c.load_session(&req.session_id.0, new).await?);
         Ok(acp::LoadSessionResponse::new()
             .modes(modes)
@@ -218,8 +228,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (_, modes, options) = opened_parts(c.resume_session(&req.session_id.0, new).await?);
         Ok(acp::ResumeSessionResponse::new()
             .modes(modes)
@@ -232,8 +243,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (id, modes, options) = opened_parts(c.fork_session(&req.session_id.0, new).await?);
         Ok(acp::ForkSessionResponse::new(id)
             .modes(modes)
@@ -292,14 +304,20 @@ pub(super) async fn serve(
         core,
         editor,
         |c, req: acp::SetSessionConfigOptionRequest| -> acp::SetSessionConfigOptionResponse {
-            let acp::SessionConfigOptionValue::ValueId { value } = &req.value else {
-                return Err(AgentError::InvalidParams(format!(
-                    "config option `{}` takes one of its listed values",
-                    req.config_id.0
-                )));
+            // A boolean travels as a toggle's `on`/`off`, the values of its select form.
+            let value = match &req.value {
+                acp::SessionConfigOptionValue::ValueId { value } => value.0.to_string(),
+                acp::SessionConfigOptionValue::Boolean { value: true } => ConfigOption::ON.into(),
+                acp::SessionConfigOptionValue::Boolean { value: false } => ConfigOption::OFF.into(),
+                _ => {
+                    return Err(AgentError::InvalidParams(format!(
+                        "config option `{}` takes one of its listed values",
+                        req.config_id.0
+                    )));
+                }
             };
             let options = c
-                .set_config_option(&req.session_id.0, &req.config_id.0, &value.0)
+                .set_config_option(&req.session_id.0, &req.config_id.0, &value)
                 .await?;
             Ok(acp::SetSessionConfigOptionResponse::new(
                 to_proto::config_options(options),

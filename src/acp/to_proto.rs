@@ -210,9 +210,12 @@ pub fn config_options(options: Vec<ConfigOption>) -> Vec<acp::SessionConfigOptio
                 "model" => acp::SessionConfigOptionCategory::Model,
                 _ => acp::SessionConfigOptionCategory::Other(c),
             });
-            acp::SessionConfigOption::select(o.id, o.name, o.current, values)
-                .description(o.description)
-                .category(category)
+            let option = if o.boolean {
+                acp::SessionConfigOption::boolean(o.id, o.name, o.current == ConfigOption::ON)
+            } else {
+                acp::SessionConfigOption::select(o.id, o.name, o.current, values)
+            };
+            option.description(o.description).category(category)
         })
         .collect()
 }

@@ -243,6 +243,8 @@ mod tests {
             OutboundControl::Initialize {
                 hooks: None,
                 sdk_mcp_servers: vec![],
+                system_prompt: None,
+                append_system_prompt: None,
             },
             OutboundControl::Interrupt,
             OutboundControl::SetPermissionMode {

@@ -33,6 +33,20 @@ pub struct ModelInfo {
         deserialize_with = "lenient::any_shape"
     )]
     pub supported_effort_levels: Vec<String>,
+    /// Whether claude offers Fast mode on this model.
+    #[serde(
+        default,
+        rename = "supportsFastMode",
+        deserialize_with = "lenient::any_shape"
+    )]
+    pub supports_fast_mode: bool,
+    /// Whether claude offers its `auto` permission mode on this model.
+    #[serde(
+        default,
+        rename = "supportsAutoMode",
+        deserialize_with = "lenient::any_shape"
+    )]
+    pub supports_auto_mode: bool,
 }
 
 impl ModelInfo {

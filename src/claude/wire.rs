@@ -422,6 +422,12 @@ pub enum OutboundControl {
         hooks: Option<Value>,
         #[serde(rename = "sdkMcpServers", skip_serializing_if = "Vec::is_empty")]
         sdk_mcp_servers: Vec<String>,
+        /// Replaces claude's system prompt (the Agent SDK's `systemPrompt`: its parts, in order).
+        #[serde(rename = "systemPrompt", skip_serializing_if = "Option::is_none")]
+        system_prompt: Option<Vec<String>>,
+        /// Added to the end of claude's system prompt (or of the one replacing it).
+        #[serde(rename = "appendSystemPrompt", skip_serializing_if = "Option::is_none")]
+        append_system_prompt: Option<String>,
     },
     Interrupt,
     SetPermissionMode {

@@ -22,6 +22,8 @@ pub struct AgentFeatures {
     pub additional_directories: bool,
     /// `logout`: claude's own logout can be run.
     pub logout: bool,
+    /// `systemPrompt` on session lifecycle requests, in both modes (append and override).
+    pub system_prompt: bool,
     pub mcp_http: bool,
     pub mcp_sse: bool,
     /// Auth methods offered: (id, name, description).

@@ -98,6 +98,11 @@ pub trait EditorClient: Send + Sync + 'static {
         false
     }
 
+    /// Whether the editor declared boolean config options (`session.configOptions.boolean`).
+    fn supports_boolean_options(&self) -> bool {
+        false
+    }
+
     /// Whether the editor declared form elicitation.
     fn supports_elicitation(&self) -> bool {
         false

@@ -64,6 +64,17 @@ pub struct NewSession {
     pub mcp_servers: Vec<McpServer>,
     /// `_meta` of the request, for client-specific claude options.
     pub meta: Option<Value>,
+    /// The request's `systemPrompt`: instructions added to claude's own, or replacing them.
+    pub system_prompt: Option<SystemPrompt>,
+}
+
+/// Instructions the editor gives the session's model (`systemPrompt` of `session/new`, load,
+/// resume, fork).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemPrompt {
+    pub text: String,
+    /// Replaces claude's own system prompt (ACP's `override`); else it is appended to it.
+    pub replace: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -235,6 +235,55 @@ pub struct ConfigOption {
     pub category: Option<String>,
     pub current: String,
     pub values: Vec<ConfigValue>,
+    /// An on/off toggle sent as ACP's boolean option (only to editors that declared them):
+    /// `current` is `on` or `off`, and `values` is empty.
+    pub boolean: bool,
+}
+
+impl ConfigOption {
+    /// The value ids of a toggle, where it is a select (and of a boolean sent as text).
+    pub const ON: &'static str = "on";
+    pub const OFF: &'static str = "off";
+
+    /// An on/off option: a boolean where the editor takes them, else a select of On and Off.
+    pub fn toggle(
+        id: &str,
+        name: &str,
+        description: String,
+        on: bool,
+        as_boolean: bool,
+    ) -> ConfigOption {
+        let values = if as_boolean {
+            Vec::new()
+        } else {
+            [(Self::ON, "On"), (Self::OFF, "Off")]
+                .into_iter()
+                .map(|(id, name)| ConfigValue {
+                    id: id.into(),
+                    name: name.into(),
+                    description: None,
+                })
+                .collect()
+        };
+        ConfigOption {
+            id: id.into(),
+            name: name.into(),
+            description: Some(description),
+            category: Some("model_config".into()),
+            current: if on { Self::ON } else { Self::OFF }.into(),
+            values,
+            boolean: as_boolean,
+        }
+    }
+
+    /// A toggle's value from `set_config_option` (`on`/`off`); `None` for anything else.
+    pub fn toggle_value(value: &str) -> Option<bool> {
+        match value {
+            Self::ON => Some(true),
+            Self::OFF => Some(false),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use self::actor::{Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
 use self::listing::OpenSession;
-use self::spawn::Start;
+use self::spawn::{Start, SystemPromptParts};
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
     SessionOpened, SessionPage, TurnOutcome,
@@ -115,7 +115,11 @@ impl Sessions {
         start: Start,
     ) -> Result<SessionOpened, AgentError> {
         Self::check_cwd(&req.cwd)?;
-        let flags = directories::session_flags(&req)?;
+        let mut flags = directories::session_flags(&req)?;
+        if let Some(prompt) = &req.system_prompt {
+            // The request's own `systemPrompt` wins over `_meta`'s.
+            flags.system_prompt = SystemPromptParts::from_request(prompt);
+        }
         let additional_directories = directories::added_directories(&flags);
         let mode = flags
             .value_of("--permission-mode")
@@ -195,11 +199,11 @@ impl Sessions {
             },
         );
         tokio::spawn(actor.run(rx));
-        let (mode, config_options) = options_rx
+        let (modes, config_options) = options_rx
             .await
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))??;
         Ok(SessionOpened {
-            modes: Some(modes::state(&mode, self.config.allow_bypass_permissions)),
+            modes: Some(modes),
             session_id,
             config_options,
         })
@@ -253,6 +257,7 @@ pub(crate) fn features() -> AgentFeatures {
         delete_session: true,
         additional_directories: true,
         logout: true,
+        system_prompt: true,
         auth_methods: vec![(
             LOGIN_METHOD.into(),
             "Log in to Claude".into(),
@@ -403,6 +408,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         blocks: Vec<PromptBlock>,
     ) -> Result<TurnOutcome, AgentError> {
+        crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
         if let Ok(handle) = self.handle(session_id) {
             handle
                 .listed

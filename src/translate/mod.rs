@@ -3,6 +3,7 @@
 
 mod compaction;
 mod context_usage;
+mod paths;
 mod plan;
 mod session_info;
 mod to_claude;
@@ -17,6 +18,6 @@ mod tests;
 pub(crate) use compaction::{Compactions, compaction_text};
 pub(crate) use context_usage::{context_usage_text, is_context_command, with_context_command};
 pub(crate) use session_info::available_commands;
-pub(crate) use to_claude::user_message;
+pub(crate) use to_claude::{check_prompt, user_message};
 pub(crate) use to_editor::{TurnSignal, TurnTranslator};
 pub(crate) use tools::tool_call_without_input;

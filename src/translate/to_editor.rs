@@ -293,11 +293,13 @@ impl TurnTranslator {
             return;
         };
         let seconds = p.elapsed_time_seconds.max(0.0);
-        let content = matches!(tool.name.as_str(), "Bash" | "Task" | "Agent").then(|| {
-            vec![ToolContent::Text {
-                text: format!("Running for {}…", elapsed(seconds)),
-            }]
-        });
+        let name = tool.name.as_str();
+        let content = (super::tools::is_command_tool(name) || matches!(name, "Task" | "Agent"))
+            .then(|| {
+                vec![ToolContent::Text {
+                    text: format!("Running for {}…", elapsed(seconds)),
+                }]
+            });
         out.updates
             .push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
                 id,

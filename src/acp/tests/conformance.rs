@@ -253,3 +253,17 @@ fn every_stable_item_of_the_schema_is_built_or_listed_as_not_supported() {
         "stable ACP items neither built nor listed in the README's \"Not supported\" with a reason: {missing:#?}"
     );
 }
+
+#[test]
+fn the_system_prompt_is_advertised_in_both_modes() {
+    let init = initialize_response(
+        &Full,
+        &acp::InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1),
+    );
+    let caps = serde_json::to_value(init.agent_capabilities).unwrap();
+    assert_eq!(
+        caps["sessionCapabilities"]["systemPrompt"],
+        serde_json::json!({"mode": {"override": {}}}),
+        "{caps}"
+    );
+}

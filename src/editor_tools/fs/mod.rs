@@ -107,6 +107,7 @@ pub(crate) fn config_option(current: FileEdits) -> ConfigOption {
                 "claude's own tools, on disk",
             ),
         ],
+        boolean: false,
     }
 }
 

@@ -111,6 +111,7 @@ pub(crate) fn config_option(current: TerminalSetting) -> ConfigOption {
                 "claude's own shell; the output shows when the command ends",
             ),
         ],
+        boolean: false,
     }
 }
 

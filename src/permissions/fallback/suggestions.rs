@@ -16,14 +16,14 @@ pub(crate) fn always_allow_suggestions(tool_name: &str, input: &Value) -> Vec<Pe
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
             vec![PermissionUpdate::set_mode_for_session("acceptEdits")]
         }
-        "Bash" => input
+        "Bash" | "PowerShell" => input
             .get("command")
             .and_then(Value::as_str)
             .filter(|command| !command.trim().is_empty())
             .map(|command| {
                 vec![PermissionUpdate::new(UpdateKind::AddRules {
                     rules: vec![PermissionRule {
-                        tool_name: "Bash".to_owned(),
+                        tool_name: tool_name.to_owned(),
                         rule_content: Some(command.to_owned()),
                     }],
                     behavior: "allow".to_owned(),

@@ -344,3 +344,28 @@ async fn an_ask_without_a_tool_use_id_still_shows_a_tool_call_with_an_id_of_its_
         "each ask its own id"
     );
 }
+
+#[tokio::test]
+async fn a_powershell_ask_is_ruled_on_per_command_like_bash() {
+    // claude.exe asks for PowerShell with no suggestion of its own: "always" is for this command,
+    // never for every PowerShell command.
+    let req = request(json!({"tool_name": "PowerShell",
+        "input": {"command": "Remove-Item build -Recurse", "description": "Clean"},
+        "permission_suggestions": []}));
+    let editor = StubEditor::answering(vec![pick(REJECT_ONCE)]);
+    let decision = run(&editor, req).await;
+
+    assert_eq!(
+        editor.asks()[0].tool_call.title.as_deref(),
+        Some("Run `Remove-Item build -Recurse`")
+    );
+    assert_eq!(
+        editor.option_names(0),
+        [
+            "Allow",
+            "Reject",
+            "Always reject PowerShell(Remove-Item build -Recurse) in this session"
+        ]
+    );
+    assert_eq!(wire(&decision)["behavior"], "deny");
+}

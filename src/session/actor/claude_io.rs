@@ -60,9 +60,12 @@ impl SessionActor {
         self.claude.started(launched, files);
         let internal = self.inbox.tx.clone();
         // Queued now, so it is claude's first line whatever the turn sends next.
+        let prompt = &self.ctx.flags.system_prompt;
         let request = OutboundControl::Initialize {
             hooks: None,
             sdk_mcp_servers: self.sdk_servers(),
+            system_prompt: prompt.replace.clone().map(|text| vec![text]),
+            append_system_prompt: prompt.append.clone(),
         };
         let initialize = handle.request(request, CONTROL_TIMEOUT);
         tokio::spawn(async move {

@@ -82,6 +82,22 @@ impl Settings {
             .or_else(|| self.models.first().map(|m| m.value.clone()))
     }
 
+    /// The current model's entry in claude's list, when known.
+    pub(super) fn current_model_info(&self) -> Option<&ModelInfo> {
+        let current = self.current_model()?;
+        self.models.iter().find(|m| m.value == current)
+    }
+
+    /// The modes this session offers: `auto` where claude says the model takes it.
+    pub(super) fn offered_modes(&self, allow_bypass: bool) -> modes::Offered {
+        modes::Offered {
+            bypass: allow_bypass,
+            auto: self
+                .current_model_info()
+                .is_some_and(|m| m.supports_auto_mode),
+        }
+    }
+
     pub(super) fn model_option(&self) -> Option<ConfigOption> {
         Some(ConfigOption {
             id: "model".into(),
@@ -98,15 +114,22 @@ impl Settings {
                     description: m.description.clone(),
                 })
                 .collect(),
+            boolean: false,
         })
     }
 }
 
 impl SessionActor {
+    /// The modes this session offers now (they follow the current model).
+    pub(super) fn offered_modes(&self) -> modes::Offered {
+        self.settings
+            .offered_modes(self.ctx.config.allow_bypass_permissions)
+    }
+
     pub(crate) fn config_options(&self) -> Vec<ConfigOption> {
         let mut options = vec![modes::config_option(
             &self.settings.mode,
-            self.ctx.config.allow_bypass_permissions,
+            self.offered_modes(),
         )];
         options.extend(self.settings.model_option());
         options.extend(self.settings.effort_option());
@@ -123,8 +146,16 @@ impl SessionActor {
     /// and its answer comes back as [`Internal::SettingDone`], so the loop never waits on claude
     /// (a hung claude must not hold up a cancel). With no claude running it takes effect at once.
     pub(super) fn set_mode(&mut self, mode: String, reply: SettingReply) {
-        if !modes::is_known(&mode, self.ctx.config.allow_bypass_permissions) {
-            reply.send_error(AgentError::InvalidParams(format!("unknown mode `{mode}`")));
+        let offered = self.offered_modes();
+        if !modes::is_known(&mode, offered) {
+            let known: Vec<String> = modes::available(offered)
+                .into_iter()
+                .map(|m| m.id)
+                .collect();
+            reply.send_error(AgentError::InvalidParams(format!(
+                "unknown mode `{mode}` (this session offers: {})",
+                known.join(", ")
+            )));
             return;
         }
         if let Err(e) = self.wake_if_stopped() {
@@ -149,8 +180,15 @@ impl SessionActor {
         if !self.settings.models.is_empty()
             && !self.settings.models.iter().any(|m| m.value == model)
         {
+            let known: Vec<&str> = self
+                .settings
+                .models
+                .iter()
+                .map(|m| m.value.as_str())
+                .collect();
             reply.send_error(AgentError::InvalidParams(format!(
-                "unknown model `{model}`"
+                "unknown model `{model}`: claude offers {}",
+                known.join(", ")
             )));
             return;
         }
@@ -260,7 +298,7 @@ impl SessionActor {
         // reply may arrive after an early `session/set_mode`.
         if let Some(mode) = reply.get("current_permission_mode").and_then(Value::as_str)
             && !self.settings.mode_touched
-            && modes::is_known(mode, true)
+            && modes::is_known(mode, modes::Offered::ALL)
             && mode != self.settings.mode
         {
             self.settings.mode = mode.to_owned();

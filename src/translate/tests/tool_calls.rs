@@ -78,6 +78,14 @@ fn kinds_titles_and_locations_per_tool() {
             vec![],
         ),
         (
+            // claude for Windows without Git Bash: the same command tool under another name.
+            "PowerShell",
+            json!({"command": "Get-ChildItem -Name", "description": "List the files"}),
+            ToolKind::Execute,
+            "Run `Get-ChildItem -Name`".into(),
+            vec![],
+        ),
+        (
             "Bash",
             json!({"command": "echo a\necho b"}),
             ToolKind::Execute,

@@ -19,3 +19,4 @@ mod rewind;
 mod sessions;
 mod slash_commands;
 mod smoke;
+mod toggles;

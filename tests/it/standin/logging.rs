@@ -14,11 +14,11 @@ async fn secrets_never_reach_the_log_even_at_trace_level() {
     let c = AcpClient::spawn(
         &[
             "--claude-path",
-            s.wrapper.to_str().unwrap(),
+            s.claude.to_str().unwrap(),
             "--log-file",
             log.to_str().unwrap(),
         ],
-        &[("RUST_LOG", "trace")],
+        &[&[("RUST_LOG", "trace")], s.env().as_slice()].concat(),
         s.dir(),
     );
     c.initialize().await;
