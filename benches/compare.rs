@@ -30,6 +30,8 @@ mod peer;
 mod real;
 #[path = "compare/standin.rs"]
 mod standin;
+#[path = "compare/stored.rs"]
+mod stored;
 #[path = "compare/table.rs"]
 mod table;
 #[path = "compare/tap.rs"]
@@ -91,11 +93,16 @@ fn main() {
             real_sessions: 5,
         }
     };
-    // COMPARE_ONLY=attribution: the attribution scenario alone.
-    let everything = std::env::var("COMPARE_ONLY").map_or(true, |only| only != "attribution");
+    // COMPARE_ONLY=part,part: only those parts ("main": the table's first rows, "stored": listing
+    // and loading what claude stored, "editor-tools": the first prompt with and without the
+    // editor's tools, "attribution").
+    let only: Option<Vec<String>> = std::env::var("COMPARE_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(|p| p.trim().to_owned()).collect());
+    let wants = |part: &str| only.as_ref().is_none_or(|o| o.iter().any(|p| p == part));
     let load_before = load_average();
     let mut report = Report::default();
-    if everything {
+    if wants("main") {
         standin_backends(&mut report, &runs);
         eprintln!("stand-in done (load {})", load_average());
         real_claude(&mut report, &runs);
@@ -105,7 +112,17 @@ fn main() {
         adapter_on_claude(&mut report, &runs, TS);
         eprintln!("TS adapter done (load {})", load_average());
     }
-    attributed::run(&mut report, runs.first_chunk, runs.runs);
+    if wants("editor-tools") {
+        editor_tools(&mut report, &runs);
+        eprintln!("editor tools done (load {})", load_average());
+    }
+    if wants("stored") {
+        stored_work(&mut report, if quick { 1 } else { 3 });
+        eprintln!("stored sessions done (load {})", load_average());
+    }
+    if wants("attribution") {
+        attributed::run(&mut report, runs.first_chunk, runs.runs);
+    }
     let load_after = load_average();
     report.note(format!(
         "load average (1 min) before: {load_before}; after: {load_after}"
@@ -118,13 +135,91 @@ fn main() {
         "claude": support::real_cli::CLAUDE_CODE_VERSION,
         "ts_adapter": real::TS_ADAPTER_VERSION,
         "quick": quick,
-        "only_attribution": !everything,
+        "only": only,
     });
     println!("claude-acp compared ({machine})\n");
     report.print();
     let json = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench/compare.json");
     report.write_json(&json, machine);
     println!("\nwritten: {}", json.display());
+}
+
+/// The first prompt of a cold start with the editor's tools declared (`fs` and `terminal`, as
+/// Zed does: the default client here) and without them, each adapter on the real claude, the
+/// two interleaved run by run.
+fn editor_tools(report: &mut Report, runs: &Runs) {
+    let backend = Backend::start();
+    for column in [OURS, TS] {
+        let command = || {
+            if column == TS {
+                backend.ts_adapter()
+            } else {
+                backend.claude_acp()
+            }
+        };
+        let adapter = Acp {
+            command: &command,
+            cwd: backend.env.work_dir(),
+        };
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        for _ in 0..runs.first_chunk {
+            with.push(
+                adapter
+                    .cold_with(real::SHORT, acp::initialize_params())
+                    .first_chunk_ms,
+            );
+            without.push(
+                adapter
+                    .cold_with(real::SHORT, acp::initialize_params_without_tools())
+                    .first_chunk_ms,
+            );
+        }
+        report.add(
+            "spawn -> first chunk, client declaring fs and terminal",
+            "ms",
+            column,
+            with,
+        );
+        report.add(
+            "spawn -> first chunk, client declaring neither",
+            "ms",
+            column,
+            without,
+        );
+    }
+}
+
+/// `session/list` over stores of 100, 1,000 and 3,000 sessions and the load and resume of a long
+/// conversation, for claude-acp and the TypeScript adapter on the real claude.
+fn stored_work(report: &mut Report, runs: usize) {
+    let backend = Backend::start();
+    for column in [OURS, TS] {
+        let command = || {
+            if column == TS {
+                backend.ts_adapter()
+            } else {
+                backend.claude_acp()
+            }
+        };
+        stored::listing(report, &backend, &command, column, runs);
+        eprintln!("{column}: listing done (load {})", load_average());
+    }
+    let long = stored::long_transcript(&backend);
+    for column in [OURS, TS] {
+        let command = || {
+            if column == TS {
+                backend.ts_adapter()
+            } else {
+                backend.claude_acp()
+            }
+        };
+        let adapter = Acp {
+            command: &command,
+            cwd: backend.env.work_dir(),
+        };
+        stored::long_history(report, &adapter, &long, column, runs);
+        eprintln!("{column}: long conversation done (load {})", load_average());
+    }
 }
 
 /// claude-acp on the stand-in, and the stand-in alone: what the adapter itself costs.

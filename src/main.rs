@@ -43,7 +43,13 @@ fn main() {
                 claude_acp::demo::run(real, cli.claude_path.as_deref()).await
             }
             Some(Command::Doctor) => claude_acp::doctor::run(cli.claude_path.as_deref()).await,
-            Some(Command::Login) => claude_acp::doctor::login(cli.claude_path.as_deref()).await,
+            Some(Command::Login {
+                claudeai,
+                console,
+                sso,
+            }) => {
+                claude_acp::doctor::login(cli.claude_path.as_deref(), claudeai, console, sso).await
+            }
         }
     });
     // Exit without waiting on the SDK's blocking stdin reader thread.

@@ -92,26 +92,60 @@ pub(super) fn initialize_response(
     } else {
         caps
     };
+    let client = &req.client_capabilities;
+    // The TypeScript adapter's extension: the client launches the command itself.
+    let meta_terminal = client
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("terminal-auth"))
+        .and_then(serde_json::Value::as_bool)
+        == Some(true);
+    let runs_terminal_logins = client.auth.terminal || meta_terminal;
     let auth_methods = f
         .auth_methods
         .into_iter()
-        .map(|(id, name, description)| {
-            acp::AuthMethod::Terminal(
-                acp::AuthMethodTerminal::new(id, name)
-                    .description(description)
-                    .args(vec!["login".into()]),
-            )
+        .filter(|m| runs_terminal_logins || !m.needs_terminal_client)
+        .map(|m| {
+            let mut method = acp::AuthMethodTerminal::new(m.id, m.name.clone())
+                .description(m.description)
+                .args(m.args.clone());
+            if meta_terminal {
+                method = method.meta(terminal_auth_meta(&m.name, &m.args));
+            }
+            acp::AuthMethod::Terminal(method)
         })
         .collect();
+    let mut response =
+        acp::InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
+            .agent_capabilities(caps)
+            .agent_info(
+                acp::Implementation::new("claude-acp", env!("CARGO_PKG_VERSION"))
+                    .title("Claude Code (claude-acp)"),
+            )
+            .auth_methods(auth_methods);
+    if let Some(status) = f.auth_status {
+        let mut meta = acp::Meta::new();
+        meta.insert("claudeCode".into(), serde_json::json!({ "auth": status }));
+        response = response.meta(meta);
+    }
     // ACP v1 is the only version spoken; a client asking for another gets v1 and decides.
-    let _ = req;
-    acp::InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
-        .agent_capabilities(caps)
-        .agent_info(
-            acp::Implementation::new("claude-acp", env!("CARGO_PKG_VERSION"))
-                .title("Claude Code (claude-acp)"),
-        )
-        .auth_methods(auth_methods)
+    response
+}
+
+/// `_meta["terminal-auth"]`: the command a client that launches logins itself runs, this very
+/// program with its own arguments and the login's (as the TypeScript adapter gives it).
+fn terminal_auth_meta(label: &str, args: &[String]) -> acp::Meta {
+    let command = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "claude-acp".into());
+    let mut all: Vec<String> = std::env::args().skip(1).collect();
+    all.extend(args.iter().cloned());
+    let mut meta = acp::Meta::new();
+    meta.insert(
+        "terminal-auth".into(),
+        serde_json::json!({"command": command, "args": all, "label": label}),
+    );
+    meta
 }
 
 /// The ACP methods (and the cancel notification) this agent has a handler for; the conformance
@@ -289,7 +323,8 @@ pub(super) async fn serve(
             .await?;
         Ok(
             acp::PromptResponse::new(to_proto::stop_reason(outcome.stop_reason))
-                .usage(outcome.usage.map(to_proto::turn_usage)),
+                .usage(outcome.usage.map(to_proto::turn_usage))
+                .meta(to_proto::rate_limits_meta(&outcome.rate_limits)),
         )
     });
     let builder = spawned!(builder, core, editor, |c,

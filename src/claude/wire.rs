@@ -17,6 +17,7 @@ mod mcp_config;
 mod permission_prompt;
 mod permission_update;
 mod prompt;
+mod rate_limit;
 mod rewind;
 mod tool_result;
 
@@ -31,6 +32,7 @@ pub use permission_update::{
     PermissionDecision, PermissionRule, PermissionSettings, PermissionUpdate, UpdateKind,
 };
 pub use prompt::{ImageSource, InputBlock};
+pub use rate_limit::{RateLimitEvent, RateLimitInfo, RateLimitWindowInfo};
 pub use rewind::{FILE_CHECKPOINTING_ENV, RewindFilesRequest, RewindFilesResult};
 pub use tool_result::ToolResultContent;
 
@@ -49,6 +51,8 @@ pub enum ClaudeMessage {
     },
     /// A heartbeat of a tool that is still running.
     ToolProgress(ToolProgress),
+    /// A subscription's usage limits changed (`rate_limit_event`).
+    RateLimit(RateLimitEvent),
     /// A `type` this adapter does not know; logged and skipped.
     Unknown(Value),
 }
@@ -94,6 +98,7 @@ impl ClaudeMessage {
             "control_request" => ClaudeMessage::ControlRequest(typed(kind, line)?),
             "control_response" => ClaudeMessage::ControlResponse(typed(kind, line)?),
             "tool_progress" => ClaudeMessage::ToolProgress(typed(kind, line)?),
+            "rate_limit_event" => ClaudeMessage::RateLimit(typed(kind, line)?),
             _ => Self::from_value(serde_json::from_str(line)?)?,
         })
     }
@@ -119,6 +124,7 @@ impl ClaudeMessage {
             "control_request" => ClaudeMessage::ControlRequest(typed(&kind, value)?),
             "control_response" => ClaudeMessage::ControlResponse(typed(&kind, value)?),
             "tool_progress" => ClaudeMessage::ToolProgress(typed(&kind, value)?),
+            "rate_limit_event" => ClaudeMessage::RateLimit(typed(&kind, value)?),
             "control_cancel_request" => {
                 #[derive(Deserialize)]
                 struct Cancel {

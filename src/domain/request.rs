@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{ConfigOption, ModeState, ToolCallUpdate};
+use super::{ConfigOption, ModeState, RateLimits, ToolCallUpdate};
 
 /// One block of a prompt, as the editor sent it.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,11 +95,13 @@ pub enum StopReason {
     Cancelled,
 }
 
-/// How a turn ended, and the tokens it took where claude said.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a turn ended, the tokens it took where claude said, and the subscription's limits as
+/// claude last reported them.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TurnOutcome {
     pub stop_reason: StopReason,
     pub usage: Option<TurnUsage>,
+    pub rate_limits: RateLimits,
 }
 
 impl From<StopReason> for TurnOutcome {
@@ -107,6 +109,7 @@ impl From<StopReason> for TurnOutcome {
         TurnOutcome {
             stop_reason,
             usage: None,
+            rate_limits: RateLimits::default(),
         }
     }
 }

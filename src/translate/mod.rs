@@ -3,6 +3,7 @@
 
 mod compaction;
 mod context_usage;
+mod notices;
 mod paths;
 mod plan;
 mod session_info;
@@ -11,6 +12,7 @@ mod to_editor;
 mod tool_result;
 mod tools;
 mod turn_end;
+mod usage;
 
 #[cfg(test)]
 mod tests;
@@ -21,3 +23,4 @@ pub(crate) use session_info::available_commands;
 pub(crate) use to_claude::{check_prompt, user_message};
 pub(crate) use to_editor::{TurnSignal, TurnTranslator};
 pub(crate) use tools::tool_call_without_input;
+pub(crate) use usage::{is_usage_command, with_usage_command};

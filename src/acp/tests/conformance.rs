@@ -12,8 +12,8 @@ use crate::acp::server::{HANDLED_METHODS, initialize_response};
 use crate::acp::to_proto;
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, CompactionStatus, ConfigOption, ContentChunk, NewSession,
-    PromptBlock, SessionOpened, SessionPage, SessionUpdate, ToolCall, ToolCallUpdate, ToolKind,
-    ToolStatus, TurnOutcome, Usage,
+    Notice, NoticeSeverity, PromptBlock, SessionOpened, SessionPage, SessionUpdate, ToolCall,
+    ToolCallUpdate, ToolKind, ToolStatus, TurnOutcome, Usage,
 };
 
 /// The README's `- `item`: reason` lines under "Not supported".
@@ -159,6 +159,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             used: 1,
             size: 2,
             cost_usd: None,
+            rate_limits: Default::default(),
         }),
         SessionUpdate::CurrentMode {
             mode_id: "default".into(),
@@ -173,6 +174,12 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             id: "c".into(),
             status: CompactionStatus::Completed,
         },
+        SessionUpdate::Notice(Notice {
+            severity: NoticeSeverity::Warning,
+            kind: "mcp_server_failed",
+            title: "t".into(),
+            description: None,
+        }),
     ];
     for u in &all {
         match u {
@@ -187,7 +194,8 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::AvailableCommands { .. }
             | SessionUpdate::ConfigOptions { .. }
             | SessionUpdate::SessionInfo { .. }
-            | SessionUpdate::Compaction { .. } => {}
+            | SessionUpdate::Compaction { .. }
+            | SessionUpdate::Notice(_) => {}
         }
     }
     all

@@ -284,7 +284,7 @@ impl SessionActor {
             let ours = super::rewind::commands();
             commands.retain(|c| !ours.iter().any(|o| o.name == c.name));
             commands.extend(ours);
-            let commands = translate::with_context_command(commands);
+            let commands = translate::with_usage_command(translate::with_context_command(commands));
             self.ctx
                 .editor
                 .session_update(&self.ctx.id, SessionUpdate::AvailableCommands { commands });

@@ -12,6 +12,7 @@ mod history_fixture;
 mod idle;
 mod mock_api;
 mod nothing_outlives;
+mod notices;
 mod options;
 mod permissions;
 mod progress;
