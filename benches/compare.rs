@@ -113,11 +113,11 @@ fn main() {
         eprintln!("TS adapter done (load {})", load_average());
     }
     if wants("editor-tools") {
-        editor_tools(&mut report, &runs);
+        stored::editor_tools(&mut report, runs.first_chunk);
         eprintln!("editor tools done (load {})", load_average());
     }
     if wants("stored") {
-        stored_work(&mut report, if quick { 1 } else { 3 });
+        stored::stored_work(&mut report, if quick { 1 } else { 3 });
         eprintln!("stored sessions done (load {})", load_average());
     }
     if wants("attribution") {
@@ -142,84 +142,6 @@ fn main() {
     let json = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench/compare.json");
     report.write_json(&json, machine);
     println!("\nwritten: {}", json.display());
-}
-
-/// The first prompt of a cold start with the editor's tools declared (`fs` and `terminal`, as
-/// Zed does: the default client here) and without them, each adapter on the real claude, the
-/// two interleaved run by run.
-fn editor_tools(report: &mut Report, runs: &Runs) {
-    let backend = Backend::start();
-    for column in [OURS, TS] {
-        let command = || {
-            if column == TS {
-                backend.ts_adapter()
-            } else {
-                backend.claude_acp()
-            }
-        };
-        let adapter = Acp {
-            command: &command,
-            cwd: backend.env.work_dir(),
-        };
-        let (mut with, mut without) = (Vec::new(), Vec::new());
-        for _ in 0..runs.first_chunk {
-            with.push(
-                adapter
-                    .cold_with(real::SHORT, acp::initialize_params())
-                    .first_chunk_ms,
-            );
-            without.push(
-                adapter
-                    .cold_with(real::SHORT, acp::initialize_params_without_tools())
-                    .first_chunk_ms,
-            );
-        }
-        report.add(
-            "spawn -> first chunk, client declaring fs and terminal",
-            "ms",
-            column,
-            with,
-        );
-        report.add(
-            "spawn -> first chunk, client declaring neither",
-            "ms",
-            column,
-            without,
-        );
-    }
-}
-
-/// `session/list` over stores of 100, 1,000 and 3,000 sessions and the load and resume of a long
-/// conversation, for claude-acp and the TypeScript adapter on the real claude.
-fn stored_work(report: &mut Report, runs: usize) {
-    let backend = Backend::start();
-    for column in [OURS, TS] {
-        let command = || {
-            if column == TS {
-                backend.ts_adapter()
-            } else {
-                backend.claude_acp()
-            }
-        };
-        stored::listing(report, &backend, &command, column, runs);
-        eprintln!("{column}: listing done (load {})", load_average());
-    }
-    let long = stored::long_transcript(&backend);
-    for column in [OURS, TS] {
-        let command = || {
-            if column == TS {
-                backend.ts_adapter()
-            } else {
-                backend.claude_acp()
-            }
-        };
-        let adapter = Acp {
-            command: &command,
-            cwd: backend.env.work_dir(),
-        };
-        stored::long_history(report, &adapter, &long, column, runs);
-        eprintln!("{column}: long conversation done (load {})", load_average());
-    }
 }
 
 /// claude-acp on the stand-in, and the stand-in alone: what the adapter itself costs.

@@ -9,10 +9,11 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::acp::{Acp, initialize_params, ms};
+use crate::acp::{self, Acp, initialize_params, ms};
 use crate::peer::Peer;
 use crate::real::Backend;
 use crate::table::Report;
+use crate::{OURS, TS, real};
 
 /// The store sizes listed.
 pub const STORE_SIZES: [usize; 3] = [100, 1000, 3000];
@@ -211,4 +212,82 @@ pub fn long_history(
         long.bytes as f64 / 1e6,
         long.longest_line as f64 / 1048576.0
     ));
+}
+
+/// The first prompt of a cold start with the editor's tools declared (`fs` and `terminal`, as
+/// Zed does: the default client here) and without them, each adapter on the real claude, the
+/// two interleaved run by run.
+pub fn editor_tools(report: &mut Report, runs: usize) {
+    let backend = Backend::start();
+    for column in [OURS, TS] {
+        let command = || {
+            if column == TS {
+                backend.ts_adapter()
+            } else {
+                backend.claude_acp()
+            }
+        };
+        let adapter = Acp {
+            command: &command,
+            cwd: backend.env.work_dir(),
+        };
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            with.push(
+                adapter
+                    .cold_with(real::SHORT, acp::initialize_params())
+                    .first_chunk_ms,
+            );
+            without.push(
+                adapter
+                    .cold_with(real::SHORT, acp::initialize_params_without_tools())
+                    .first_chunk_ms,
+            );
+        }
+        report.add(
+            "spawn -> first chunk, client declaring fs and terminal",
+            "ms",
+            column,
+            with,
+        );
+        report.add(
+            "spawn -> first chunk, client declaring neither",
+            "ms",
+            column,
+            without,
+        );
+    }
+}
+
+/// `session/list` over stores of 100, 1,000 and 3,000 sessions and the load and resume of a long
+/// conversation, for claude-acp and the TypeScript adapter on the real claude.
+pub fn stored_work(report: &mut Report, runs: usize) {
+    let backend = Backend::start();
+    for column in [OURS, TS] {
+        let command = || {
+            if column == TS {
+                backend.ts_adapter()
+            } else {
+                backend.claude_acp()
+            }
+        };
+        listing(report, &backend, &command, column, runs);
+        eprintln!("{column}: listing done");
+    }
+    let long = long_transcript(&backend);
+    for column in [OURS, TS] {
+        let command = || {
+            if column == TS {
+                backend.ts_adapter()
+            } else {
+                backend.claude_acp()
+            }
+        };
+        let adapter = Acp {
+            command: &command,
+            cwd: backend.env.work_dir(),
+        };
+        long_history(report, &adapter, &long, column, runs);
+        eprintln!("{column}: long conversation done");
+    }
 }

@@ -6,7 +6,7 @@
 //! `session/list` ([`list`]), `session/load` ([`replay`]), `session/delete` ([`delete()`]) and locating a session by id alone
 //! ([`find`]). Everything here is blocking file I/O: call it from `spawn_blocking`.
 //!
-//! Transcript lines seen with CLI 2.1.332 (`fixtures/history/`): `user` (prompts, tool results,
+//! Transcript lines seen with the pinned CLI (`fixtures/history/`): `user` (prompts, tool results,
 //! slash-command wrappers, `isMeta` injections, the `isCompactSummary` after `/compact`), `assistant`
 //! (one content block per line), `system` (`local_command` output, `compact_boundary`), `attachment`,
 //! and bookkeeping lines (`queue-operation`, `last-prompt`, `api-request*`, `cost-state`,

@@ -7,6 +7,7 @@ mod directories;
 mod id_locks;
 mod incoming;
 mod listing;
+mod load;
 mod logout;
 pub(crate) mod meta;
 pub(crate) mod modes;
@@ -35,9 +36,6 @@ use crate::domain::{
 use crate::editor_tools::fs as editor_fs;
 use crate::editor_tools::terminal as editor_terminal;
 use crate::history::{self, HistoryError};
-
-/// Replayed updates made and not yet handed to the editor's queue, during a `session/load`.
-const REPLAY_IN_FLIGHT: usize = 4;
 
 /// The auth methods `initialize` offers; the editor runs `claude-acp login [--kind]` in a
 /// terminal. The ids are the TypeScript adapter's where it has the same login.
@@ -431,24 +429,8 @@ impl AgentCore for Sessions {
             .map_err(|e| AgentError::Internal(e.to_string()))?
             .map_err(history_error)?;
         // The whole thread first, then the response: that is how the editor knows it is complete.
-        // The transcript is read and translated while the editor takes the updates: a few at a
-        // time in between, and none while the editor's queue is full.
-        let (tx, mut rx) = mpsc::channel(REPLAY_IN_FLIGHT);
-        let cwd = req.cwd.clone();
-        let replay = tokio::task::spawn_blocking(move || {
-            history::stream_replay(&file, &cwd, &mut |update| match tx.blocking_send(update) {
-                Ok(()) => std::ops::ControlFlow::Continue(()),
-                Err(_) => std::ops::ControlFlow::Break(()),
-            })
-        });
-        while let Some(update) = rx.recv().await {
-            self.editor.room_for_updates().await;
-            self.editor.session_update(session_id, update);
-        }
-        replay
-            .await
-            .map_err(|e| AgentError::Internal(e.to_string()))?
-            .map_err(history_error)?;
+        self.replay_to_editor(session_id, file, req.cwd.clone())
+            .await?;
         self.open(session_id.to_owned(), req, Start::Resume).await
     }
 

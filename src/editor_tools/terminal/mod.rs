@@ -30,9 +30,8 @@ pub(crate) const TOOL_NAMES: [&str; 2] = super::names::TERMINAL_TOOLS;
 /// `terminal/release` (waiting for the command itself is bounded by its timeout).
 pub(crate) const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
-const BUILTIN_TOOLS: &str =
-    include_str!("../../../fixtures/editor_terminal/builtin_tools_2.1.332.json");
+/// The built-in tool definitions the pinned claude sends the model, captured from its API request.
+const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_terminal/builtin_tools.json");
 
 /// Where a session's Bash commands run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
