@@ -198,6 +198,28 @@ where
                     while self.next_line().await.is_some() {}
                     std::future::pending::<()>().await;
                 }
+                Step::SpawnDetached(command) => {
+                    let command = self.vars.substitute_str(command).map_err(at)?;
+                    let mut shell = std::process::Command::new("/bin/sh");
+                    shell
+                        .args(["-c", &command])
+                        .current_dir(&self.runtime.cwd)
+                        .stdin(std::process::Stdio::null())
+                        .stdout(std::process::Stdio::null())
+                        .stderr(std::process::Stdio::null());
+                    crate::platform::process::detach(&mut shell);
+                    // Never waited for, as claude's shells are not by the time they outlive it.
+                    let spawned = shell.spawn().map_err(|e| {
+                        Stop::Fail(
+                            EXIT_SCRIPT_ERROR,
+                            format!(
+                                "step {n}: cannot start {command:?}: {e} (at {})",
+                                located.origin
+                            ),
+                        )
+                    })?;
+                    drop(spawned);
+                }
                 Step::WriteFile { path, content } => {
                     let path = self
                         .runtime

@@ -37,6 +37,9 @@
 //!   killed instead (a claude busy in a long tool call), so only a real kill takes it down.
 //! - `{"write_file": {"path": "hello.txt", "content": "..."}}` really writes the file, relative to
 //!   the stand-in's cwd (both substituted), as the Write tool would.
+//! - `{"spawn_detached": "command"}` starts `/bin/sh -c command` (substituted, in the cwd) in a
+//!   session and process group of its own and leaves it running, as claude starts its Bash
+//!   tool's shells (`detached: true`): killing the stand-in's group does not reach it.
 //! - `{"set": {"var": J}}` sets variables (values substituted).
 //! - `{"on": P, "bind": {...}, "reply": [J, ...]}` registers a handler: from then on, a received
 //!   line that the current step does not want (and that is not read by an `optional` step) but

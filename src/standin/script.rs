@@ -82,6 +82,9 @@ pub(crate) enum Step {
         path: String,
         content: String,
     },
+    /// Starts `/bin/sh -c <command>` in a session and process group of its own and leaves it
+    /// running, as claude starts its Bash tool's shells (`detached: true`).
+    SpawnDetached(String),
     Set(Vec<(String, Value)>),
     /// Registers a handler for lines that arrive while the script waits for something else.
     On(Handler),

@@ -17,6 +17,7 @@ const STEP_KEYS: &[&str] = &[
     "close_stdout",
     "ignore_eof",
     "write_file",
+    "spawn_detached",
     "set",
     "label",
     "goto",
@@ -139,6 +140,11 @@ pub(super) fn parse_step(map: &Map<String, Value>) -> Result<Step, String> {
                 content: field("content")?,
             }
         }
+        "spawn_detached" => Step::SpawnDetached(
+            arg.as_str()
+                .ok_or("`spawn_detached` takes a shell command")?
+                .to_owned(),
+        ),
         "set" => {
             let vars = arg
                 .as_object()

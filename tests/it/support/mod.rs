@@ -24,6 +24,7 @@ pub mod raw_editor;
 pub mod real_cli;
 pub mod real_editor;
 pub mod real_session;
+pub mod session_end;
 pub mod standin;
 pub mod stream_json;
 
