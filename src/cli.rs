@@ -59,6 +59,16 @@ pub enum Command {
     },
     /// Check the claude installation this adapter would use.
     Doctor,
-    /// Log in to Claude (runs claude's own login in this terminal).
-    Login,
+    /// Log in to Claude in this terminal: claude's own login screen, or straight to one kind.
+    Login {
+        /// With a Claude subscription (`claude auth login --claudeai`).
+        #[arg(long, conflicts_with_all = ["console", "sso"])]
+        claudeai: bool,
+        /// With an Anthropic Console account, billed per API use (`claude auth login --console`).
+        #[arg(long, conflicts_with = "sso")]
+        console: bool,
+        /// Through your organisation's single sign-on (`claude auth login --sso`).
+        #[arg(long)]
+        sso: bool,
+    },
 }

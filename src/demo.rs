@@ -30,6 +30,7 @@ async fn play(real: bool, claude_path: Option<&Path>) -> Result<(), String> {
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     let mut agent_args: Vec<String> = Vec::new();
     let mut standin_dir = None;
+    let mut agent_env: Vec<(&str, PathBuf)> = Vec::new();
     if real {
         if let Some(p) = claude_path {
             agent_args.extend(["--claude-path".into(), p.display().to_string()]);
@@ -39,9 +40,11 @@ async fn play(real: bool, claude_path: Option<&Path>) -> Result<(), String> {
             work.display()
         );
     } else {
-        let wrapper = write_standin(&exe)?;
-        standin_dir = wrapper.parent().map(Path::to_path_buf);
-        agent_args.extend(["--claude-path".into(), wrapper.display().to_string()]);
+        let script = write_standin_script()?;
+        standin_dir = script.parent().map(Path::to_path_buf);
+        // claude-acp named as its own claude starts itself as the stand-in, on every platform.
+        agent_args.extend(["--claude-path".into(), exe.display().to_string()]);
+        agent_env.push((crate::standin::SCRIPT_VAR, script));
         println!(
             "# claude-acp demo on the bundled offline stand-in for claude, in {}",
             work.display()
@@ -57,6 +60,7 @@ async fn play(real: bool, claude_path: Option<&Path>) -> Result<(), String> {
             "RUST_LOG",
             std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
         )
+        .envs(agent_env)
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("cannot start claude-acp: {e}"))?;
@@ -110,29 +114,21 @@ async fn play(real: bool, claude_path: Option<&Path>) -> Result<(), String> {
     }
     drop(stdin);
     let _ = tokio::time::timeout(Duration::from_secs(3), child.wait()).await;
-    // The stand-in's script and wrapper were only for this run; the work folder stays to look at.
+    // The stand-in's script was only for this run; the work folder stays to look at.
     if let Some(dir) = standin_dir {
         let _ = std::fs::remove_dir_all(dir);
     }
     Ok(())
 }
 
-/// The stand-in reads its script from a file and is started through a wrapper, as claude would be.
-fn write_standin(exe: &Path) -> Result<PathBuf, String> {
+/// The stand-in reads its script from a file, as the tests' stand-ins do.
+fn write_standin_script() -> Result<PathBuf, String> {
     let dir =
         std::env::temp_dir().join(format!("claude-acp-demo-standin-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let script = dir.join("demo.jsonl");
     std::fs::write(&script, crate::standin::DEMO_SCRIPT).map_err(|e| e.to_string())?;
-    let wrapper = dir.join("claude");
-    let body = format!(
-        "#!/bin/sh\nexec '{}' standin --script '{}' \"$@\"\n",
-        exe.display(),
-        script.display()
-    );
-    std::fs::write(&wrapper, body).map_err(|e| e.to_string())?;
-    crate::platform::files::make_executable(&wrapper).map_err(|e| e.to_string())?;
-    Ok(wrapper)
+    Ok(script)
 }
 
 /// Prints what streams in until the response to `id` arrives, answering permission prompts.

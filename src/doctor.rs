@@ -3,8 +3,9 @@
 use std::path::Path;
 use std::process::Stdio;
 
+use crate::claude::auth::LoginKind;
 use crate::claude::install::{
-    TESTED_CLAUDE_VERSIONS, VersionFit, has_credentials, has_key, too_old_message, version_fit,
+    TESTED_CLAUDE_VERSIONS, VersionFit, login_in_use, too_old_message, version_fit,
 };
 use crate::claude::locate;
 use crate::history::default_config_dir;
@@ -54,16 +55,21 @@ pub async fn run(claude_path: Option<&Path>) -> i32 {
             }
         }
     }
-    if has_key() {
-        println!("✓ auth: an API key or token is set in the environment");
-    } else if has_credentials() {
-        println!(
-            "✓ auth: logged in (credentials in {})",
-            default_config_dir().unwrap_or_default().display()
-        );
+    // The same report `initialize` gives editors in `_meta.claudeCode.auth`.
+    let login = login_in_use();
+    let email = login
+        .email
+        .as_deref()
+        .map(|e| format!(", {e}"))
+        .unwrap_or_default();
+    if login.logged_in {
+        println!("✓ auth: {}{email}", login.summary);
     } else {
         println!(
-            "! auth: no API key and no stored login found; run `claude-acp login` (or set ANTHROPIC_API_KEY)"
+            "! auth: {} (no API key and no stored login in {}); run `claude-acp login` \
+             (`--claudeai`, `--console` or `--sso` to pick), or set ANTHROPIC_API_KEY",
+            login.summary,
+            default_config_dir().unwrap_or_default().display()
         );
     }
     println!(
@@ -72,7 +78,17 @@ pub async fn run(claude_path: Option<&Path>) -> i32 {
     if problems > 0 { 1 } else { 0 }
 }
 
-pub async fn login(claude_path: Option<&Path>) -> i32 {
+/// `claude-acp login [--claudeai | --console | --sso]`: claude's own login in this terminal.
+pub async fn login(claude_path: Option<&Path>, claudeai: bool, console: bool, sso: bool) -> i32 {
+    let kind = if claudeai {
+        LoginKind::Subscription
+    } else if console {
+        LoginKind::Console
+    } else if sso {
+        LoginKind::Sso
+    } else {
+        LoginKind::Screen
+    };
     let cmd = match locate::locate(claude_path) {
         Ok(c) => c,
         Err(e) => {
@@ -82,7 +98,7 @@ pub async fn login(claude_path: Option<&Path>) -> i32 {
     };
     let status = tokio::process::Command::new(&cmd.program)
         .args(&cmd.prefix_args)
-        .arg("/login")
+        .args(kind.claude_args())
         .status()
         .await;
     match status {

@@ -17,7 +17,7 @@ fn main() {
         std::process::exit(code);
     }
     // The stand-in takes claude's own arguments, so it is dispatched before our parser sees them.
-    if std::env::args().nth(1).as_deref() == Some("standin") {
+    if std::env::args().nth(1).as_deref() == Some(claude_acp::standin::SUBCOMMAND) {
         let code = runtime.block_on(claude_acp::standin::run_cli(
             std::env::args().skip(2).collect(),
         ));
@@ -43,7 +43,13 @@ fn main() {
                 claude_acp::demo::run(real, cli.claude_path.as_deref()).await
             }
             Some(Command::Doctor) => claude_acp::doctor::run(cli.claude_path.as_deref()).await,
-            Some(Command::Login) => claude_acp::doctor::login(cli.claude_path.as_deref()).await,
+            Some(Command::Login {
+                claudeai,
+                console,
+                sso,
+            }) => {
+                claude_acp::doctor::login(cli.claude_path.as_deref(), claudeai, console, sso).await
+            }
         }
     });
     // Exit without waiting on the SDK's blocking stdin reader thread.

@@ -12,11 +12,14 @@ use super::to_proto;
 use super::tool_call_json::ToolCallNotification;
 use super::transport::{Failure, Outbound, PendingRequests};
 use crate::domain::{
-    ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
+    AuthStatusInfo, ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
     ElicitationRequest, PermissionAsk, PermissionOutcome, SessionUpdate, TerminalCommand,
     TerminalExit, TerminalOutput,
 };
 use crate::translate::compaction_text;
+
+/// The extension notification that tells a change of login.
+const AUTH_STATUS_NOTIFICATION: &str = "_claude/authStatus";
 
 /// The connection to the editor, and what it declared at `initialize`.
 #[derive(Default)]
@@ -51,6 +54,19 @@ impl AcpEditor {
         let _ = self.capabilities.set(caps);
     }
 
+    /// One `session/update` already in ACP's terms, through our queue when there is one.
+    fn send_update(&self, session_id: &str, update: acp::SessionUpdate, may_be_large: bool) {
+        let note = acp::SessionNotification::new(session_id.to_owned(), update);
+        if let Some(outbound) = self.outbound.get() {
+            outbound.push_json(Notification::new("session/update", note), may_be_large);
+            return;
+        }
+        let Ok(cx) = self.connection() else { return };
+        if let Err(e) = cx.send_notification(note) {
+            tracing::debug!("session/update not sent: {e}");
+        }
+    }
+
     fn connection(&self) -> Result<&ConnectionTo<Client>, EditorError> {
         self.connection.get().ok_or(EditorError::Closed)
     }
@@ -66,6 +82,11 @@ impl EditorClient for AcpEditor {
                     content: ContentChunk::text(compaction_text(status)),
                 }
             }
+            SessionUpdate::Notice(notice) if !self.supports_notices() => {
+                let message = to_proto::notice_as_message(notice);
+                self.send_update(session_id, message, false);
+                return;
+            }
             other => other,
         };
         // Only tool calls carry payloads of MiBs (inputs, outputs, diffs): those are measured
@@ -74,25 +95,24 @@ impl EditorClient for AcpEditor {
             update,
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
-        if let Some(outbound) = self.outbound.get() {
-            if let SessionUpdate::ToolCall(call) = update {
+        let update = match (self.outbound.get(), update) {
+            (Some(outbound), SessionUpdate::ToolCall(call)) => {
                 // Its input shared, not copied into the SDK's type (a Write's is the whole file).
                 let note = ToolCallNotification::new(session_id, call);
                 outbound.push_json(Notification::new("session/update", note), true);
                 return;
             }
-            let note = acp::SessionNotification::new(
-                session_id.to_owned(),
-                to_proto::session_update(update),
-            );
-            outbound.push_json(Notification::new("session/update", note), may_be_large);
-            return;
-        }
-        let note =
-            acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
-        let Ok(cx) = self.connection() else { return };
-        if let Err(e) = cx.send_notification(note) {
-            tracing::debug!("session/update not sent: {e}");
+            (_, other) => other,
+        };
+        self.send_update(session_id, to_proto::session_update(update), may_be_large);
+    }
+
+    fn auth_status(&self, status: &AuthStatusInfo) {
+        // An extension notification (ACP has none for this): `_claude/authStatus` with the same
+        // object `initialize` gives in `_meta.claudeCode.auth`.
+        let params = serde_json::json!({ "auth": status });
+        if let Some(outbound) = self.outbound.get() {
+            outbound.push_json(Notification::new(AUTH_STATUS_NOTIFICATION, params), false);
         }
     }
 
@@ -131,11 +151,26 @@ impl EditorClient for AcpEditor {
         permission_outcome(response)
     }
 
+    fn supports_notices(&self) -> bool {
+        self.capabilities
+            .get()
+            .and_then(|c| c.session.as_ref())
+            .is_some_and(|s| s.notices.is_some())
+    }
+
     fn supports_compaction(&self) -> bool {
         self.capabilities
             .get()
             .and_then(|c| c.session.as_ref())
             .is_some_and(|s| s.compaction.is_some())
+    }
+
+    fn supports_boolean_options(&self) -> bool {
+        self.capabilities
+            .get()
+            .and_then(|c| c.session.as_ref())
+            .and_then(|s| s.config_options.as_ref())
+            .is_some_and(|o| o.boolean.is_some())
     }
 
     fn supports_text_files(&self) -> bool {

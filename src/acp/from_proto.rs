@@ -2,7 +2,7 @@
 
 use agent_client_protocol::v1::schema as acp;
 
-use crate::domain::{McpServer, NewSession, PromptBlock};
+use crate::domain::{AgentError, McpServer, NewSession, PromptBlock, SystemPrompt};
 
 pub fn prompt_blocks(blocks: Vec<acp::ContentBlock>) -> Vec<PromptBlock> {
     blocks.into_iter().filter_map(prompt_block).collect()
@@ -71,12 +71,49 @@ pub fn new_session(
     cwd: std::path::PathBuf,
     additional_directories: Vec<std::path::PathBuf>,
     servers: Vec<acp::McpServer>,
+    system_prompt: Option<acp::SystemPrompt>,
     meta: Option<acp::Meta>,
-) -> NewSession {
-    NewSession {
+) -> Result<NewSession, AgentError> {
+    Ok(NewSession {
         cwd,
         additional_directories,
         mcp_servers: mcp_servers(servers),
         meta: meta_value(meta),
+        system_prompt: system_prompt.map(self::system_prompt).transpose()?,
+    })
+}
+
+/// `systemPrompt`: text blocks in a mode claude has (ACP says to refuse anything else rather
+/// than open the session without it).
+fn system_prompt(prompt: acp::SystemPrompt) -> Result<SystemPrompt, AgentError> {
+    let replace = match prompt.mode {
+        acp::SystemPromptMode::Append => false,
+        acp::SystemPromptMode::Override => true,
+        other => {
+            return Err(AgentError::InvalidParams(format!(
+                "systemPrompt.mode {}: claude-acp takes append or override",
+                serde_json::to_string(&other).unwrap_or_default()
+            )));
+        }
+    };
+    if prompt.content.is_empty() {
+        return Err(AgentError::InvalidParams(
+            "systemPrompt.content is empty".into(),
+        ));
     }
+    let mut texts = Vec::new();
+    for block in prompt.content {
+        match block {
+            acp::ContentBlock::Text(text) => texts.push(text.text),
+            _ => {
+                return Err(AgentError::InvalidParams(
+                    "systemPrompt.content: claude-acp takes text blocks only".into(),
+                ));
+            }
+        }
+    }
+    Ok(SystemPrompt {
+        text: texts.join("\n\n"),
+        replace,
+    })
 }

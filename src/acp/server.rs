@@ -13,7 +13,7 @@ use super::client::AcpEditor;
 use super::errors::to_rpc;
 use super::transport::Transport;
 use super::{from_proto, to_proto};
-use crate::domain::{AgentCore, AgentError, SessionOpened};
+use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened};
 
 /// Answers `responder` with what `work` yields, from a task of its own.
 fn reply_later<T, F>(responder: Responder<T>, work: F)
@@ -70,6 +70,14 @@ pub(super) fn initialize_response(
     if f.fork_session {
         session.fork = Some(acp::SessionForkCapabilities::new());
     }
+    if f.system_prompt {
+        session = session.system_prompt(
+            acp::SessionSystemPromptCapabilities::new().mode(
+                acp::SessionSystemPromptModeCapabilities::new()
+                    .override_(acp::SessionSystemPromptOverrideCapabilities::new()),
+            ),
+        );
+    }
     let caps = acp::AgentCapabilities::new()
         .load_session(f.load_session)
         .prompt_capabilities(
@@ -84,26 +92,60 @@ pub(super) fn initialize_response(
     } else {
         caps
     };
+    let client = &req.client_capabilities;
+    // The TypeScript adapter's extension: the client launches the command itself.
+    let meta_terminal = client
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("terminal-auth"))
+        .and_then(serde_json::Value::as_bool)
+        == Some(true);
+    let runs_terminal_logins = client.auth.terminal || meta_terminal;
     let auth_methods = f
         .auth_methods
         .into_iter()
-        .map(|(id, name, description)| {
-            acp::AuthMethod::Terminal(
-                acp::AuthMethodTerminal::new(id, name)
-                    .description(description)
-                    .args(vec!["login".into()]),
-            )
+        .filter(|m| runs_terminal_logins || !m.needs_terminal_client)
+        .map(|m| {
+            let mut method = acp::AuthMethodTerminal::new(m.id, m.name.clone())
+                .description(m.description)
+                .args(m.args.clone());
+            if meta_terminal {
+                method = method.meta(terminal_auth_meta(&m.name, &m.args));
+            }
+            acp::AuthMethod::Terminal(method)
         })
         .collect();
+    let mut response =
+        acp::InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
+            .agent_capabilities(caps)
+            .agent_info(
+                acp::Implementation::new("claude-acp", env!("CARGO_PKG_VERSION"))
+                    .title("Claude Code (claude-acp)"),
+            )
+            .auth_methods(auth_methods);
+    if let Some(status) = f.auth_status {
+        let mut meta = acp::Meta::new();
+        meta.insert("claudeCode".into(), serde_json::json!({ "auth": status }));
+        response = response.meta(meta);
+    }
     // ACP v1 is the only version spoken; a client asking for another gets v1 and decides.
-    let _ = req;
-    acp::InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
-        .agent_capabilities(caps)
-        .agent_info(
-            acp::Implementation::new("claude-acp", env!("CARGO_PKG_VERSION"))
-                .title("Claude Code (claude-acp)"),
-        )
-        .auth_methods(auth_methods)
+    response
+}
+
+/// `_meta["terminal-auth"]`: the command a client that launches logins itself runs, this very
+/// program with its own arguments and the login's (as the TypeScript adapter gives it).
+fn terminal_auth_meta(label: &str, args: &[String]) -> acp::Meta {
+    let command = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "claude-acp".into());
+    let mut all: Vec<String> = std::env::args().skip(1).collect();
+    all.extend(args.iter().cloned());
+    let mut meta = acp::Meta::new();
+    meta.insert(
+        "terminal-auth".into(),
+        serde_json::json!({"command": command, "args": all, "label": label}),
+    );
+    meta
 }
 
 /// The ACP methods (and the cancel notification) this agent has a handler for; the conformance
@@ -190,8 +232,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (id, modes, options) = opened_parts(c.new_session(new).await?);
         Ok(acp::NewSessionResponse::new(id)
             .modes(modes)
@@ -204,8 +247,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (_, modes, options) = opened_parts(c.load_session(&req.session_id.0, new).await?);
         Ok(acp::LoadSessionResponse::new()
             .modes(modes)
@@ -218,8 +262,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (_, modes, options) = opened_parts(c.resume_session(&req.session_id.0, new).await?);
         Ok(acp::ResumeSessionResponse::new()
             .modes(modes)
@@ -232,8 +277,9 @@ pub(super) async fn serve(
             req.cwd,
             req.additional_directories,
             req.mcp_servers,
+            req.system_prompt,
             req.meta,
-        );
+        )?;
         let (id, modes, options) = opened_parts(c.fork_session(&req.session_id.0, new).await?);
         Ok(acp::ForkSessionResponse::new(id)
             .modes(modes)
@@ -277,7 +323,8 @@ pub(super) async fn serve(
             .await?;
         Ok(
             acp::PromptResponse::new(to_proto::stop_reason(outcome.stop_reason))
-                .usage(outcome.usage.map(to_proto::turn_usage)),
+                .usage(outcome.usage.map(to_proto::turn_usage))
+                .meta(to_proto::rate_limits_meta(&outcome.rate_limits)),
         )
     });
     let builder = spawned!(builder, core, editor, |c,
@@ -292,14 +339,20 @@ pub(super) async fn serve(
         core,
         editor,
         |c, req: acp::SetSessionConfigOptionRequest| -> acp::SetSessionConfigOptionResponse {
-            let acp::SessionConfigOptionValue::ValueId { value } = &req.value else {
-                return Err(AgentError::InvalidParams(format!(
-                    "config option `{}` takes one of its listed values",
-                    req.config_id.0
-                )));
+            // A boolean travels as a toggle's `on`/`off`, the values of its select form.
+            let value = match &req.value {
+                acp::SessionConfigOptionValue::ValueId { value } => value.0.to_string(),
+                acp::SessionConfigOptionValue::Boolean { value: true } => ConfigOption::ON.into(),
+                acp::SessionConfigOptionValue::Boolean { value: false } => ConfigOption::OFF.into(),
+                _ => {
+                    return Err(AgentError::InvalidParams(format!(
+                        "config option `{}` takes one of its listed values",
+                        req.config_id.0
+                    )));
+                }
             };
             let options = c
-                .set_config_option(&req.session_id.0, &req.config_id.0, &value.0)
+                .set_config_option(&req.session_id.0, &req.config_id.0, &value)
                 .await?;
             Ok(acp::SetSessionConfigOptionResponse::new(
                 to_proto::config_options(options),

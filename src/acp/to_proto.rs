@@ -3,10 +3,10 @@
 use agent_client_protocol::v1::schema as acp;
 
 use crate::domain::{
-    CompactionStatus, ConfigOption, ContentChunk, ModeState, PermissionOption,
-    PermissionOptionKind, PlanEntry, PlanPriority, PlanStatus, SessionUpdate, SlashCommand,
-    StopReason, ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolLocation, ToolStatus,
-    TurnUsage, Usage,
+    CompactionStatus, ConfigOption, ContentChunk, ModeState, Notice, NoticeSeverity,
+    PermissionOption, PermissionOptionKind, PlanEntry, PlanPriority, PlanStatus, RateLimitWindow,
+    RateLimits, SessionUpdate, SlashCommand, StopReason, ToolCall, ToolCallUpdate, ToolContent,
+    ToolKind, ToolLocation, ToolStatus, TurnUsage, Usage,
 };
 
 pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
@@ -15,6 +15,9 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
         SessionUpdate::UserMessageChunk { content } => U::UserMessageChunk(chunk(content)),
         SessionUpdate::AgentMessageChunk { content } => U::AgentMessageChunk(chunk(content)),
         SessionUpdate::AgentThoughtChunk { content } => U::AgentThoughtChunk(chunk(content)),
+        SessionUpdate::AgentNote { text, kind } => U::AgentMessageChunk(
+            chunk(ContentChunk::text(text)).meta(claude_code_meta("kind", kind.into())),
+        ),
         SessionUpdate::ToolCall(call) => U::ToolCall(tool_call(call)),
         SessionUpdate::ToolCallUpdate(update) => U::ToolCallUpdate(tool_call_update(update)),
         SessionUpdate::Plan { entries } => U::Plan(acp::Plan::new(
@@ -49,7 +52,86 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
             };
             U::CompactionUpdate(acp::CompactionUpdate::new(id, status))
         }
+        SessionUpdate::Notice(notice) => U::Notice(self::notice(notice)),
     }
+}
+
+/// The subscription's windows as `_meta`: `claudeCode.rateLimits.{fiveHour, weekly}` with
+/// `status`, `usedShare` (0 to 1) and `resetsAt` (RFC 3339), and the TypeScript adapter's
+/// `_claude/rateLimit` (the most pressing window in claude's own shape). `None` when claude
+/// reported no limits (API key, Bedrock, Vertex).
+pub fn rate_limits_meta(limits: &RateLimits) -> Option<acp::Meta> {
+    if limits.is_empty() {
+        return None;
+    }
+    let window = |w: &Option<RateLimitWindow>| {
+        w.map(|w| {
+            serde_json::json!({
+                "status": w.status.as_str(),
+                "usedShare": w.used_share,
+                "resetsAt": w.resets_at.map(|t| crate::history::rfc3339(
+                    std::time::UNIX_EPOCH + std::time::Duration::from_secs(t.max(0.0) as u64))),
+            })
+        })
+    };
+    let pressing = [
+        ("five_hour", limits.five_hour),
+        ("seven_day", limits.weekly),
+    ]
+    .into_iter()
+    .filter_map(|(kind, w)| w.map(|w| (kind, w)))
+    .max_by(|a, b| {
+        let rank = |w: &RateLimitWindow| (w.status as u8, w.used_share.unwrap_or(0.0));
+        rank(&a.1)
+            .partial_cmp(&rank(&b.1))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    })
+    .map(|(kind, w)| {
+        serde_json::json!({
+            "status": w.status.as_str(),
+            "rateLimitType": kind,
+            "utilization": w.used_share,
+            "resetsAt": w.resets_at,
+        })
+    });
+    let mut meta = acp::Meta::new();
+    meta.insert(
+        "claudeCode".into(),
+        serde_json::json!({"rateLimits": {
+            "fiveHour": window(&limits.five_hour),
+            "weekly": window(&limits.weekly),
+        }}),
+    );
+    if let Some(pressing) = pressing {
+        meta.insert("_claude/rateLimit".into(), pressing);
+    }
+    Some(meta)
+}
+
+/// `_meta: {"claudeCode": {"kind": ...}}`, which both forms of a notice carry.
+fn notice_meta(kind: &str) -> acp::Meta {
+    let mut meta = acp::Meta::new();
+    meta.insert("claudeCode".into(), serde_json::json!({ "kind": kind }));
+    meta
+}
+
+fn notice(n: Notice) -> acp::Notice {
+    let severity = match n.severity {
+        NoticeSeverity::Info => acp::NoticeSeverity::Info,
+        NoticeSeverity::Warning => acp::NoticeSeverity::Warning,
+        NoticeSeverity::Error => acp::NoticeSeverity::Error,
+    };
+    acp::Notice::new(severity, n.title)
+        .description(n.description)
+        .meta(notice_meta(n.kind))
+}
+
+/// A notice for an editor that did not declare `session.notices`: a short agent line, marked
+/// with the notice's kind.
+pub fn notice_as_message(n: Notice) -> acp::SessionUpdate {
+    let chunk = acp::ContentChunk::new(acp::ContentBlock::Text(acp::TextContent::new(n.as_text())))
+        .meta(notice_meta(n.kind));
+    acp::SessionUpdate::AgentMessageChunk(chunk)
 }
 
 fn chunk(content: ContentChunk) -> acp::ContentChunk {
@@ -183,7 +265,9 @@ fn plan_entry(e: PlanEntry) -> acp::PlanEntry {
 }
 
 fn usage_update(u: Usage) -> acp::UsageUpdate {
-    acp::UsageUpdate::new(u.used, u.size).cost(u.cost_usd.map(|c| acp::Cost::new(c, "USD")))
+    acp::UsageUpdate::new(u.used, u.size)
+        .cost(u.cost_usd.map(|c| acp::Cost::new(c, "USD")))
+        .meta(rate_limits_meta(&u.rate_limits))
 }
 
 fn command(c: SlashCommand) -> acp::AvailableCommand {
@@ -210,9 +294,12 @@ pub fn config_options(options: Vec<ConfigOption>) -> Vec<acp::SessionConfigOptio
                 "model" => acp::SessionConfigOptionCategory::Model,
                 _ => acp::SessionConfigOptionCategory::Other(c),
             });
-            acp::SessionConfigOption::select(o.id, o.name, o.current, values)
-                .description(o.description)
-                .category(category)
+            let option = if o.boolean {
+                acp::SessionConfigOption::boolean(o.id, o.name, o.current == ConfigOption::ON)
+            } else {
+                acp::SessionConfigOption::select(o.id, o.name, o.current, values)
+            };
+            option.description(o.description).category(category)
         })
         .collect()
 }

@@ -187,6 +187,7 @@ fn subtype_of(request: &OutboundControl) -> &'static str {
         OutboundControl::GetContextUsage { .. } => "get_context_usage",
         OutboundControl::RewindFiles(_) => "rewind_files",
         OutboundControl::StopTask { .. } => "stop_task",
+        OutboundControl::GetSettings => "get_settings",
     }
 }
 
@@ -243,6 +244,8 @@ mod tests {
             OutboundControl::Initialize {
                 hooks: None,
                 sdk_mcp_servers: vec![],
+                system_prompt: None,
+                append_system_prompt: None,
             },
             OutboundControl::Interrupt,
             OutboundControl::SetPermissionMode {
@@ -252,6 +255,7 @@ mod tests {
             OutboundControl::ApplyFlagSettings {
                 settings: json!({}),
             },
+            OutboundControl::GetSettings,
             OutboundControl::StopTask {
                 task_id: "b1".into(),
             },

@@ -4,9 +4,15 @@
 use crate::history::default_config_dir;
 use crate::platform::os::Os;
 
-/// The claude versions CI runs the real-CLI scenarios against, oldest first. The last is the one
-/// the whole test suite pins: bumping it is this one line.
-pub const CI_CLAUDE_VERSIONS: [&str; 3] = ["2.1.150", "2.1.250", "2.1.332"];
+/// The claude this adapter is written and tested against ("the pinned claude" in comments across
+/// the code): the whole test suite runs on it, the stand-in and the fixtures show what it does,
+/// and claude-acp's own copies of claude's tools and texts are captured from it. Bumping it is
+/// this one line (and the README's "Tested with").
+pub const PINNED_CLAUDE_VERSION: &str = "2.1.332";
+
+/// The claude versions CI runs the real-CLI scenarios against, oldest first; the last is the
+/// pinned one.
+pub const CI_CLAUDE_VERSIONS: [&str; 3] = ["2.1.150", "2.1.250", PINNED_CLAUDE_VERSION];
 
 /// The range the test suite has verified this adapter against: the oldest to the newest CI runs.
 pub(crate) const TESTED_CLAUDE_VERSIONS: (&str, &str) = (
@@ -24,7 +30,7 @@ pub(crate) enum VersionFit {
     Untested,
 }
 
-/// Where `version` ("2.1.332" or "2.1.332 (Claude Code)") stands against the tested range.
+/// Where `version` ("2.1.250" or "2.1.250 (Claude Code)") stands against the tested range.
 pub(crate) fn version_fit(version: &str) -> VersionFit {
     if version_is_tested(version) {
         VersionFit::Tested
@@ -63,7 +69,7 @@ fn parse_version(version: &str) -> Option<Vec<u64>> {
         .collect()
 }
 
-/// Whether `version` ("2.1.332" or "2.1.332 (Claude Code)") is inside the tested range.
+/// Whether `version` ("2.1.250" or "2.1.250 (Claude Code)") is inside the tested range.
 pub(crate) fn version_is_tested(version: &str) -> bool {
     match (
         parse_version(version),
@@ -89,6 +95,118 @@ pub(crate) fn has_credentials() -> bool {
         || Os::CURRENT == Os::MacOs
 }
 
+/// The login claude would use, read from the environment and claude's files without running
+/// claude (so `initialize` can say it at once): the same order claude follows, a provider's
+/// variables, then a key or token in the environment, then the stored login.
+pub(crate) fn login_in_use() -> crate::domain::AuthStatusInfo {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let home = std::env::var_os(if Os::CURRENT == Os::Windows {
+        "USERPROFILE"
+    } else {
+        "HOME"
+    })
+    .map(std::path::PathBuf::from);
+    let config_dir = default_config_dir();
+    let global = match var("CLAUDE_CONFIG_DIR") {
+        Some(dir) => Some(std::path::PathBuf::from(dir).join(".claude.json")),
+        None => home.map(|h| h.join(".claude.json")),
+    };
+    let read = |path: Option<std::path::PathBuf>| -> Option<serde_json::Value> {
+        serde_json::from_slice(&std::fs::read(path?).ok()?).ok()
+    };
+    let oauth = read(config_dir.map(|d| d.join(".credentials.json")));
+    let global = read(global);
+    login_from(&var, oauth.as_ref(), global.as_ref())
+}
+
+/// [`login_in_use`]'s decision, from the variables and the two files' contents.
+pub(crate) fn login_from(
+    var: &dyn Fn(&str) -> Option<String>,
+    credentials: Option<&serde_json::Value>,
+    global_config: Option<&serde_json::Value>,
+) -> crate::domain::AuthStatusInfo {
+    use crate::domain::AuthStatusInfo;
+    let status = |method: &str, provider: &str, summary: String| AuthStatusInfo {
+        logged_in: method != "none",
+        method: method.into(),
+        provider: provider.into(),
+        email: None,
+        summary,
+    };
+    let on = |k: &str| var(k).is_some_and(|v| v != "0" && v != "false");
+    if on("CLAUDE_CODE_USE_BEDROCK") {
+        return status("third_party", "bedrock", "Amazon Bedrock".into());
+    }
+    if on("CLAUDE_CODE_USE_VERTEX") {
+        return status("third_party", "vertex", "Google Vertex AI".into());
+    }
+    let gateway = var("ANTHROPIC_BASE_URL")
+        .filter(|u| !u.starts_with("https://api.anthropic.com"))
+        .map(|u| format!(" through {}", redact_url(&u)))
+        .unwrap_or_default();
+    if var("ANTHROPIC_AUTH_TOKEN").is_some() || var("CLAUDE_CODE_OAUTH_TOKEN").is_some() {
+        return status(
+            "oauth_token",
+            "firstParty",
+            format!("token from the environment{gateway}"),
+        );
+    }
+    if var("ANTHROPIC_API_KEY").is_some() {
+        return status(
+            "api_key",
+            "firstParty",
+            format!("API key (ANTHROPIC_API_KEY){gateway}"),
+        );
+    }
+    let email = global_config
+        .and_then(|g| g.pointer("/oauthAccount/emailAddress"))
+        .and_then(serde_json::Value::as_str)
+        .map(super::redact::redact_secrets);
+    if let Some(oauth) = credentials.and_then(|c| c.get("claudeAiOauth")) {
+        let plan = oauth
+            .get("subscriptionType")
+            .and_then(serde_json::Value::as_str);
+        let summary = match plan {
+            Some(plan) => format!("Claude subscription ({plan})"),
+            None => "Claude subscription".into(),
+        };
+        return AuthStatusInfo {
+            email,
+            ..status("claude.ai", "firstParty", summary)
+        };
+    }
+    if global_config.and_then(|g| g.get("primaryApiKey")).is_some() {
+        return AuthStatusInfo {
+            email,
+            ..status("console", "firstParty", "Anthropic Console".into())
+        };
+    }
+    if Os::CURRENT == Os::MacOs {
+        // The login is in the Keychain, out of our sight.
+        return AuthStatusInfo {
+            email,
+            ..status(
+                "keychain",
+                "firstParty",
+                "stored login (macOS Keychain)".into(),
+            )
+        };
+    }
+    status("none", "firstParty", "not logged in".into())
+}
+
+/// A gateway URL without what may be a secret in it (user info, query).
+fn redact_url(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let host = host.rsplit('@').next().unwrap_or(host);
+    if scheme.is_empty() {
+        host.to_owned()
+    } else {
+        format!("{scheme}://{host}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,6 +219,60 @@ mod tests {
         assert!(!version_is_tested("2.1.40"));
         assert!(!version_is_tested("2.2.0"));
         assert!(!version_is_tested("garbage"));
+    }
+
+    #[test]
+    fn the_login_in_use_in_claude_s_order_with_the_e_mail_masked() {
+        use serde_json::json;
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        let none = env(&[]);
+        let subscription =
+            json!({"claudeAiOauth": {"accessToken": "sk-ant-oat01-x", "subscriptionType": "max"}});
+        let account = json!({"oauthAccount": {"emailAddress": "ada@example.com"}});
+        let got = login_from(&none, Some(&subscription), Some(&account));
+        assert_eq!(
+            (
+                got.method.as_str(),
+                got.summary.as_str(),
+                got.email.as_deref()
+            ),
+            ("claude.ai", "Claude subscription (max)", Some("[EMAIL]"))
+        );
+        let console =
+            json!({"primaryApiKey": "sk-ant-api03-x", "oauthAccount": {"emailAddress": "b@c.io"}});
+        assert_eq!(login_from(&none, None, Some(&console)).method, "console");
+        let key = env(&[("ANTHROPIC_API_KEY", "sk-ant-api03-x")]);
+        let got = login_from(&key, Some(&subscription), None);
+        assert_eq!(
+            (got.method.as_str(), got.email),
+            ("api_key", None),
+            "the key wins, as in claude"
+        );
+        let gateway = env(&[
+            ("ANTHROPIC_AUTH_TOKEN", "t"),
+            (
+                "ANTHROPIC_BASE_URL",
+                "https://user:pw@gw.example.com/v1?k=s",
+            ),
+        ]);
+        assert_eq!(
+            login_from(&gateway, None, None).summary,
+            "token from the environment through https://gw.example.com"
+        );
+        let bedrock = env(&[("CLAUDE_CODE_USE_BEDROCK", "1"), ("ANTHROPIC_API_KEY", "k")]);
+        assert_eq!(login_from(&bedrock, None, None).provider, "bedrock");
+        if Os::CURRENT != Os::MacOs {
+            let got = login_from(&none, None, None);
+            assert!(!got.logged_in);
+            assert_eq!(got.summary, "not logged in");
+        }
     }
 
     #[test]

@@ -80,6 +80,9 @@ pub(crate) struct LocateEnv {
     pub(crate) npm_prefix: Option<PathBuf>,
     /// The user's login shell (`$SHELL`), asked when claude is nowhere else (Unix).
     pub(crate) shell: Option<PathBuf>,
+    /// This executable: named as claude, it is started as the stand-in (`claude-acp standin`),
+    /// which the demo and the tests use on every platform without a wrapper script.
+    pub(crate) own_exe: Option<PathBuf>,
 }
 
 impl Default for LocateEnv {
@@ -92,6 +95,7 @@ impl Default for LocateEnv {
             app_data: None,
             npm_prefix: None,
             shell: None,
+            own_exe: None,
         }
     }
 }
@@ -116,6 +120,7 @@ impl LocateEnv {
                 .or_else(|| var("npm_config_prefix"))
                 .map(PathBuf::from),
             shell: var("SHELL").map(PathBuf::from),
+            own_exe: std::env::current_exe().ok(),
         }
     }
 }
@@ -136,6 +141,10 @@ pub(crate) trait Probe {
     fn read_text(&self, path: &Path) -> Option<String>;
     /// A helper command's standard output, if it succeeded within a few seconds.
     fn output(&self, program: &Path, args: &[&str]) -> Option<String>;
+    /// Whether the two paths name one file (through links and `.`/`..`).
+    fn same_file(&self, a: &Path, b: &Path) -> bool {
+        a == b
+    }
 }
 
 /// The real file system and processes.
@@ -158,6 +167,13 @@ impl Probe for SystemProbe {
 
     fn output(&self, program: &Path, args: &[&str]) -> Option<String> {
         crate::platform::run::output_within(program, args, LOGIN_SHELL_LIMIT)
+    }
+
+    fn same_file(&self, a: &Path, b: &Path) -> bool {
+        match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
     }
 }
 
@@ -350,9 +366,30 @@ impl Search<'_> {
         } else {
             std::path::absolute(name).unwrap_or_else(|_| name.to_path_buf())
         };
-        self.try_candidate(&name).map_err(|why| LocateError {
+        let found = self.try_candidate(&name).map_err(|why| LocateError {
             looked: vec![format!("{source} {}: {why}", name.display())],
-        })
+        })?;
+        Ok(self.as_standin_if_own(found))
+    }
+
+    /// claude named as this very executable is the stand-in (`claude-acp standin` plays the
+    /// script that `CLAUDE_STANDIN_SCRIPT` names): starting the adapter again as its own claude
+    /// would recurse, and this way the stand-in starts alike on every platform, with no shell.
+    fn as_standin_if_own(&self, found: ClaudeCommand) -> ClaudeCommand {
+        let is_own = found.prefix_args.is_empty()
+            && self
+                .env
+                .own_exe
+                .as_ref()
+                .is_some_and(|own| self.probe.same_file(&found.program, own));
+        if is_own {
+            ClaudeCommand {
+                prefix_args: vec![crate::standin::SUBCOMMAND.to_owned()],
+                ..found
+            }
+        } else {
+            found
+        }
     }
 
     /// The first `name` in the `PATH` directories (on Windows also `name.exe`, or a `.cmd` shim

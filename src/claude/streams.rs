@@ -282,7 +282,7 @@ mod tests {
             "this is not json\n",
             "\n",
             "{\"type\":\"assistant\",\"message\":\"not an object\"}\n",
-            "{\"type\":\"rate_limit_event\"}\n",
+            "{\"type\":\"a_future_event\"}\n",
             "{\"type\":\"control_response\",\"response\":{\"subtype\":\"success\",\"request_id\":\"r1\",\"response\":{\"a\":1}}}\n",
             "{\"type\":\"result\",\"subtype\":\"success\"}\r\n",
             "{\"type\":\"control_cancel_request\",\"request_id\":\"x\"}", // no final newline

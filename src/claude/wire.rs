@@ -1,4 +1,4 @@
-//! The stream-json wire shapes claude speaks on its stdin and stdout (as of CLI 2.1.332).
+//! The stream-json wire shapes claude speaks on its stdin and stdout (as of the pinned CLI).
 //!
 //! Inbound lines are parsed leniently: unknown `type`s and fields are kept as raw JSON rather than
 //! rejected, because claude adds fields in every release. Outbound lines are built only from the
@@ -17,6 +17,7 @@ mod mcp_config;
 mod permission_prompt;
 mod permission_update;
 mod prompt;
+mod rate_limit;
 mod rewind;
 mod tool_result;
 
@@ -31,6 +32,7 @@ pub use permission_update::{
     PermissionDecision, PermissionRule, PermissionSettings, PermissionUpdate, UpdateKind,
 };
 pub use prompt::{ImageSource, InputBlock};
+pub use rate_limit::{RateLimitEvent, RateLimitInfo, RateLimitWindowInfo};
 pub use rewind::{FILE_CHECKPOINTING_ENV, RewindFilesRequest, RewindFilesResult};
 pub use tool_result::ToolResultContent;
 
@@ -49,6 +51,8 @@ pub enum ClaudeMessage {
     },
     /// A heartbeat of a tool that is still running.
     ToolProgress(ToolProgress),
+    /// A subscription's usage limits changed (`rate_limit_event`).
+    RateLimit(RateLimitEvent),
     /// A `type` this adapter does not know; logged and skipped.
     Unknown(Value),
 }
@@ -94,6 +98,7 @@ impl ClaudeMessage {
             "control_request" => ClaudeMessage::ControlRequest(typed(kind, line)?),
             "control_response" => ClaudeMessage::ControlResponse(typed(kind, line)?),
             "tool_progress" => ClaudeMessage::ToolProgress(typed(kind, line)?),
+            "rate_limit_event" => ClaudeMessage::RateLimit(typed(kind, line)?),
             _ => Self::from_value(serde_json::from_str(line)?)?,
         })
     }
@@ -119,6 +124,7 @@ impl ClaudeMessage {
             "control_request" => ClaudeMessage::ControlRequest(typed(&kind, value)?),
             "control_response" => ClaudeMessage::ControlResponse(typed(&kind, value)?),
             "tool_progress" => ClaudeMessage::ToolProgress(typed(&kind, value)?),
+            "rate_limit_event" => ClaudeMessage::RateLimit(typed(&kind, value)?),
             "control_cancel_request" => {
                 #[derive(Deserialize)]
                 struct Cancel {
@@ -319,6 +325,11 @@ pub struct ResultMessage {
     pub permission_denials: Vec<Value>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub errors: Vec<Value>,
+    /// Fast mode after the turn: `off`, `cooldown` or `on` (the pinned claude).
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub fast_mode_state: Option<String>,
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub fast_mode_disabled_reason: Option<String>,
 }
 
 /// `{"type":"tool_progress"}`: claude's heartbeat for a tool call that is still running (a long
@@ -422,6 +433,12 @@ pub enum OutboundControl {
         hooks: Option<Value>,
         #[serde(rename = "sdkMcpServers", skip_serializing_if = "Vec::is_empty")]
         sdk_mcp_servers: Vec<String>,
+        /// Replaces claude's system prompt (the Agent SDK's `systemPrompt`: its parts, in order).
+        #[serde(rename = "systemPrompt", skip_serializing_if = "Option::is_none")]
+        system_prompt: Option<Vec<String>>,
+        /// Added to the end of claude's system prompt (or of the one replacing it).
+        #[serde(rename = "appendSystemPrompt", skip_serializing_if = "Option::is_none")]
+        append_system_prompt: Option<String>,
     },
     Interrupt,
     SetPermissionMode {
@@ -440,6 +457,8 @@ pub enum OutboundControl {
         detail: &'static str,
     },
     RewindFiles(RewindFilesRequest),
+    /// claude's settings as in force (`applied`: the model, `ultracodeAvailable`, ...).
+    GetSettings,
     /// Stops one of claude's background tasks (an agent, a Monitor, a shell of its own), as its
     /// TaskStop tool would.
     StopTask {
@@ -450,6 +469,17 @@ pub enum OutboundControl {
 impl OutboundControl {
     /// Sets the session's effort level (`None`: back to the model's default) in claude's
     /// flag-settings layer, which the running claude applies from its next request on.
+    /// Sets on/off settings (`fastMode`, `ultracode`) in claude's flag-settings layer.
+    pub fn set_switches(switches: &[(&str, bool)]) -> Self {
+        let settings: Map<String, Value> = switches
+            .iter()
+            .map(|(key, on)| ((*key).to_owned(), Value::Bool(*on)))
+            .collect();
+        OutboundControl::ApplyFlagSettings {
+            settings: Value::Object(settings),
+        }
+    }
+
     pub fn set_effort(level: Option<&str>) -> Self {
         OutboundControl::ApplyFlagSettings {
             settings: serde_json::json!({ "effortLevel": level }),

@@ -22,10 +22,42 @@ pub struct AgentFeatures {
     pub additional_directories: bool,
     /// `logout`: claude's own logout can be run.
     pub logout: bool,
+    /// `systemPrompt` on session lifecycle requests, in both modes (append and override).
+    pub system_prompt: bool,
     pub mcp_http: bool,
     pub mcp_sse: bool,
-    /// Auth methods offered: (id, name, description).
-    pub auth_methods: Vec<(String, String, String)>,
+    /// Auth methods that may be offered, each run as `claude-acp <args>` in a terminal.
+    pub auth_methods: Vec<AuthMethodInfo>,
+    /// The login in use as `initialize` reports it (`_meta.claudeCode.auth`), if known.
+    pub auth_status: Option<AuthStatusInfo>,
+}
+
+/// One way to log in: the editor runs `claude-acp <args>` in a terminal, then `authenticate`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AuthMethodInfo {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub args: Vec<String>,
+    /// Offered only to editors that declared they run terminal logins (`auth.terminal`, or
+    /// `_meta["terminal-auth"]`); the others get the methods without it, as before.
+    pub needs_terminal_client: bool,
+}
+
+/// The login claude uses, for the editor: what kind and the account (e-mail masked).
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthStatusInfo {
+    pub logged_in: bool,
+    /// claude's `authMethod`: `claude.ai`, `console`, `api_key`, `oauth_token`, `third_party`, `none`.
+    pub method: String,
+    /// claude's `apiProvider`: `firstParty`, `bedrock`, `vertex`, ...
+    pub provider: String,
+    /// The e-mail masked as in the logs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// One line for people: "Claude subscription (max)", "API key (ANTHROPIC_API_KEY)".
+    pub summary: String,
 }
 
 /// The editor-facing operations of the adapter. `crate::session::Sessions` implements it; the ACP

@@ -93,8 +93,21 @@ pub trait EditorClient: Send + Sync + 'static {
         ask: PermissionAsk,
     ) -> Result<PermissionOutcome, EditorError>;
 
+    /// Tells the editor the login in use changed (not tied to a session).
+    fn auth_status(&self, _status: &super::AuthStatusInfo) {}
+
+    /// Whether the editor declared `session.notices` (else notices are told as agent lines).
+    fn supports_notices(&self) -> bool {
+        false
+    }
+
     /// Whether the editor declared `session.compaction` (else compactions are told as text).
     fn supports_compaction(&self) -> bool {
+        false
+    }
+
+    /// Whether the editor declared boolean config options (`session.configOptions.boolean`).
+    fn supports_boolean_options(&self) -> bool {
         false
     }
 

@@ -9,7 +9,7 @@ mod error;
 mod request;
 mod update;
 
-pub use core::{AgentCore, AgentFeatures};
+pub use core::{AgentCore, AgentFeatures, AuthMethodInfo, AuthStatusInfo};
 pub use editor::{
     EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
     TerminalCommand, TerminalExit, TerminalOutput,

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{ConfigOption, ModeState, ToolCallUpdate};
+use super::{ConfigOption, ModeState, RateLimits, ToolCallUpdate};
 
 /// One block of a prompt, as the editor sent it.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +64,17 @@ pub struct NewSession {
     pub mcp_servers: Vec<McpServer>,
     /// `_meta` of the request, for client-specific claude options.
     pub meta: Option<Value>,
+    /// The request's `systemPrompt`: instructions added to claude's own, or replacing them.
+    pub system_prompt: Option<SystemPrompt>,
+}
+
+/// Instructions the editor gives the session's model (`systemPrompt` of `session/new`, load,
+/// resume, fork).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemPrompt {
+    pub text: String,
+    /// Replaces claude's own system prompt (ACP's `override`); else it is appended to it.
+    pub replace: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -84,11 +95,13 @@ pub enum StopReason {
     Cancelled,
 }
 
-/// How a turn ended, and the tokens it took where claude said.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a turn ended, the tokens it took where claude said, and the subscription's limits as
+/// claude last reported them.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TurnOutcome {
     pub stop_reason: StopReason,
     pub usage: Option<TurnUsage>,
+    pub rate_limits: RateLimits,
 }
 
 impl From<StopReason> for TurnOutcome {
@@ -96,6 +109,7 @@ impl From<StopReason> for TurnOutcome {
         TurnOutcome {
             stop_reason,
             usage: None,
+            rate_limits: RateLimits::default(),
         }
     }
 }

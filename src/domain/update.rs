@@ -15,6 +15,12 @@ pub enum SessionUpdate {
     AgentMessageChunk {
         content: ContentChunk,
     },
+    /// A short message of claude-acp's own about the session (Fast mode turned off, ...), marked
+    /// as such in `_meta.claudeCode.kind` so a client may show it apart from the answer.
+    AgentNote {
+        text: String,
+        kind: &'static str,
+    },
     AgentThoughtChunk {
         content: ContentChunk,
     },
@@ -43,6 +49,45 @@ pub enum SessionUpdate {
         id: String,
         status: CompactionStatus,
     },
+    /// Something claude reports that the user should know and that is not a message (an MCP
+    /// server that failed, a model fallback, a rate-limit warning...): ACP's `notice` where the
+    /// editor declared `session.notices`, else a short agent line.
+    Notice(Notice),
+}
+
+/// How much a notice matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeSeverity {
+    Info,
+    Warning,
+    Error,
+}
+
+/// One notice: a title that stands alone, an optional detail, and what it is about (`kind`,
+/// sent as `_meta.claudeCode.kind` so a client can tell them apart without reading the text).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Notice {
+    pub severity: NoticeSeverity,
+    /// e.g. `mcp_server_failed`, `model_fallback`, `rate_limit`: see `translate::notices`.
+    pub kind: &'static str,
+    pub title: String,
+    pub description: Option<String>,
+}
+
+impl Notice {
+    /// The agent line that stands for the notice where the editor cannot show notices.
+    pub fn as_text(&self) -> String {
+        let mark = match self.severity {
+            NoticeSeverity::Info => "ℹ",
+            NoticeSeverity::Warning => "⚠",
+            NoticeSeverity::Error => "✖",
+        };
+        match &self.description {
+            Some(d) => format!("{mark} {}: {d}\n\n", self.title),
+            None => format!("{mark} {}\n\n", self.title),
+        }
+    }
 }
 
 /// Where a compaction of the conversation stands.
@@ -200,6 +245,51 @@ pub struct Usage {
     pub size: u64,
     /// Cost of the session so far, in US dollars.
     pub cost_usd: Option<f64>,
+    /// A Claude subscription's usage windows, where claude reported them.
+    #[serde(skip_serializing_if = "RateLimits::is_empty")]
+    pub rate_limits: RateLimits,
+}
+
+/// Where a subscription's usage windows stand (claude's `rate_limit_event`s; none for an API key,
+/// Bedrock or Vertex).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct RateLimits {
+    pub five_hour: Option<RateLimitWindow>,
+    pub weekly: Option<RateLimitWindow>,
+}
+
+impl RateLimits {
+    pub fn is_empty(&self) -> bool {
+        self.five_hour.is_none() && self.weekly.is_none()
+    }
+}
+
+/// One window: how much is used, when it resets, and whether requests still go through.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct RateLimitWindow {
+    pub status: RateLimitStatus,
+    /// The share used, 0 to 1.
+    pub used_share: Option<f64>,
+    /// When the window resets, in seconds since the epoch.
+    pub resets_at: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateLimitStatus {
+    Allowed,
+    AllowedWarning,
+    Rejected,
+}
+
+impl RateLimitStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RateLimitStatus::Allowed => "allowed",
+            RateLimitStatus::AllowedWarning => "allowed_warning",
+            RateLimitStatus::Rejected => "rejected",
+        }
+    }
 }
 
 /// A slash command the prompt box can offer.
@@ -235,6 +325,55 @@ pub struct ConfigOption {
     pub category: Option<String>,
     pub current: String,
     pub values: Vec<ConfigValue>,
+    /// An on/off toggle sent as ACP's boolean option (only to editors that declared them):
+    /// `current` is `on` or `off`, and `values` is empty.
+    pub boolean: bool,
+}
+
+impl ConfigOption {
+    /// The value ids of a toggle, where it is a select (and of a boolean sent as text).
+    pub const ON: &'static str = "on";
+    pub const OFF: &'static str = "off";
+
+    /// An on/off option: a boolean where the editor takes them, else a select of On and Off.
+    pub fn toggle(
+        id: &str,
+        name: &str,
+        description: String,
+        on: bool,
+        as_boolean: bool,
+    ) -> ConfigOption {
+        let values = if as_boolean {
+            Vec::new()
+        } else {
+            [(Self::ON, "On"), (Self::OFF, "Off")]
+                .into_iter()
+                .map(|(id, name)| ConfigValue {
+                    id: id.into(),
+                    name: name.into(),
+                    description: None,
+                })
+                .collect()
+        };
+        ConfigOption {
+            id: id.into(),
+            name: name.into(),
+            description: Some(description),
+            category: Some("model_config".into()),
+            current: if on { Self::ON } else { Self::OFF }.into(),
+            values,
+            boolean: as_boolean,
+        }
+    }
+
+    /// A toggle's value from `set_config_option` (`on`/`off`); `None` for anything else.
+    pub fn toggle_value(value: &str) -> Option<bool> {
+        match value {
+            Self::ON => Some(true),
+            Self::OFF => Some(false),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -26,7 +26,7 @@ impl ToolServer {
     /// The JSON-RPC reply to one message claude sends this server.
     pub(crate) async fn handle(&self, message: &McpMessage) -> Value {
         let Some(id) = message.id().cloned() else {
-            // A notification: claude 2.1.332 still waits for an answer, an empty result.
+            // A notification: the pinned claude still waits for an answer, an empty result.
             return sdk_mcp::rpc_result(None, sdk_mcp::empty_object());
         };
         let params = message.params();

@@ -210,7 +210,8 @@ fn derived_rule(req: &CanUseTool, cwd: &Path) -> Option<ToolRule> {
         "Write" | "Edit" | "MultiEdit" => s("file_path").map(|p| path("Edit", p)),
         "NotebookEdit" => s("notebook_path").map(|p| path("Edit", p)),
         "Read" => s("file_path").map(|p| path("Read", p)),
-        "Bash" => s("command").map(|c| ToolRule::new("Bash", Some(c))),
+        // One command, never the whole tool: PowerShell is claude for Windows' Bash.
+        "Bash" | "PowerShell" => s("command").map(|c| ToolRule::new(tool, Some(c))),
         "WebFetch" => s("url")
             .and_then(host)
             .map(|h| ToolRule::new("WebFetch", Some(&format!("domain:{h}")))),

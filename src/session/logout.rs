@@ -25,6 +25,7 @@ impl Sessions {
             .await
             .map_err(|e| AgentError::Internal(format!("claude could not log out: {e}")))?;
         tracing::info!("logged out: {said}");
+        self.auth_changed(crate::claude::install::login_in_use());
         Ok(())
     }
 }

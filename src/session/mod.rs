@@ -7,6 +7,7 @@ mod directories;
 mod id_locks;
 mod incoming;
 mod listing;
+mod load;
 mod logout;
 pub(crate) mod meta;
 pub(crate) mod modes;
@@ -26,17 +27,22 @@ use tokio::sync::{mpsc, oneshot};
 use self::actor::{Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
 use self::listing::OpenSession;
-use self::spawn::Start;
+use self::spawn::{Start, SystemPromptParts};
+use crate::claude::auth::{AuthStatus, LoginKind};
 use crate::domain::{
-    AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, NewSession, PromptBlock,
-    SessionOpened, SessionPage, TurnOutcome,
+    AgentCore, AgentError, AgentFeatures, AuthMethodInfo, AuthStatusInfo, ConfigOption,
+    EditorClient, NewSession, PromptBlock, SessionOpened, SessionPage, TurnOutcome,
 };
 use crate::editor_tools::fs as editor_fs;
 use crate::editor_tools::terminal as editor_terminal;
 use crate::history::{self, HistoryError};
 
-/// The auth method `initialize` offers: the editor runs `claude-acp login` in a terminal.
+/// The auth methods `initialize` offers; the editor runs `claude-acp login [--kind]` in a
+/// terminal. The ids are the TypeScript adapter's where it has the same login.
 const LOGIN_METHOD: &str = "claude-login";
+const SUBSCRIPTION_LOGIN: &str = "claude-ai-login";
+const CONSOLE_LOGIN: &str = "console-login";
+const SSO_LOGIN: &str = "sso-login";
 
 /// A running session as the registry holds it.
 #[derive(Clone)]
@@ -55,6 +61,10 @@ pub(crate) struct Sessions {
     sessions: Mutex<HashMap<String, SessionHandle>>,
     /// Loads, resumes, closes and deletes of one session id run one at a time.
     lifecycle: id_locks::IdLocks,
+    /// `session/list` listings whose later pages may still be asked for.
+    listings: Arc<history::Listings>,
+    /// The login last seen change here (`None`: read it from the environment and files).
+    auth: Mutex<Option<AuthStatusInfo>>,
 }
 
 impl Sessions {
@@ -64,6 +74,8 @@ impl Sessions {
             editor,
             sessions: Mutex::new(HashMap::new()),
             lifecycle: id_locks::IdLocks::default(),
+            listings: Arc::default(),
+            auth: Mutex::new(None),
         })
     }
 
@@ -115,7 +127,11 @@ impl Sessions {
         start: Start,
     ) -> Result<SessionOpened, AgentError> {
         Self::check_cwd(&req.cwd)?;
-        let flags = directories::session_flags(&req)?;
+        let mut flags = directories::session_flags(&req)?;
+        if let Some(prompt) = &req.system_prompt {
+            // The request's own `systemPrompt` wins over `_meta`'s.
+            flags.system_prompt = SystemPromptParts::from_request(prompt);
+        }
         let additional_directories = directories::added_directories(&flags);
         let mode = flags
             .value_of("--permission-mode")
@@ -195,11 +211,11 @@ impl Sessions {
             },
         );
         tokio::spawn(actor.run(rx));
-        let (mode, config_options) = options_rx
+        let (modes, config_options) = options_rx
             .await
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))??;
         Ok(SessionOpened {
-            modes: Some(modes::state(&mode, self.config.allow_bypass_permissions)),
+            modes: Some(modes),
             session_id,
             config_options,
         })
@@ -229,6 +245,24 @@ impl Sessions {
 }
 
 impl Sessions {
+    /// The login in use: the last one seen change, else what the environment and claude's files
+    /// say.
+    fn auth_status(&self) -> AuthStatusInfo {
+        let known = self.auth.lock().expect("auth status lock").clone();
+        known.unwrap_or_else(crate::claude::install::login_in_use)
+    }
+
+    /// The login changed (a terminal login took, a logout): remembered and told to the editor.
+    pub(super) fn auth_changed(&self, status: AuthStatusInfo) {
+        let mut known = self.auth.lock().expect("auth status lock");
+        if known.as_ref() == Some(&status) {
+            return;
+        }
+        *known = Some(status.clone());
+        drop(known);
+        self.editor.auth_status(&status);
+    }
+
     /// claude does not store a session's extra roots: those of sessions open here are known.
     fn add_open_session_roots(&self, page: &mut SessionPage) {
         let sessions = self.sessions.lock().expect("session registry lock");
@@ -253,11 +287,67 @@ pub(crate) fn features() -> AgentFeatures {
         delete_session: true,
         additional_directories: true,
         logout: true,
-        auth_methods: vec![(
-            LOGIN_METHOD.into(),
-            "Log in to Claude".into(),
-            "Runs claude's own login (`claude /login`) in a terminal".into(),
-        )],
+        system_prompt: true,
+        auth_methods: auth_methods(crate::claude::install::has_key()),
+        auth_status: None,
+    }
+}
+
+/// The logins offered: with a key or token in the environment, claude's own screen only (as
+/// before: the key is what claude uses); else the subscription, Console and SSO logins too, for
+/// editors that run terminal logins.
+fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
+    let method = |id: &str, name: &str, description: &str, kind: LoginKind| AuthMethodInfo {
+        id: id.into(),
+        name: name.into(),
+        description: description.into(),
+        args: kind
+            .adapter_args()
+            .iter()
+            .map(|a| (*a).to_owned())
+            .collect(),
+        needs_terminal_client: kind != LoginKind::Screen,
+    };
+    let screen = method(
+        LOGIN_METHOD,
+        "Log in to Claude",
+        "Runs claude's own login (`claude /login`) in a terminal",
+        LoginKind::Screen,
+    );
+    if key_in_env {
+        return vec![screen];
+    }
+    vec![
+        method(
+            SUBSCRIPTION_LOGIN,
+            "Claude subscription",
+            "Use your Claude Pro, Max, Team or Enterprise plan (`claude auth login --claudeai`)",
+            LoginKind::Subscription,
+        ),
+        method(
+            CONSOLE_LOGIN,
+            "Anthropic Console",
+            "Use an Anthropic Console account, billed per API use (`claude auth login --console`)",
+            LoginKind::Console,
+        ),
+        method(
+            SSO_LOGIN,
+            "Single sign-on",
+            "Log in through your organisation's SSO (`claude auth login --sso`)",
+            LoginKind::Sso,
+        ),
+        screen,
+    ]
+}
+
+/// claude's own report of its login, for the editor.
+fn auth_status_info(status: &AuthStatus) -> AuthStatusInfo {
+    AuthStatusInfo {
+        logged_in: status.logged_in,
+        method: status.auth_method.clone(),
+        provider: status.api_provider.clone(),
+        email: status.masked_email(),
+        summary: status.describe(),
     }
 }
 
@@ -273,21 +363,49 @@ fn history_error(e: HistoryError) -> AgentError {
 #[async_trait]
 impl AgentCore for Sessions {
     fn features(&self) -> AgentFeatures {
-        features()
+        AgentFeatures {
+            auth_status: Some(self.auth_status()),
+            ..features()
+        }
     }
 
     async fn authenticate(&self, method_id: &str) -> Result<(), AgentError> {
-        if method_id != LOGIN_METHOD {
-            return Err(AgentError::InvalidParams(format!(
-                "unknown auth method `{method_id}`"
-            )));
-        }
-        if crate::claude::install::has_credentials() {
+        let what = match method_id {
+            LOGIN_METHOD => None,
+            SUBSCRIPTION_LOGIN => Some("Claude subscription"),
+            CONSOLE_LOGIN => Some("Anthropic Console"),
+            SSO_LOGIN => Some("SSO"),
+            _ => {
+                return Err(AgentError::InvalidParams(format!(
+                    "unknown auth method `{method_id}`"
+                )));
+            }
+        };
+        let Some(what) = what else {
+            return if crate::claude::install::has_credentials() {
+                Ok(())
+            } else {
+                Err(AgentError::AuthRequired(
+                    "claude is not logged in: run `claude-acp login` in a terminal, or set ANTHROPIC_API_KEY".into(),
+                ))
+            };
+        };
+        // The editor ran the login in a terminal: see whether it took.
+        let command = self.config.claude.clone().map_err(AgentError::Internal)?;
+        let status = crate::claude::auth::status(&command, &[])
+            .await
+            .map_err(|e| {
+                AgentError::Internal(format!("could not ask claude for its login: {e}"))
+            })?;
+        tracing::info!(login = %status.describe(), "after the {what} login");
+        if status.logged_in {
+            self.auth_changed(auth_status_info(&status));
             Ok(())
         } else {
-            Err(AgentError::AuthRequired(
-                "claude is not logged in: run `claude-acp login` in a terminal, or set ANTHROPIC_API_KEY".into(),
-            ))
+            Err(AgentError::AuthRequired(format!(
+                "the {what} login did not complete: claude reports no login. Run it again; \
+                 the sessions keep whatever login they had."
+            )))
         }
     }
 
@@ -306,14 +424,13 @@ impl AgentCore for Sessions {
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
         let dir = self.config_dir()?;
         let (id, cwd) = (session_id.to_owned(), req.cwd.clone());
-        let updates = tokio::task::spawn_blocking(move || history::replay(&dir, &cwd, &id))
+        let file = tokio::task::spawn_blocking(move || history::transcript(&dir, &cwd, &id))
             .await
             .map_err(|e| AgentError::Internal(e.to_string()))?
             .map_err(history_error)?;
         // The whole thread first, then the response: that is how the editor knows it is complete.
-        for update in updates {
-            self.editor.session_update(session_id, update);
-        }
+        self.replay_to_editor(session_id, file, req.cwd.clone())
+            .await?;
         self.open(session_id.to_owned(), req, Start::Resume).await
     }
 
@@ -359,8 +476,9 @@ impl AgentCore for Sessions {
                 .map(|h| h.listed.lock().expect("listing lock").clone())
                 .collect(),
         };
+        let listings = self.listings.clone();
         let mut page = tokio::task::spawn_blocking(move || {
-            let page = history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
+            let page = listings.page(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
             Ok(listing::with_open_sessions(
                 page,
                 open,
@@ -403,6 +521,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         blocks: Vec<PromptBlock>,
     ) -> Result<TurnOutcome, AgentError> {
+        crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
         if let Ok(handle) = self.handle(session_id) {
             handle
                 .listed

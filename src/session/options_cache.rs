@@ -19,8 +19,8 @@ use crate::claude::wire::ModelInfo;
 /// How long the first session after installing or upgrading claude may wait for claude's models.
 pub(crate) const OPTIONS_WAIT: std::time::Duration = std::time::Duration::from_millis(1800);
 
-/// Bumped when the file's shape changes: older files are then ignored.
-const FORMAT: u32 = 1;
+/// Bumped when the file's shape changes: older files are then ignored (2: Fast and Auto mode).
+const FORMAT: u32 = 2;
 
 /// The cache, shared by every session of this process.
 #[derive(Debug)]

@@ -29,6 +29,36 @@ pub(crate) struct SessionFlags {
     /// claude gets them as a path to a file only its owner can read, never on its command line,
     /// which every local user can read in /proc.
     pub(crate) secret_files: Vec<(String, String)>,
+    /// The system prompt's replacement and addition, given to claude in its `initialize` request
+    /// (never on its command line, which every local user can read).
+    pub(crate) system_prompt: SystemPromptParts,
+}
+
+/// What the session asks of claude's system prompt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SystemPromptParts {
+    /// Replaces claude's own system prompt.
+    pub(crate) replace: Option<String>,
+    /// Added to the end of it (of the replacement, if any).
+    pub(crate) append: Option<String>,
+}
+
+impl SystemPromptParts {
+    /// ACP's `systemPrompt`: `override` replaces claude's own, `append` adds to it.
+    pub(crate) fn from_request(prompt: &crate::domain::SystemPrompt) -> Self {
+        let text = Some(prompt.text.clone());
+        if prompt.replace {
+            Self {
+                replace: text,
+                append: None,
+            }
+        } else {
+            Self {
+                replace: None,
+                append: text,
+            }
+        }
+    }
 }
 
 impl SessionFlags {

@@ -4,6 +4,7 @@ use super::input::shown;
 use super::pattern::{PatternError, Vars};
 use super::runtime::{EventLog, Runtime, builtin_vars, fields};
 use super::script::{Handler, LocatedStep, Script, Step};
+use crate::claude::install::PINNED_CLAUDE_VERSION;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 
@@ -11,8 +12,10 @@ use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 pub(crate) const EXIT_SCRIPT_ERROR: i32 = 2;
 /// Exit code when a received line does not match what the script expects.
 pub(crate) const EXIT_MISMATCH: i32 = 3;
-/// What `claude --version` prints for the CLI the fixtures were captured from.
-pub(crate) const VERSION_LINE: &str = "2.1.332 (Claude Code)\n";
+/// What `claude --version` prints for the CLI the fixtures were captured from, the pinned one.
+fn version_line() -> String {
+    format!("{PINNED_CLAUDE_VERSION} (Claude Code)\n")
+}
 
 /// Why a run stopped before the end of the script.
 pub(super) enum Stop {
@@ -66,7 +69,7 @@ where
     if claude_args.iter().any(|a| a == "--version" || a == "-v") {
         // `claude --version` prints this and exits, whatever the script says.
         let mut stdout = stdout;
-        let _ = stdout.write_all(VERSION_LINE.as_bytes()).await;
+        let _ = stdout.write_all(version_line().as_bytes()).await;
         let _ = stdout.flush().await;
         log.record("exit", fields(vec![("code", json!(0))]));
         return 0;

@@ -1,10 +1,12 @@
 //! A replay stand-in for the `claude` CLI: it plays a scripted conversation on stdin/stdout,
-//! checking each line claude-acp sends and answering with what the real CLI 2.1.332 emits.
+//! checking each line claude-acp sends and answering with what the pinned real CLI emits.
 //!
 //! Run as `claude-acp standin --script <file.jsonl> [claude's own args...]` (or `--demo` for the
-//! embedded [`DEMO_SCRIPT`]; main.rs calls [`run_cli`] then `std::process::exit`); tests point
-//! `--claude-path` at a wrapper `exec claude-acp standin --script X "$@"`. claude's flags are
-//! accepted and ignored, except those that feed built-in variables (below).
+//! embedded [`DEMO_SCRIPT`]; main.rs calls [`run_cli`] then `std::process::exit`). The demo and the
+//! tests point `--claude-path` at claude-acp itself with the script in `CLAUDE_STANDIN_SCRIPT`
+//! ([`SCRIPT_VAR`]): claude-acp starts its own executable as `claude-acp standin [claude args]`
+//! (`claude::locate`), so no wrapper script or shell is needed and it runs alike on every platform.
+//! claude's flags are accepted and ignored, except those that feed built-in variables (below).
 //!
 //! # Script format
 //! One JSON object per line; blank lines and lines starting with `//` or `#` are comments.
@@ -51,16 +53,20 @@
 //! - `{"branch": [{"expect": P, "bind": {...}, "goto": "label"}, ...]}` reads one line and jumps
 //!   to the label of the first alternative that matches (e.g. allow vs deny); none is a mismatch.
 //! - `{"include": "name.jsonl"}` splices another script in: built-in snippets first
-//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like 2.1.332;
+//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like the pinned CLI;
 //!   `control_defaults.jsonl`: the handlers above;
 //!   `system_init.jsonl`: the `system/init` line of a turn), then files next to the script.
 //!
 //! Any step may carry `"when": "--flag"` or `"unless": "--flag"` to run only if claude was (was
 //! not) given that flag; fixtures mark `stream_event` lines `"when": "--include-partial-messages"`.
 //!
-//! `--version` (or `-v`) among claude's args prints `2.1.332 (Claude Code)` and exits 0, like the CLI.
+//! `--version` (or `-v`) among claude's args prints `<PINNED_CLAUDE_VERSION> (Claude Code)` and exits 0, like the CLI.
 //! `auth logout` logs the stand-in out: later stand-ins with the same claude config dir play
 //! `not_logged_in.jsonl` instead of their script (see [`login`]).
+//!
+//! A `get_settings` control request that no step wants is answered as the pinned claude answers it for an
+//! API-key login (`applied`: the model, `ultracodeAvailable: true`), as claude answers it at any
+//! point.
 //!
 //! When stdin closes while a line is expected, the stand-in exits 0 quietly, as claude does.
 //! After the last step it waits for stdin to close; a line arriving then is a mismatch.
@@ -109,7 +115,7 @@
 //! | `hang` | 1 prompt | nothing, ever |
 //! | `text_ignoring_eof` | as `text` | as `text`, but stdin closing does not end it: only a kill does |
 //! | `compact` | prompt, `/compact` | an answer; then compaction status lines, `compact_boundary`, a zero-usage result |
-//! | `rewind` | rewind_files dry run; dry run, real; with `--resume-session-at`: 1 prompt | 2.1.332's answers; the real one writes `a.txt` |
+//! | `rewind` | rewind_files dry run; dry run, real; with `--resume-session-at`: 1 prompt | the pinned claude's answers; the real one writes `a.txt` |
 //! | `demo` | prompts, each: allow, deny or interrupt | loops: a line, a Write of `hello.txt`, an answer |
 
 mod engine;
@@ -128,7 +134,6 @@ pub(crate) use script::Script;
 #[cfg(test)]
 pub(crate) use {engine::EXIT_MISMATCH, launch::StandinLauncher, script::Step};
 
-#[cfg(test)]
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 
@@ -149,33 +154,92 @@ pub(crate) async fn run(script: Script, claude_args: Vec<String>) -> i32 {
     .await
 }
 
+/// The subcommand that runs the stand-in: `claude-acp standin ...`.
+pub const SUBCOMMAND: &str = "standin";
+
+/// The environment variable naming the script a stand-in started as `claude-acp standin
+/// [claude args...]` plays (how `--claude-path` at claude-acp itself starts it). Several scripts,
+/// joined like `PATH`, are played one per start: the n-th stand-in plays the n-th, every later
+/// one the last (a claude that fails, then the one a restart finds), counted in the file that
+/// [`STARTS_VAR`] names.
+pub const SCRIPT_VAR: &str = "CLAUDE_STANDIN_SCRIPT";
+
+/// The file counting the stand-ins started, for a [`SCRIPT_VAR`] of several scripts.
+pub const STARTS_VAR: &str = "CLAUDE_STANDIN_STARTS";
+
 /// The whole `claude-acp standin ...` command: `args` are what follows `standin`, i.e.
-/// `--script <file.jsonl> [claude args...]` or `--demo [claude args...]` (the embedded demo).
+/// `--script <file.jsonl> [claude args...]`, `--demo [claude args...]` (the embedded demo), or
+/// claude's args alone with the script in [`SCRIPT_VAR`].
 /// Returns the exit code; a script that cannot be loaded prints why on stderr and gives 2.
 /// As with [`run`], the caller must `std::process::exit` with the code.
 pub async fn run_cli(args: Vec<String>) -> i32 {
-    let script = match args.first().map(String::as_str) {
-        Some("--script") if args.len() >= 2 => {
-            if let Some(code) = login::handle_auth(&args[2..]) {
-                return code;
+    let (script, claude_args) = match args.first().map(String::as_str) {
+        Some("--script") if args.len() >= 2 => (args[1].clone(), args[2..].to_vec()),
+        Some("--demo") => {
+            return match Script::parse(DEMO_SCRIPT) {
+                Ok(script) => run(script, args[1..].to_vec()).await,
+                Err(e) => {
+                    eprintln!("standin: {e}");
+                    EXIT_SCRIPT_ERROR
+                }
+            };
+        }
+        _ => match script_from_env() {
+            Ok(script) => (script, args),
+            Err(e) => {
+                eprintln!(
+                    "usage: claude-acp standin (--script <file.jsonl> | --demo) [claude args...], \
+                     or claude's args with ${SCRIPT_VAR} naming the script: {e}"
+                );
+                return EXIT_SCRIPT_ERROR;
             }
-            Script::load(login::script_to_play(&args[1])).map(|s| (s, args[2..].to_vec()))
-        }
-        Some("--demo") => Script::parse(DEMO_SCRIPT).map(|s| (s, args[1..].to_vec())),
-        _ => {
-            eprintln!(
-                "usage: claude-acp standin (--script <file.jsonl> | --demo) [claude args...]"
-            );
-            return EXIT_SCRIPT_ERROR;
-        }
+        },
     };
-    match script {
-        Ok((script, claude_args)) => run(script, claude_args).await,
+    if let Some(code) = login::handle_auth(&claude_args) {
+        return code;
+    }
+    match Script::load(login::script_to_play(&script)) {
+        Ok(script) => run(script, claude_args).await,
         Err(e) => {
             eprintln!("standin: {e}");
             EXIT_SCRIPT_ERROR
         }
     }
+}
+
+/// The script this start plays, from [`SCRIPT_VAR`] (and [`STARTS_VAR`] for several).
+fn script_from_env() -> Result<String, String> {
+    let list = std::env::var_os(SCRIPT_VAR)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| format!("${SCRIPT_VAR} is not set"))?;
+    let scripts: Vec<PathBuf> = std::env::split_paths(&list).collect();
+    let start = match std::env::var_os(STARTS_VAR) {
+        Some(counter) if scripts.len() > 1 => count_start(Path::new(&counter))
+            .map_err(|e| format!("${STARTS_VAR} {}: {e}", Path::new(&counter).display()))?,
+        _ if scripts.len() > 1 => {
+            return Err(format!(
+                "several scripts need ${STARTS_VAR} to count starts"
+            ));
+        }
+        _ => 0,
+    };
+    Ok(pick_script(&scripts, start).to_string_lossy().into_owned())
+}
+
+/// Adds this start to the counter file; returns how many started before it.
+pub(crate) fn count_start(counter: &Path) -> std::io::Result<usize> {
+    let before = match std::fs::read_to_string(counter) {
+        Ok(text) => text.trim().parse().unwrap_or(0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(e),
+    };
+    std::fs::write(counter, format!("{}\n", before + 1))?;
+    Ok(before)
+}
+
+/// The `start`-th script (from 0), or the last for every later start.
+pub(crate) fn pick_script(scripts: &[PathBuf], start: usize) -> &Path {
+    &scripts[start.min(scripts.len() - 1)]
 }
 
 /// Like [`run`] over any streams, with the log file, cwd and pid taken from the process.
@@ -200,40 +264,6 @@ where
         stderr,
     )
     .await
-}
-
-/// Writes an executable `claude` wrapper into `dir` that runs `claude_acp standin --script
-/// <script> "$@"` (with `CLAUDE_STANDIN_LOG` set when `log` is given); tests pass the returned
-/// path as claude-acp's `--claude-path`.
-#[cfg(test)]
-pub(crate) fn write_claude_wrapper(
-    dir: &Path,
-    claude_acp: &Path,
-    script: &Path,
-    log: Option<&Path>,
-) -> std::io::Result<PathBuf> {
-    let mut text = String::from("#!/bin/sh\n");
-    if let Some(log) = log {
-        text.push_str(&format!(
-            "CLAUDE_STANDIN_LOG={}\nexport CLAUDE_STANDIN_LOG\n",
-            sh_quote(log)
-        ));
-    }
-    text.push_str(&format!(
-        "exec {} standin --script {} \"$@\"\n",
-        sh_quote(claude_acp),
-        sh_quote(script)
-    ));
-    let path = dir.join("claude");
-    std::fs::write(&path, text)?;
-    crate::platform::files::make_executable(&path)?;
-    Ok(path)
-}
-
-/// `path` as one single-quoted shell word.
-#[cfg(test)]
-fn sh_quote(path: &Path) -> String {
-    format!("'{}'", path.to_string_lossy().replace('\'', "'\\''"))
 }
 
 /// The process's stdout, whose shutdown closes the descriptor itself (tokio's only flushes), so

@@ -3,6 +3,8 @@
 
 mod compaction;
 mod context_usage;
+mod notices;
+mod paths;
 mod plan;
 mod session_info;
 mod to_claude;
@@ -10,6 +12,7 @@ mod to_editor;
 mod tool_result;
 mod tools;
 mod turn_end;
+mod usage;
 
 #[cfg(test)]
 mod tests;
@@ -17,6 +20,7 @@ mod tests;
 pub(crate) use compaction::{Compactions, compaction_text};
 pub(crate) use context_usage::{context_usage_text, is_context_command, with_context_command};
 pub(crate) use session_info::available_commands;
-pub(crate) use to_claude::user_message;
+pub(crate) use to_claude::{check_prompt, user_message};
 pub(crate) use to_editor::{TurnSignal, TurnTranslator};
 pub(crate) use tools::tool_call_without_input;
+pub(crate) use usage::{is_usage_command, with_usage_command};

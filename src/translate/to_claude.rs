@@ -1,11 +1,18 @@
 //! An editor prompt -> the `user` line claude reads. Never produces a message the API would
-//! reject: no empty or blank text blocks, only image types the API takes, never empty content.
+//! reject: no empty or blank text blocks, only image types the API takes, PDFs as documents within
+//! the API's size, never empty content.
 
 use crate::claude::wire::{ClaudeInput, InputBlock, UserInputMessage};
 use crate::domain::PromptBlock;
 
 /// Image types the Messages API accepts in an image block.
 const API_IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// The most a PDF may hold: the Messages API refuses a request over 32 MB.
+pub(crate) const PDF_MAX_BYTES: usize = 32 * 1000 * 1000;
+
+/// The most a text file sent as bytes may hold once decoded.
+pub(crate) const TEXT_BLOB_MAX_BYTES: usize = 10 * 1024 * 1024;
 
 /// Sent in place of a prompt with nothing in it, since claude needs non-empty content.
 pub(crate) const EMPTY_PROMPT_TEXT: &str = "(The user sent an empty message.)";
@@ -59,6 +66,22 @@ fn block(block: &PromptBlock) -> Option<InputBlock> {
             Some(mime) if !blob.is_empty() && API_IMAGE_TYPES.contains(&mime) => {
                 Some(image(mime, blob))
             }
+            Some(PDF) if !blob.is_empty() => {
+                let title = file_path(uri)
+                    .as_deref()
+                    .and_then(|p| p.rsplit('/').next())
+                    .map(str::to_owned);
+                Some(InputBlock::base64_pdf(blob, title))
+            }
+            Some(mime)
+                if is_text(mime)
+                    && let Some(body) = decoded_text(blob) =>
+            {
+                Some(text(format!(
+                    "<context ref=\"{}\">\n{body}\n</context>",
+                    attr(uri)
+                )))
+            }
             mime => Some(text(format!(
                 "[The file {} ({}) was attached as binary data, which is not included here.]",
                 file_path(uri).unwrap_or_else(|| uri.clone()),
@@ -66,6 +89,97 @@ fn block(block: &PromptBlock) -> Option<InputBlock> {
             ))),
         },
     }
+}
+
+const PDF: &str = "application/pdf";
+
+/// Media types whose bytes are text to show the model as such.
+fn is_text(mime: &str) -> bool {
+    let essence = mime.split(';').next().unwrap_or_default().trim();
+    essence.starts_with("text/")
+        || matches!(
+            essence,
+            "application/json"
+                | "application/xml"
+                | "application/javascript"
+                | "application/x-yaml"
+                | "application/yaml"
+                | "application/toml"
+                | "application/x-sh"
+        )
+        || essence.ends_with("+json")
+        || essence.ends_with("+xml")
+}
+
+/// Why a prompt cannot go to claude as it is: an attachment past what the model can take. The
+/// editor gets it as an invalid-params error before anything is sent.
+pub(crate) fn check_prompt(blocks: &[PromptBlock]) -> Result<(), String> {
+    for block in blocks {
+        let PromptBlock::EmbeddedBlob {
+            uri,
+            blob,
+            mime_type: Some(mime),
+        } = block
+        else {
+            continue;
+        };
+        let name = file_path(uri).unwrap_or_else(|| uri.clone());
+        let size = decoded_len(blob);
+        if mime == PDF && size > PDF_MAX_BYTES {
+            return Err(format!(
+                "the PDF {name} is {:.1} MB; the model takes PDFs of at most {} MB",
+                size as f64 / 1e6,
+                PDF_MAX_BYTES / 1_000_000
+            ));
+        }
+        if is_text(mime) && size > TEXT_BLOB_MAX_BYTES {
+            return Err(format!(
+                "the file {name} is {:.1} MiB of text; at most {} MiB can be attached",
+                size as f64 / (1024.0 * 1024.0),
+                TEXT_BLOB_MAX_BYTES / (1024 * 1024)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The size of base64 data once decoded (padding and whitespace not counted).
+fn decoded_len(blob: &str) -> usize {
+    let digits = blob
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
+        .count();
+    digits / 4 * 3 + (digits % 4).saturating_sub(1)
+}
+
+/// Base64 bytes as UTF-8 text; `None` when they are not base64 or not UTF-8 (then the file is
+/// described, not shown).
+fn decoded_text(blob: &str) -> Option<String> {
+    let digit = |b: u8| -> Option<u32> {
+        Some(match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut bytes = Vec::with_capacity(decoded_len(blob));
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for b in blob.bytes().filter(|b| !b.is_ascii_whitespace()) {
+        if b == b'=' {
+            break;
+        }
+        acc = (acc << 6) | digit(b)?;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 fn text(text: String) -> InputBlock {
@@ -245,6 +359,62 @@ mod tests {
             "{note}"
         );
         assert!(!note.contains("UEsD"));
+    }
+
+    #[test]
+    fn a_pdf_is_a_document_and_a_text_file_is_its_text() {
+        let got = content(&[
+            PromptBlock::EmbeddedBlob {
+                uri: "file:///p/spec.pdf".into(),
+                blob: "JVBERi0=".into(),
+                mime_type: Some("application/pdf".into()),
+            },
+            PromptBlock::EmbeddedBlob {
+                uri: "file:///p/notes.md".into(),
+                // "# Nötes\n" in UTF-8.
+                blob: "IyBOw7Z0ZXMK".into(),
+                mime_type: Some("text/markdown; charset=utf-8".into()),
+            },
+            PromptBlock::EmbeddedBlob {
+                uri: "file:///p/bad.txt".into(),
+                // Not UTF-8: described, not shown.
+                blob: "//79".into(),
+                mime_type: Some("text/plain".into()),
+            },
+        ]);
+        assert_eq!(
+            got[0],
+            json!({"type": "document", "title": "spec.pdf",
+                   "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="}})
+        );
+        assert_eq!(
+            got[1]["text"],
+            "<context ref=\"file:///p/notes.md\">\n# Nötes\n\n</context>"
+        );
+        assert!(
+            got[2]["text"].as_str().unwrap().contains("binary data"),
+            "{}",
+            got[2]
+        );
+    }
+
+    #[test]
+    fn attachments_past_the_models_limits_are_refused_with_their_size() {
+        let blob = |mime: &str, bytes: usize| PromptBlock::EmbeddedBlob {
+            uri: "file:///p/big".into(),
+            blob: "A".repeat(bytes / 3 * 4),
+            mime_type: Some(mime.into()),
+        };
+        assert_eq!(check_prompt(&[blob("application/pdf", 3_000_000)]), Ok(()));
+        let error = check_prompt(&[blob("application/pdf", 33_000_000)]).unwrap_err();
+        assert!(
+            error.contains("/p/big") && error.contains("32 MB"),
+            "{error}"
+        );
+        let error = check_prompt(&[blob("text/plain", 11 * 1024 * 1024)]).unwrap_err();
+        assert!(error.contains("10 MiB"), "{error}");
+        // Other types are not sent, so their size does not matter.
+        assert_eq!(check_prompt(&[blob("application/zip", 40_000_000)]), Ok(()));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! claude's stdout lines -> the session updates the editor sees, one turn at a time.
 //!
-//! Rules (checked against the 2.1.332 transcripts):
+//! Rules (checked against the pinned CLI's transcripts):
 //! - Text and thinking are relayed from `stream_event` deltas as they arrive. claude then prints an
 //!   assembled `assistant` line per content block, *before* that block's `content_block_stop`; that
 //!   line's block is the one most recently started in its message. Whatever the deltas already relayed
@@ -11,7 +11,7 @@
 //! - Every `tool_use` becomes a tool call, including TodoWrite and the Task* tools, which also update
 //!   the plan (main thread only: a subagent's to-do list is not the session's plan).
 //! - `system/task_started` (a command or subagent starts) puts its call `in_progress`; `tool_progress`
-//!   heartbeats of a running tool (every 30 s in 2.1.332): the call is `in_progress`, with the elapsed time
+//!   heartbeats of a running tool (every 30 s from the pinned claude): the call is `in_progress`, with the elapsed time
 //!   (`_meta.claudeCode.elapsedSeconds`, and the body of a Bash or Task call, which has none yet).
 //! - `user` lines: tool results end their tool calls; claude's injected text ("[Request interrupted
 //!   by user]") is not shown. A result for a tool use this translator never saw is dropped.
@@ -26,11 +26,14 @@ use super::session_info::InitInfo;
 use super::tool_result::{ToolResult, tool_result_update};
 use super::tools::tool_call_for;
 use super::turn_end::{self, ContextTokens, TurnEnd};
+use super::usage::SessionTotals;
 use crate::claude::wire::{
-    AssistantMessage, ClaudeMessage, ContentBlock, ResultMessage, StreamEvent, SystemMessage,
-    ToolProgress, UserContent, UserEcho,
+    AssistantMessage, ClaudeMessage, ContentBlock, RateLimitInfo, ResultMessage, StreamEvent,
+    SystemMessage, ToolProgress, UserContent, UserEcho,
 };
-use crate::domain::{ContentChunk, SessionUpdate, ToolCallUpdate, ToolContent, ToolStatus};
+use crate::domain::{
+    ContentChunk, RateLimits, SessionUpdate, ToolCallUpdate, ToolContent, ToolStatus, Usage,
+};
 
 /// Something the session must act on, beyond forwarding updates.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,6 +80,13 @@ pub(crate) struct TurnTranslator {
     /// The last main-thread API response of the turn and its context size.
     last_context: Option<(Option<String>, ContextTokens)>,
     compactions: super::Compactions,
+    notices: super::notices::Notices,
+    /// The subscription's usage windows, from claude's `rate_limit_event`s.
+    rate_limits: RateLimits,
+    /// The last context usage told, sent again with new limits when a rate-limit event comes.
+    last_usage: Option<Usage>,
+    /// The session's cost and tokens per model, from the last `result` (claude's totals).
+    totals: SessionTotals,
 }
 
 impl TurnTranslator {
@@ -89,6 +99,10 @@ impl TurnTranslator {
             mode: None,
             last_context: None,
             compactions: super::Compactions::default(),
+            notices: super::notices::Notices::default(),
+            rate_limits: RateLimits::default(),
+            last_usage: None,
+            totals: SessionTotals::default(),
         }
     }
 
@@ -110,6 +124,7 @@ impl TurnTranslator {
             ClaudeMessage::User(u) => self.on_user(u, &mut out),
             ClaudeMessage::System(s) => self.on_system(&s, &mut out),
             ClaudeMessage::ToolProgress(p) => self.on_tool_progress(&p, &mut out),
+            ClaudeMessage::RateLimit(r) => self.on_rate_limit(&r.rate_limit_info, &mut out),
             _ => {}
         }
         out
@@ -118,13 +133,48 @@ impl TurnTranslator {
     /// The end of the turn: the usage update and the stop reason. Resets the turn state.
     pub(crate) fn on_result(&mut self, r: &ResultMessage) -> TurnEnd {
         let last = self.last_context.take().map(|(_, tokens)| tokens);
+        let mut usage = turn_end::usage_update(r, last);
+        if let Some(SessionUpdate::Usage(u)) = usage.as_mut() {
+            u.rate_limits = self.rate_limits;
+            self.last_usage = Some(u.clone());
+        }
+        self.totals.on_result(r);
         let end = TurnEnd {
-            updates: turn_end::usage_update(r, last).into_iter().collect(),
+            updates: usage.into_iter().collect(),
             outcome: turn_end::outcome(r),
             usage: turn_end::turn_usage(r),
+            rate_limits: self.rate_limits,
         };
         self.start_turn();
         end
+    }
+
+    /// The subscription's usage windows as claude last reported them.
+    pub(crate) fn rate_limits(&self) -> RateLimits {
+        self.rate_limits
+    }
+
+    /// What `/usage` shows: the session's cost, tokens per model, and the limits.
+    pub(crate) fn usage_report(&self) -> String {
+        super::usage::usage_text(&self.totals, &self.rate_limits)
+    }
+
+    /// A window moved: the notice if it nears or reaches its limit, and the usage again with the
+    /// new figures (once a turn has told the context's size).
+    fn on_rate_limit(&mut self, info: &RateLimitInfo, out: &mut Translation) {
+        out.updates.extend(
+            self.notices
+                .on_rate_limit(info)
+                .into_iter()
+                .map(SessionUpdate::Notice),
+        );
+        if !super::usage::apply_rate_limit(&mut self.rate_limits, info) {
+            return;
+        }
+        if let Some(usage) = self.last_usage.as_mut() {
+            usage.rate_limits = self.rate_limits;
+            out.updates.push(SessionUpdate::Usage(usage.clone()));
+        }
     }
 
     fn on_stream_event(&mut self, e: &StreamEvent, out: &mut Translation) {
@@ -293,11 +343,13 @@ impl TurnTranslator {
             return;
         };
         let seconds = p.elapsed_time_seconds.max(0.0);
-        let content = matches!(tool.name.as_str(), "Bash" | "Task" | "Agent").then(|| {
-            vec![ToolContent::Text {
-                text: format!("Running for {}…", elapsed(seconds)),
-            }]
-        });
+        let name = tool.name.as_str();
+        let content = (super::tools::is_command_tool(name) || matches!(name, "Task" | "Agent"))
+            .then(|| {
+                vec![ToolContent::Text {
+                    text: format!("Running for {}…", elapsed(seconds)),
+                }]
+            });
         out.updates
             .push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
                 id,
@@ -363,6 +415,12 @@ impl TurnTranslator {
     fn on_system(&mut self, s: &SystemMessage, out: &mut Translation) {
         let news = self.compactions.on_system(s);
         out.updates.extend(news.update);
+        out.updates.extend(
+            self.notices
+                .on_system(s)
+                .into_iter()
+                .map(SessionUpdate::Notice),
+        );
         if let Some(after) = news.context_after {
             // The context shrank: the turn's usage is what is left, until the next response.
             let tokens = ContextTokens {

@@ -31,7 +31,7 @@ pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
     } = result;
     let text = content.into_text();
     let tool = tool_name.unwrap_or_default();
-    let bash = (tool == "Bash" && !is_error)
+    let bash = (super::tools::is_command_tool(tool) && !is_error)
         .then(|| bash_output(structured.as_ref()))
         .flatten();
     let shows_text = if is_error {
@@ -39,7 +39,7 @@ pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
     } else {
         match tool {
             "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => false,
-            "Bash" => bash.is_none(),
+            "Bash" | "PowerShell" => bash.is_none(),
             _ => !text.is_empty(),
         }
     };
@@ -59,7 +59,7 @@ pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
             }
             // Keep the diff the call already shows; "updated successfully" says less.
             "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => None,
-            "Bash" => match bash {
+            "Bash" | "PowerShell" => match bash {
                 Some(output) => Some(vec![shown(tool, output)]),
                 None => shown_text.map(|t| vec![shown(tool, t)]),
             },
@@ -142,7 +142,9 @@ fn bash_output(structured: Option<&Value>) -> Option<String> {
 /// Command output and file text go in a code block, so markdown in them is not rendered.
 fn shown(tool: &str, text: String) -> ToolContent {
     match tool {
-        "Bash" | "Read" if !text.is_empty() => ToolContent::Text { text: fenced(text) },
+        "Bash" | "PowerShell" | "Read" if !text.is_empty() => {
+            ToolContent::Text { text: fenced(text) }
+        }
         _ => ToolContent::Text { text },
     }
 }

@@ -1,7 +1,7 @@
 //! One claude tool use -> the tool call the editor shows: kind, a title a person reads at a glance,
 //! the file places it touches, and a diff for edits.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -9,6 +9,7 @@ use crate::claude::wire::ToolUseMeta;
 use crate::domain::{
     INPUT_TEXT_SHARED_BYTES, ToolCall, ToolContent, ToolKind, ToolLocation, ToolStatus,
 };
+use crate::platform::os::Os;
 
 /// Longest command or query shown in a title; the full text stays in `raw_input`.
 const TITLE_MAX_CHARS: usize = 80;
@@ -57,11 +58,18 @@ pub(crate) fn shown_name(name: &str) -> &str {
     crate::editor_tools::names::builtin_name(name).unwrap_or(name)
 }
 
+/// claude's command tools: `Bash`, and on Windows without Git Bash `PowerShell` in its place
+/// (same input: `command`, `description`, `timeout`, `run_in_background`; captured from the
+/// pinned claude.exe, in `fixtures/windows/`).
+pub(crate) fn is_command_tool(name: &str) -> bool {
+    matches!(name, "Bash" | "PowerShell")
+}
+
 pub(crate) fn kind_for(name: &str) -> ToolKind {
     match name {
         "Read" => ToolKind::Read,
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::Edit,
-        "Bash" => ToolKind::Execute,
+        "Bash" | "PowerShell" => ToolKind::Execute,
         "Grep" | "Glob" => ToolKind::Search,
         "WebFetch" | "WebSearch" => ToolKind::Fetch,
         // Planning and delegating are the model thinking aloud rather than acting.
@@ -102,7 +110,7 @@ pub(crate) fn title_for(
         },
         "NotebookEdit" => path_of("notebook_path")
             .map_or("Edit notebook".into(), |p| format!("Edit notebook {p}")),
-        "Bash" => match s("command") {
+        "Bash" | "PowerShell" => match s("command") {
             Some(cmd) => run_title(cmd),
             None => "Run a command".into(),
         },
@@ -261,21 +269,14 @@ pub(crate) fn content_for(name: &str, input: &Value, cwd: &Path) -> Vec<ToolCont
     }
 }
 
-/// `path` relative to `cwd` when it lies inside it, else as given.
+/// `path` relative to `cwd` when it lies inside it, else as given; in the editor's form.
 pub(crate) fn display_path(path: &str, cwd: &Path) -> String {
-    match Path::new(path).strip_prefix(cwd) {
-        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
-        _ => path.to_owned(),
-    }
+    super::paths::display(path, &cwd.to_string_lossy(), Os::CURRENT)
 }
 
+/// `path` made absolute against `cwd`, in the editor's form (`C:\...` on Windows).
 fn absolute(path: &str, cwd: &Path) -> String {
-    let p = Path::new(path);
-    if p.is_absolute() {
-        path.to_owned()
-    } else {
-        PathBuf::from(cwd).join(p).to_string_lossy().into_owned()
-    }
+    super::paths::absolute(path, &cwd.to_string_lossy(), Os::CURRENT)
 }
 
 /// " (lines 10-29)" / " (from line 10)" for a Read with offset/limit; claude's offset is a 1-based line.

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::claude::wire::ResultMessage;
-use crate::domain::{SessionUpdate, StopReason, TurnUsage, Usage};
+use crate::domain::{RateLimits, SessionUpdate, StopReason, TurnUsage, Usage};
 
 /// The end of a turn: updates to send first (the usage), then the prompt's answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +14,8 @@ pub(crate) struct TurnEnd {
     pub(crate) outcome: Result<StopReason, String>,
     /// The tokens of the whole turn, when claude reported them.
     pub(crate) usage: Option<TurnUsage>,
+    /// The subscription's windows as last reported.
+    pub(crate) rate_limits: RateLimits,
 }
 
 /// The context tokens of one API response: what went in (fresh, cached and cache-written input)
@@ -114,6 +116,7 @@ pub(crate) fn usage_update(
         used,
         size,
         cost_usd: r.total_cost_usd,
+        rate_limits: Default::default(),
     }))
 }
 
@@ -183,7 +186,8 @@ mod tests {
             Some(SessionUpdate::Usage(Usage {
                 used: 2710,
                 size: 1_000_000,
-                cost_usd: Some(0.5)
+                cost_usd: Some(0.5),
+                rate_limits: Default::default(),
             }))
         );
         // No response seen (interrupted before any): the result's usage stands in.

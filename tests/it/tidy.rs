@@ -1,7 +1,8 @@
 //! The layout rules, checked on the source so they hold as the code grows: only `src/acp/` imports
 //! the ACP SDK, only `src/claude/` builds claude's stream-json, only `src/platform/` holds code
 //! that differs per operating system, `session` does not reach into `doctor`, no source file is
-//! over 600 lines, and a module's unit tests are its child module `tests`.
+//! over 600 lines, a module's unit tests are its child module `tests`, production comments say
+//! "the pinned claude" rather than its version, and no file names a development machine's paths.
 
 use std::path::{Path, PathBuf};
 
@@ -177,4 +178,147 @@ fn panics_unwind_so_that_a_session_catches_its_own() {
         aborting.is_empty(),
         "Cargo.toml aborts on panic: {aborting:?}"
     );
+}
+
+/// The comment part of a source line: the whole line when it is a comment, else what follows a
+/// ` // ` after code.
+fn comment_of(line: &str) -> Option<&str> {
+    let trimmed = line.trim_start();
+    if trimmed.starts_with("//") {
+        return Some(trimmed);
+    }
+    line.find(" // ").map(|at| &line[at..])
+}
+
+#[test]
+fn production_comments_say_the_pinned_claude_not_its_version() {
+    // The pinned claude is named once, `PINNED_CLAUDE_VERSION` (and the README's "Tested with"):
+    // a comment that names it goes stale with the next bump. Test code and fixtures keep versions
+    // where they are data.
+    let pinned = claude_acp::claude::install::PINNED_CLAUDE_VERSION;
+    let offenders: Vec<String> = rust_files("src")
+        .into_iter()
+        .filter(|(name, _)| !is_test_file(name))
+        .flat_map(|(name, text)| {
+            let end = text.find("#[cfg(test)]\nmod tests {").unwrap_or(text.len());
+            text[..end]
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| comment_of(line).is_some_and(|c| c.contains(pinned)))
+                .map(|(n, line)| format!("{name}:{}: {}", n + 1, line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "production comments naming the pinned claude's version ({pinned}); say \"the pinned \
+         claude\" or use PINNED_CLAUDE_VERSION: {offenders:#?}"
+    );
+}
+
+/// Where `text` names an absolute path of a development machine: one that starts at the root
+/// folders `work` or `root`, or at a home folder other than the placeholders examples use (`me`,
+/// `YOU`, `user`). (Written without those paths, as this file is checked too.)
+fn machine_paths(text: &str) -> Vec<String> {
+    const PLACEHOLDER_HOMES: [&str; 3] = ["me", "YOU", "user"];
+    let mut found = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for folder in ["work", "root", "home"] {
+            let root = format!("/{folder}/");
+            for (at, _) in line.match_indices(root.as_str()) {
+                // Inside a longer path (`/run/work/`, `/tmp/x/work/`) it is no machine's root.
+                let inside = line[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || "._~-".contains(c));
+                let rest = &line[at + root.len()..];
+                let home = rest
+                    .split(['/', '"', '`', '\'', ' ', ')'])
+                    .next()
+                    .unwrap_or("");
+                if inside || (folder == "home" && PLACEHOLDER_HOMES.contains(&home)) {
+                    continue;
+                }
+                found.push(format!("{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_file_names_a_machine_path() {
+    // A path of the machine something was written on (its checkout, its shared folders, a user's
+    // home) means nothing on a reader's machine, and says where it was made. The captured data
+    // in `fixtures/` (transcripts, tool results) is what claude printed and stays as it was; the
+    // scripts and notes there are checked.
+    fn walk(path: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(path) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if name == "node_modules" || name == "target" || name.starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    for dir in [
+        "src", "tests", "benches", "editors", "scripts", "fuzz", ".ci", ".github",
+    ] {
+        walk(&repo().join(dir), &mut paths);
+    }
+    let mut fixtures = Vec::new();
+    walk(&repo().join("fixtures"), &mut fixtures);
+    paths.extend(fixtures.into_iter().filter(|p| {
+        p.extension()
+            .is_some_and(|e| e == "sh" || e == "py" || e == "md")
+    }));
+    for entry in std::fs::read_dir(repo()).unwrap() {
+        let path = entry.unwrap().path();
+        // Not `.git`: a worktree's names where its repository is.
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if path.is_file() && !hidden {
+            paths.push(path);
+        }
+    }
+    let offenders: Vec<String> = paths
+        .iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(path).ok()?;
+            let name = path.strip_prefix(repo()).unwrap().display().to_string();
+            let found = machine_paths(&text);
+            (!found.is_empty()).then(|| format!("{name}: {found:#?}"))
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "files naming a path of a development machine: {offenders:#?}"
+    );
+}
+
+#[test]
+fn machine_paths_are_told_from_paths_inside_others_and_placeholders() {
+    // `^` stands for `/`, so that this file names no such path itself.
+    let paths = |text: &str| machine_paths(&text.replace('^', "/"));
+    assert_eq!(
+        paths("see ^work^shared^x and `^root^a`\n\"^home^alice^b\""),
+        [
+            "1: see ^work^shared^x and `^root^a`",
+            "1: see ^work^shared^x and `^root^a`",
+            "2: \"^home^alice^b\"",
+        ]
+        .map(|line| line.replace('^', "/"))
+    );
+    assert!(paths("^run^work^a.txt ^tmp^x-1^work^b ^home^me^c ^home^YOU^d").is_empty());
+    assert_eq!(paths("Edit(^^work^a)").len(), 1);
 }

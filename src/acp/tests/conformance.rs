@@ -12,8 +12,8 @@ use crate::acp::server::{HANDLED_METHODS, initialize_response};
 use crate::acp::to_proto;
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, CompactionStatus, ConfigOption, ContentChunk, NewSession,
-    PromptBlock, SessionOpened, SessionPage, SessionUpdate, ToolCall, ToolCallUpdate, ToolKind,
-    ToolStatus, TurnOutcome, Usage,
+    Notice, NoticeSeverity, PromptBlock, SessionOpened, SessionPage, SessionUpdate, ToolCall,
+    ToolCallUpdate, ToolKind, ToolStatus, TurnOutcome, Usage,
 };
 
 /// The README's `- `item`: reason` lines under "Not supported".
@@ -149,6 +149,10 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
         SessionUpdate::UserMessageChunk { content: text() },
         SessionUpdate::AgentMessageChunk { content: text() },
         SessionUpdate::AgentThoughtChunk { content: text() },
+        SessionUpdate::AgentNote {
+            text: "x".into(),
+            kind: "k",
+        },
         SessionUpdate::ToolCall(call),
         SessionUpdate::ToolCallUpdate(ToolCallUpdate {
             id: "t".into(),
@@ -159,6 +163,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             used: 1,
             size: 2,
             cost_usd: None,
+            rate_limits: Default::default(),
         }),
         SessionUpdate::CurrentMode {
             mode_id: "default".into(),
@@ -173,12 +178,19 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             id: "c".into(),
             status: CompactionStatus::Completed,
         },
+        SessionUpdate::Notice(Notice {
+            severity: NoticeSeverity::Warning,
+            kind: "mcp_server_failed",
+            title: "t".into(),
+            description: None,
+        }),
     ];
     for u in &all {
         match u {
             SessionUpdate::UserMessageChunk { .. }
             | SessionUpdate::AgentMessageChunk { .. }
             | SessionUpdate::AgentThoughtChunk { .. }
+            | SessionUpdate::AgentNote { .. }
             | SessionUpdate::ToolCall(_)
             | SessionUpdate::ToolCallUpdate(_)
             | SessionUpdate::Plan { .. }
@@ -187,7 +199,8 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::AvailableCommands { .. }
             | SessionUpdate::ConfigOptions { .. }
             | SessionUpdate::SessionInfo { .. }
-            | SessionUpdate::Compaction { .. } => {}
+            | SessionUpdate::Compaction { .. }
+            | SessionUpdate::Notice(_) => {}
         }
     }
     all
@@ -251,5 +264,19 @@ fn every_stable_item_of_the_schema_is_built_or_listed_as_not_supported() {
     assert!(
         missing.is_empty(),
         "stable ACP items neither built nor listed in the README's \"Not supported\" with a reason: {missing:#?}"
+    );
+}
+
+#[test]
+fn the_system_prompt_is_advertised_in_both_modes() {
+    let init = initialize_response(
+        &Full,
+        &acp::InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1),
+    );
+    let caps = serde_json::to_value(init.agent_capabilities).unwrap();
+    assert_eq!(
+        caps["sessionCapabilities"]["systemPrompt"],
+        serde_json::json!({"mode": {"override": {}}}),
+        "{caps}"
     );
 }

@@ -249,3 +249,30 @@ fn the_shim_target_is_the_last_dp0_path() {
     );
     assert_eq!(shim_target("@echo off\r\nclaude %*\r\n"), None);
 }
+
+#[test]
+fn claude_acp_named_as_claude_is_started_as_the_stand_in() {
+    let own = r"C:\tools\claude-acp.exe";
+    let fake = Fake::default()
+        .program(own)
+        .program(r"C:\Users\me\.local\bin\claude.exe");
+    let env = LocateEnv {
+        own_exe: Some(own.into()),
+        ..windows()
+    };
+    let explicit = locate_with(Some(Path::new(own)), &env, &fake).unwrap();
+    assert_eq!(
+        (explicit.program.as_path(), explicit.prefix_args.as_slice()),
+        (Path::new(own), ["standin".to_owned()].as_slice())
+    );
+    let by_env = LocateEnv {
+        claude_code_executable: Some(own.into()),
+        ..env.clone()
+    };
+    assert_eq!(found(&by_env, &fake).prefix_args, ["standin"]);
+    // Any other program, and claude found by the search, start as they are.
+    let other = r"C:\Users\me\.local\bin\claude.exe";
+    let named = locate_with(Some(Path::new(other)), &env, &fake).unwrap();
+    assert_eq!(named.prefix_args, Vec::<String>::new());
+    assert_eq!(found(&env, &fake).prefix_args, Vec::<String>::new());
+}

@@ -24,12 +24,12 @@ use crate::domain::{AgentError, ConfigOption, ConfigValue, EditorClient};
 pub(crate) use logic::Seen;
 pub(crate) use record::EditLog;
 
-/// claude's built-ins this server replaces, turned off with `--disallowedTools` (claude 2.1.332
+/// claude's built-ins this server replaces, turned off with `--disallowedTools` (the pinned claude
 /// has no MultiEdit; older ones do, and it must not write behind the editor's back either).
 pub(crate) const REPLACED_BUILTINS: &str = "Read,Write,Edit,MultiEdit";
 
-/// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
-const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_fs/builtin_tools_2.1.332.json");
+/// The built-in tool definitions the pinned claude sends the model, captured from its API request.
+const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_fs/builtin_tools.json");
 
 /// Whether the editor or the disk holds the files of a session's Read, Write and Edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +104,7 @@ pub(crate) fn config_option(current: FileEdits) -> ConfigOption {
                 "claude's own tools, on disk",
             ),
         ],
+        boolean: false,
     }
 }
 

@@ -29,9 +29,8 @@ pub(crate) const TOOL_NAMES: [&str; 2] = super::names::TERMINAL_TOOLS;
 /// How long claude may take to answer a `stop_task` for a TaskStop of one of its own tasks.
 const STOP_TASK_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
-const BUILTIN_TOOLS: &str =
-    include_str!("../../../fixtures/editor_terminal/builtin_tools_2.1.332.json");
+/// The built-in tool definitions the pinned claude sends the model, captured from its API request.
+const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_terminal/builtin_tools.json");
 
 /// Where a session's Bash commands run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +109,7 @@ pub(crate) fn config_option(current: TerminalSetting) -> ConfigOption {
                 "claude's own shell; the output shows when the command ends",
             ),
         ],
+        boolean: false,
     }
 }
 

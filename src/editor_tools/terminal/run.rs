@@ -20,7 +20,7 @@ use crate::domain::{
 /// The most output an editor terminal keeps for one command.
 const OUTPUT_BYTE_LIMIT: u64 = 16 * 1024 * 1024;
 
-/// What claude 2.1.332 sets for its own Bash commands that the editor's environment lacks: the
+/// What the pinned claude sets for its own Bash commands that the editor's environment lacks: the
 /// mark of a command run by claude, and no editor for git to wait on
 /// (`fixtures/editor_terminal/README.md`).
 const CLAUDE_SHELL_ENV: [(&str, &str); 2] = [("CLAUDECODE", "1"), ("GIT_EDITOR", "true")];
@@ -202,8 +202,8 @@ impl EditorTerminal {
                 );
             }
             Err(_) => {
-                // claude 2.1.332 moves a command that has printed something to the background
-                // rather than kill it (tool_results_2.1.332.jsonl, run cap2).
+                // The pinned claude moves a command that has printed something to the background
+                // rather than kill it (tool_results.jsonl, run cap2).
                 if let Ok(shown) = self.output_of(&terminal_id).await
                     && shown.exit.is_none()
                     && !output::plain(&shown.output).trim().is_empty()
@@ -389,7 +389,7 @@ impl EditorTerminal {
             task_id: id.to_owned(),
         };
         match handle.request(request, super::STOP_TASK_TIMEOUT).await {
-            // claude 2.1.332 answers `stop_task` with `{}` whether or not it knew the id, so the
+            // The pinned claude answers `stop_task` with `{}` whether or not it knew the id, so the
             // model is told no more than that.
             Ok(_) => reply(
                 format!("Asked Claude Code to stop task {id}; it is stopped if it was running."),

@@ -1,7 +1,7 @@
 //! The "always allow" suggestions claude gives on its stdio channel but not to an MCP permission
 //! tool, rebuilt from the ask, so a prompt over MCP offers the same "always" option as over stdio.
 //!
-//! Only the two suggestions claude 2.1.332 makes most, in its own shape (transcripts b, l): accept
+//! Only the two suggestions the pinned claude makes most, in its own shape (transcripts b, l): accept
 //! edits for the session on a file edit, and a rule for the exact Bash command in the project's
 //! `.claude/settings.local.json`. claude applies `updatedPermissions` of an MCP allow reply the same
 //! way as on stdio. Other tools get none, so they offer allow once / reject as before.
@@ -16,14 +16,14 @@ pub(crate) fn always_allow_suggestions(tool_name: &str, input: &Value) -> Vec<Pe
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
             vec![PermissionUpdate::set_mode_for_session("acceptEdits")]
         }
-        "Bash" => input
+        "Bash" | "PowerShell" => input
             .get("command")
             .and_then(Value::as_str)
             .filter(|command| !command.trim().is_empty())
             .map(|command| {
                 vec![PermissionUpdate::new(UpdateKind::AddRules {
                     rules: vec![PermissionRule {
-                        tool_name: "Bash".to_owned(),
+                        tool_name: tool_name.to_owned(),
                         rule_content: Some(command.to_owned()),
                     }],
                     behavior: "allow".to_owned(),

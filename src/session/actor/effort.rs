@@ -50,6 +50,7 @@ impl Settings {
             category: Some("thought_level".into()),
             current,
             values,
+            boolean: false,
         })
     }
 }

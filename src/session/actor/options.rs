@@ -5,10 +5,11 @@
 //! `config_option_update` each time they differ from what the editor was last told.
 
 use super::{Internal, Reply, SessionActor};
-use crate::domain::{ConfigOption, SessionUpdate};
+use crate::domain::{ConfigOption, ModeState, SessionUpdate};
+use crate::session::modes;
 
-/// The session's mode and config options, for the answer that opens it.
-pub(crate) type OpenedOptions = (String, Vec<ConfigOption>);
+/// The session's modes and config options, for the answer that opens it.
+pub(crate) type OpenedOptions = (ModeState, Vec<ConfigOption>);
 
 /// What the editor was told, and who waits to be told.
 #[derive(Default)]
@@ -37,7 +38,8 @@ impl SessionActor {
     fn reply_options(&mut self, reply: Reply<OpenedOptions>) {
         let options = self.config_options();
         self.settings.announced.options = Some(options.clone());
-        let _ = reply.send(Ok((self.settings.mode.clone(), options)));
+        let modes = modes::state(&self.settings.mode, self.offered_modes());
+        let _ = reply.send(Ok((modes, options)));
     }
 
     /// claude answered `initialize`, exited, or kept the session waiting too long: a waiting answer

@@ -151,10 +151,7 @@ impl SessionActor {
             Err(e) => Err(e),
         };
         if let Some(turn) = self.turn.take() {
-            let _ = turn.reply.send(outcome.map(|stop_reason| TurnOutcome {
-                stop_reason,
-                usage: None,
-            }));
+            let _ = turn.reply.send(outcome.map(TurnOutcome::from));
         }
     }
 

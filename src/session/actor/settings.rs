@@ -17,6 +17,8 @@ pub(super) enum Setting {
     Model(String),
     /// `None`: back to the model's own level.
     Effort(Option<String>),
+    /// Fast mode or ultracode, on or off.
+    Toggle(super::toggles::Toggle, bool),
 }
 
 impl std::fmt::Display for Setting {
@@ -28,6 +30,12 @@ impl std::fmt::Display for Setting {
                 f,
                 "effort change to `{}`",
                 level.as_deref().unwrap_or("default")
+            ),
+            Self::Toggle(toggle, on) => write!(
+                f,
+                "{} change to {}",
+                toggle.name(),
+                if *on { "on" } else { "off" }
             ),
         }
     }
@@ -61,6 +69,8 @@ pub(super) struct Settings {
     pub(super) effort: Option<String>,
     /// The config options the editor was told, and the session answer waiting for them.
     pub(super) announced: super::options::Announced,
+    /// Fast mode and ultracode.
+    pub(super) toggles: super::toggles::Toggles,
 }
 
 impl Settings {
@@ -72,6 +82,7 @@ impl Settings {
             model: flags.value_of("--model").map(str::to_owned),
             effort: flags.value_of("--effort").map(str::to_owned),
             announced: super::options::Announced::default(),
+            toggles: super::toggles::Toggles::default(),
         }
     }
 
@@ -80,6 +91,35 @@ impl Settings {
         self.model
             .clone()
             .or_else(|| self.models.first().map(|m| m.value.clone()))
+    }
+
+    /// The current model's entry in claude's list, when known.
+    pub(super) fn current_model_info(&self) -> Option<&ModelInfo> {
+        let current = self.current_model()?;
+        self.models.iter().find(|m| m.value == current)
+    }
+
+    /// claude runs `model` (its resolved id, or an alias): the choice follows unless the current
+    /// one already resolves to it (`default` and `opus` may be the same model).
+    /// Returns the new choice, if it changed.
+    pub(super) fn follow_model(&mut self, model: &str) -> Option<String> {
+        let runs = |m: &ModelInfo| m.value == model || m.resolved_model.as_deref() == Some(model);
+        if self.current_model_info().is_some_and(runs) {
+            return None;
+        }
+        let found = self.models.iter().find(|m| runs(m))?.value.clone();
+        self.model = Some(found.clone());
+        Some(found)
+    }
+
+    /// The modes this session offers: `auto` where claude says the model takes it.
+    pub(super) fn offered_modes(&self, allow_bypass: bool) -> modes::Offered {
+        modes::Offered {
+            bypass: allow_bypass,
+            auto: self
+                .current_model_info()
+                .is_some_and(|m| m.supports_auto_mode),
+        }
     }
 
     pub(super) fn model_option(&self) -> Option<ConfigOption> {
@@ -98,18 +138,29 @@ impl Settings {
                     description: m.description.clone(),
                 })
                 .collect(),
+            boolean: false,
         })
     }
 }
 
 impl SessionActor {
+    /// The modes this session offers now (they follow the current model).
+    pub(super) fn offered_modes(&self) -> modes::Offered {
+        self.settings
+            .offered_modes(self.ctx.config.allow_bypass_permissions)
+    }
+
     pub(crate) fn config_options(&self) -> Vec<ConfigOption> {
         let mut options = vec![modes::config_option(
             &self.settings.mode,
-            self.ctx.config.allow_bypass_permissions,
+            self.offered_modes(),
         )];
         options.extend(self.settings.model_option());
         options.extend(self.settings.effort_option());
+        options.extend(
+            self.settings
+                .toggle_options(self.ctx.editor.supports_boolean_options()),
+        );
         options.extend(self.file_edits_option());
         options.extend(
             self.tools
@@ -123,8 +174,16 @@ impl SessionActor {
     /// and its answer comes back as [`Internal::SettingDone`], so the loop never waits on claude
     /// (a hung claude must not hold up a cancel). With no claude running it takes effect at once.
     pub(super) fn set_mode(&mut self, mode: String, reply: SettingReply) {
-        if !modes::is_known(&mode, self.ctx.config.allow_bypass_permissions) {
-            reply.send_error(AgentError::InvalidParams(format!("unknown mode `{mode}`")));
+        let offered = self.offered_modes();
+        if !modes::is_known(&mode, offered) {
+            let known: Vec<String> = modes::available(offered)
+                .into_iter()
+                .map(|m| m.id)
+                .collect();
+            reply.send_error(AgentError::InvalidParams(format!(
+                "unknown mode `{mode}` (this session offers: {})",
+                known.join(", ")
+            )));
             return;
         }
         if let Err(e) = self.wake_if_stopped() {
@@ -149,8 +208,15 @@ impl SessionActor {
         if !self.settings.models.is_empty()
             && !self.settings.models.iter().any(|m| m.value == model)
         {
+            let known: Vec<&str> = self
+                .settings
+                .models
+                .iter()
+                .map(|m| m.value.as_str())
+                .collect();
             reply.send_error(AgentError::InvalidParams(format!(
-                "unknown model `{model}`"
+                "unknown model `{model}`: claude offers {}",
+                known.join(", ")
             )));
             return;
         }
@@ -207,6 +273,7 @@ impl SessionActor {
                 self.settings.model = Some(model);
             }
             Setting::Effort(level) => self.effort_set(level),
+            Setting::Toggle(toggle, on) => self.toggle_set(toggle, on),
         }
         self.reply_setting(reply);
     }
@@ -246,10 +313,16 @@ impl SessionActor {
             let ours = super::rewind::commands();
             commands.retain(|c| !ours.iter().any(|o| o.name == c.name));
             commands.extend(ours);
-            let commands = translate::with_context_command(commands);
+            let commands = translate::with_usage_command(translate::with_context_command(commands));
             self.ctx
                 .editor
                 .session_update(&self.ctx.id, SessionUpdate::AvailableCommands { commands });
+        }
+        if let Some(state) = reply.get("fast_mode_state").and_then(Value::as_str) {
+            let reason = reply
+                .get("fast_mode_disabled_reason")
+                .and_then(Value::as_str);
+            self.fast_mode_reported(state, reason);
         }
         let models = ModelInfo::from_initialize_reply(&reply);
         if !models.is_empty() {
@@ -260,7 +333,7 @@ impl SessionActor {
         // reply may arrive after an early `session/set_mode`.
         if let Some(mode) = reply.get("current_permission_mode").and_then(Value::as_str)
             && !self.settings.mode_touched
-            && modes::is_known(mode, true)
+            && modes::is_known(mode, modes::Offered::ALL)
             && mode != self.settings.mode
         {
             self.settings.mode = mode.to_owned();

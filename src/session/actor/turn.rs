@@ -8,7 +8,9 @@ use tokio::time::Instant;
 use super::rewind::RewindCommand;
 use super::{CONTROL_TIMEOUT, Reply, SessionActor, deliver};
 use crate::claude::wire::{OutboundControl, PermissionDecision};
-use crate::domain::{AgentError, PromptBlock, StopReason, TurnOutcome, TurnUsage};
+use crate::domain::{
+    AgentError, ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome, TurnUsage,
+};
 use crate::translate;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
@@ -54,6 +56,19 @@ impl SessionActor {
         }
         if let Some(command) = RewindCommand::of(&blocks) {
             self.start_rewind(command, blocks, reply);
+            return;
+        }
+        if translate::is_usage_command(&blocks) {
+            // From what claude already said: no claude needed, no model request.
+            let text = self.translator.usage_report();
+            self.turn = Some(Turn::new(reply, blocks, None));
+            self.ctx.editor.session_update(
+                &self.ctx.id,
+                SessionUpdate::AgentMessageChunk {
+                    content: ContentChunk::text(text),
+                },
+            );
+            self.finish_turn(Ok(StopReason::EndTurn));
             return;
         }
         if let Err(e) = self.ensure_claude() {
@@ -125,9 +140,11 @@ impl SessionActor {
         } else {
             outcome
         };
+        let rate_limits = self.translator.rate_limits();
         let outcome = outcome.map(|stop_reason| TurnOutcome {
             stop_reason,
             usage: turn.usage,
+            rate_limits,
         });
         self.restart_if_due();
         if let Some(task) = &turn.local {

@@ -56,7 +56,7 @@ enum Rule {
     Ignored,
 }
 
-/// claude's permission modes (CLI 2.1.332).
+/// claude's permission modes (the pinned CLI).
 pub(crate) const PERMISSION_MODES: &[&str] = &[
     "default",
     "acceptEdits",
@@ -68,10 +68,10 @@ pub(crate) const PERMISSION_MODES: &[&str] = &[
 
 const SETTING_SOURCES: &[&str] = &["user", "project", "local"];
 
-/// claude's effort levels (`--effort`, CLI 2.1.332).
+/// claude's effort levels (`--effort`, the pinned CLI).
 const EFFORT_LEVELS: &[&str] = &["low", "medium", "high", "xhigh", "max"];
 
-/// `_meta.claudeCode.options` keys and their flags (checked against `claude --help` of 2.1.332;
+/// `_meta.claudeCode.options` keys and their flags (checked against `claude --help` of the pinned CLI;
 /// `--max-turns` and `--max-thinking-tokens` are hidden flags the SDK itself passes).
 const KEYS: &[(&str, Rule)] = &[
     ("model", Rule::Text("--model")),
@@ -99,8 +99,8 @@ const KEYS: &[(&str, Rule)] = &[
     ("betas", Rule::CommaList("--betas")),
     ("plugins", Rule::Special),
     ("systemPrompt", Rule::Special),
-    ("customSystemPrompt", Rule::Text("--system-prompt")),
-    ("appendSystemPrompt", Rule::Text("--append-system-prompt")),
+    ("customSystemPrompt", Rule::Special),
+    ("appendSystemPrompt", Rule::Special),
     ("extraArgs", Rule::Special),
     ("env", Rule::Special),
     ("cwd", Rule::Ignored),
@@ -192,7 +192,7 @@ fn meta_flags(
     let empty = Map::new();
     let options = options.unwrap_or(&empty);
 
-    system_prompt(meta, options, &mut flags.extra_args)?;
+    system_prompt(meta, options, &mut flags)?;
     if let Some(Value::Array(roots)) = meta.get("additionalRoots") {
         // As the TypeScript adapter does: entries that are not strings are skipped.
         directories.extend(roots.iter().filter_map(Value::as_str).map(str::to_owned));
@@ -288,6 +288,8 @@ fn special(
         }
         "additionalDirectories" => directories.extend(strings(value, path)?),
         "systemPrompt" => {} // read by `system_prompt`
+        "customSystemPrompt" => flags.system_prompt.replace = Some(string(value, path)?),
+        "appendSystemPrompt" => flags.system_prompt.append = Some(string(value, path)?),
         "mcpServers" => {
             let servers = object(value, path)?;
             if !servers.is_empty() {
@@ -368,11 +370,12 @@ fn special(
 
 /// `_meta.systemPrompt` (string: replace; `{append}`: add to claude's own), overridden by
 /// `claudeCode.options.systemPrompt` in the SDK's shape (string, or
-/// `{type: "preset", preset: "claude_code", append?}`), as in the TypeScript adapter.
+/// `{type: "preset", preset: "claude_code", append?}`), as in the TypeScript adapter. claude gets
+/// the text in its `initialize` request, not on its command line.
 fn system_prompt(
     meta: &Map<String, Value>,
     options: &Map<String, Value>,
-    args: &mut Vec<String>,
+    flags: &mut SessionFlags,
 ) -> Result<(), MetaError> {
     let (path, value) = match (options.get("systemPrompt"), meta.get("systemPrompt")) {
         (Some(v), _) if !v.is_null() => ("claudeCode.options.systemPrompt", v),
@@ -380,9 +383,9 @@ fn system_prompt(
         _ => return Ok(()),
     };
     match value {
-        Value::String(text) => push(args, "--system-prompt", text.clone()),
+        Value::String(text) => flags.system_prompt.replace = Some(text.clone()),
         Value::Object(prompt) => match prompt.get("append") {
-            Some(Value::String(extra)) => push(args, "--append-system-prompt", extra.clone()),
+            Some(Value::String(extra)) => flags.system_prompt.append = Some(extra.clone()),
             None | Some(Value::Null) => {}
             Some(other) => {
                 return Err(wrong(&format!("{path}.append"), "expected a string", other));

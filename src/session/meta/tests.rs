@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::session::spawn::SystemPromptParts;
 
 fn args(meta: Value) -> Vec<String> {
     flags_from_meta(Some(&meta))
@@ -94,38 +95,56 @@ fn each_option_becomes_its_claude_flag() {
         ),
         (options(json!({"effort": "xhigh"})), &["--effort", "xhigh"]),
         (options(json!({"extraArgs": {"bare": null}})), &["--bare"]),
-        (
-            options(json!({"customSystemPrompt": "Be brief."})),
-            &["--system-prompt", "Be brief."],
-        ),
-        (
-            options(json!({"appendSystemPrompt": "Be kind."})),
-            &["--append-system-prompt", "Be kind."],
-        ),
     ];
     for (meta, expected) in table {
         assert_eq!(args(meta.clone()), expected, "for {meta}");
     }
 }
 
+fn system_prompt(meta: Value) -> SystemPromptParts {
+    let flags = flags_from_meta(Some(&meta)).unwrap_or_else(|e| panic!("{meta} was refused: {e}"));
+    // Never on claude's command line, which every local user can read.
+    assert!(
+        flags.extra_args.is_empty(),
+        "{meta}: {:?}",
+        flags.extra_args
+    );
+    flags.system_prompt
+}
+
+fn parts(replace: Option<&str>, append: Option<&str>) -> SystemPromptParts {
+    SystemPromptParts {
+        replace: replace.map(str::to_owned),
+        append: append.map(str::to_owned),
+    }
+}
+
 #[test]
-fn the_system_prompt_replaces_or_appends() {
-    assert_eq!(
-        args(json!({"systemPrompt": "You review code."})),
-        ["--system-prompt", "You review code."]
-    );
-    assert_eq!(
-        args(json!({"systemPrompt": {"append": "Answer in French."}})),
-        ["--append-system-prompt", "Answer in French."]
-    );
-    // The SDK's own shape inside options wins over the top-level one, as in the TypeScript adapter.
-    assert_eq!(
-        args(
-            json!({"systemPrompt": "ignored", "claudeCode": {"options": {
-            "systemPrompt": {"type": "preset", "preset": "claude_code", "append": "Be terse."}}}})
+fn the_system_prompt_replaces_or_appends_and_never_reaches_the_command_line() {
+    let table = [
+        (
+            json!({"systemPrompt": "You review code."}),
+            parts(Some("You review code."), None),
         ),
-        ["--append-system-prompt", "Be terse."]
-    );
+        (
+            json!({"systemPrompt": {"append": "Answer in French."}}),
+            parts(None, Some("Answer in French.")),
+        ),
+        // The SDK's own shape inside options wins over the top-level one, as in the TypeScript
+        // adapter.
+        (
+            json!({"systemPrompt": "ignored", "claudeCode": {"options": {
+                "systemPrompt": {"type": "preset", "preset": "claude_code", "append": "Be terse."}}}}),
+            parts(None, Some("Be terse.")),
+        ),
+        (
+            options(json!({"customSystemPrompt": "Be brief.", "appendSystemPrompt": "Be kind."})),
+            parts(Some("Be brief."), Some("Be kind.")),
+        ),
+    ];
+    for (meta, expected) in table {
+        assert_eq!(system_prompt(meta.clone()), expected, "for {meta}");
+    }
 }
 
 #[test]
@@ -205,8 +224,6 @@ fn what_acpx_sends_becomes_one_command_line() {
     assert_eq!(
         args(meta),
         [
-            "--append-system-prompt",
-            "Commit nothing.",
             "--model",
             "sonnet",
             "--allowedTools",

@@ -1,33 +1,29 @@
-//! Tests of the command-line surface: `run_cli`, `--version`, and the test wrapper script.
+//! Tests of the command-line surface: `run_cli`, `--version`, and the scripts played per start.
 
 use super::run_text;
 use crate::standin::*;
 use std::path::Path;
 
 #[test]
-fn the_claude_wrapper_execs_the_stand_in_with_the_script_and_claude_args() {
+fn several_scripts_are_played_one_per_start_then_the_last_again() {
     let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("it's a script.jsonl");
-    let log = dir.path().join("log.jsonl");
-    // `echo` in place of claude-acp shows the exact argv the wrapper builds.
-    let wrapper =
-        write_claude_wrapper(dir.path(), Path::new("/bin/echo"), &script, Some(&log)).unwrap();
-    let out = std::process::Command::new(&wrapper)
-        .args(["--resume", "a b"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let expected = format!("standin --script {} --resume a b\n", script.display());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
-    let env_dump = dir.path().join("env.sh");
-    std::fs::write(&env_dump, "#!/bin/sh\necho \"$CLAUDE_STANDIN_LOG\"\n").unwrap();
-    crate::platform::files::make_executable(&env_dump).unwrap();
-    let wrapper = write_claude_wrapper(dir.path(), &env_dump, &script, Some(&log)).unwrap();
-    let out = std::process::Command::new(&wrapper).output().unwrap();
+    let counter = dir.path().join("starts");
+    let scripts = [
+        dir.path().join("crash.jsonl"),
+        dir.path().join("text.jsonl"),
+    ];
+    let played: Vec<&Path> = (0..3)
+        .map(|_| pick_script(&scripts, count_start(&counter).unwrap()))
+        .collect();
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        format!("{}\n", log.display())
+        played,
+        [
+            scripts[0].as_path(),
+            scripts[1].as_path(),
+            scripts[1].as_path()
+        ]
     );
+    assert_eq!(std::fs::read_to_string(&counter).unwrap(), "3\n");
 }
 
 #[tokio::test]

@@ -91,7 +91,8 @@ async fn run_client(standin: &Standin, workspace: &Path, env: &[(&str, &str)]) -
     node.arg("client.mjs")
         .arg(ADAPTER)
         .current_dir(&client_dir)
-        .env("CLAUDE_PATH", &standin.wrapper)
+        .env("CLAUDE_PATH", &standin.claude)
+        .envs(standin.env())
         .env("ACP_SESSION_CWD", workspace)
         .env("ACP_TIMEOUT_MS", "60000")
         // Keep the adapter and the stand-in away from the developer's own ~/.claude.

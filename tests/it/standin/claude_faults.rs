@@ -34,9 +34,9 @@ fn closes_stdout_then_standin(s: &Standin) -> std::path::PathBuf {
     let marker = s.dir().join("closed-once");
     let wrapper = s.dir().join("claude-closing");
     let body = format!(
-        "#!/bin/sh\nif [ ! -e '{marker}' ]; then\n  touch '{marker}'\n  while IFS= read -r line; do\n    case \"$line\" in *'\"type\":\"user\"'*) break;; esac\n  done\n  exec 1>&-\n  exec sleep 1000\nfi\nexec '{standin}' \"$@\"\n",
+        "#!/bin/sh\nif [ ! -e '{marker}' ]; then\n  touch '{marker}'\n  while IFS= read -r line; do\n    case \"$line\" in *'\"type\":\"user\"'*) break;; esac\n  done\n  exec 1>&-\n  exec sleep 1000\nfi\nexec '{standin}' standin \"$@\"\n",
         marker = marker.display(),
-        standin = s.wrapper.display(),
+        standin = s.claude.display(),
     );
     std::fs::write(&wrapper, body).unwrap();
     use std::os::unix::fs::PermissionsExt;
@@ -51,9 +51,10 @@ async fn a_claude_that_closes_its_stdout_but_lives_is_stopped_and_the_next_promp
     let c = AcpClient::spawn(
         &["--claude-path", wrapper.to_str().unwrap()],
         &[
-            ("CLAUDE_STANDIN_LOG", s.log.to_str().unwrap()),
-            ("CLAUDE_CONFIG_DIR", s.config_dir().to_str().unwrap()),
-        ],
+            s.env().as_slice(),
+            &[("CLAUDE_CONFIG_DIR", s.config_dir().to_str().unwrap())],
+        ]
+        .concat(),
         s.dir(),
     );
     c.set_timeout(Duration::from_secs(15));

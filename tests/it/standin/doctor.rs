@@ -27,12 +27,16 @@ fn a_working_claude_with_a_key_is_reported_fine() {
     let s = Standin::new("text");
     let home = s.dir().to_str().unwrap();
     let (code, out) = doctor(
-        &["--claude-path", s.wrapper.to_str().unwrap()],
-        &[("HOME", home), ("ANTHROPIC_API_KEY", "sk-ant-test")],
+        &["--claude-path", s.claude.to_str().unwrap()],
+        &[
+            s.env().as_slice(),
+            &[("HOME", home), ("ANTHROPIC_API_KEY", "sk-ant-test")],
+        ]
+        .concat(),
     );
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains(&s.wrapper.display().to_string()),
+        out.contains(&s.claude.display().to_string()),
         "names the claude it found: {out}"
     );
     assert!(out.contains("2.1.332") && out.contains("tested"), "{out}");
@@ -53,8 +57,8 @@ fn no_claude_is_a_failure_that_says_how_to_install() {
 fn login_runs_claudes_own_login() {
     let s = Standin::new("text");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"))
-        .args(["login", "--claude-path", s.wrapper.to_str().unwrap()])
-        .env("CLAUDE_STANDIN_LOG", &s.log)
+        .args(["login", "--claude-path", s.claude.to_str().unwrap()])
+        .envs(s.env())
         .stdin(std::process::Stdio::null())
         .output()
         .expect("login runs");

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::support::acp_client::AcpClient;
 use crate::support::procs;
-use crate::support::standin::{Standin, fixture};
+use crate::support::standin::Standin;
 
 /// A session whose claude has started a long child (`sleep`) and hangs; the adapter's temp dir
 /// (where the MCP config file goes, with `--permission-transport mcp`) is `tmp`.
@@ -20,19 +20,22 @@ struct Busy {
 }
 
 async fn busy_claude() -> Busy {
-    let standin = Standin::new("hang");
+    let mut standin = Standin::new("hang");
     let child_pid = standin.dir().join("child.pid");
     // Like claude's Bash tool: a command running in claude's process group, in the background.
+    let wrapper = standin.dir().join("claude-busy");
     std::fs::write(
-        &standin.wrapper,
+        &wrapper,
         format!(
-            "#!/bin/sh\nsleep 1000 &\necho $! > '{}'\nexec '{}' standin --script '{}' \"$@\"\n",
+            "#!/bin/sh\nsleep 1000 &\necho $! > '{}'\nexec '{}' standin \"$@\"\n",
             child_pid.display(),
             env!("CARGO_BIN_EXE_claude-acp"),
-            fixture("hang").display()
         ),
     )
     .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    standin.claude = wrapper;
     let tmp = standin.dir().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
     let adapter = standin.adapter_with_env(

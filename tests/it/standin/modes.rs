@@ -179,7 +179,8 @@ async fn bypass_permissions_is_offered_only_where_claude_accepts_it() {
         let s = Standin::new("set_permission_mode");
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
         cmd.arg("--claude-path")
-            .arg(&s.wrapper)
+            .arg(&s.claude)
+            .envs(s.env())
             .env_remove("IS_SANDBOX")
             .current_dir(s.dir());
         if sandbox {

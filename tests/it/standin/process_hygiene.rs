@@ -173,8 +173,8 @@ async fn a_trimmed_environment_without_anthropic_variables_still_works() {
     cmd.env_clear()
         .env("PATH", "/usr/bin:/bin")
         .arg("--claude-path")
-        .arg(&s.wrapper)
-        .env("CLAUDE_STANDIN_LOG", &s.log)
+        .arg(&s.claude)
+        .envs(s.env())
         .current_dir(s.dir());
     let c = AcpClient::from_command(cmd);
     c.initialize().await;
@@ -191,10 +191,10 @@ async fn claude_gets_the_adapters_environment_unchanged_and_runs_in_the_session_
     std::fs::write(
         &wrapper,
         format!(
-            "#!/bin/sh\nenv > '{}'\npwd >> '{}'\nexec '{}' \"$@\"\n",
+            "#!/bin/sh\nenv > '{}'\npwd >> '{}'\nexec '{}' standin \"$@\"\n",
             dump.display(),
             dump.display(),
-            s.wrapper.display()
+            s.claude.display()
         ),
     )
     .unwrap();
@@ -205,6 +205,7 @@ async fn claude_gets_the_adapters_environment_unchanged_and_runs_in_the_session_
     cmd.env_clear()
         .env("PATH", &path)
         .env("MY_EDITOR_SETTING", "kept as is")
+        .envs(s.env())
         .arg("--claude-path")
         .arg(&wrapper)
         .current_dir(s.dir());

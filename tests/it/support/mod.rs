@@ -6,6 +6,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod acp_client;
+pub mod argv;
 pub mod editor_buffers;
 pub mod editor_terminals;
 pub mod history;

@@ -25,8 +25,8 @@ impl RawEditor {
     /// claude-acp with `standin` as its claude.
     pub fn spawn(standin: &Standin) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_claude-acp"))
-            .args(["--claude-path", standin.wrapper.to_str().unwrap()])
-            .env("CLAUDE_STANDIN_LOG", &standin.log)
+            .args(["--claude-path", standin.claude.to_str().unwrap()])
+            .envs(standin.env())
             .env("CLAUDE_CONFIG_DIR", standin.config_dir())
             .current_dir(standin.dir())
             .stdin(Stdio::piped())

@@ -194,6 +194,7 @@ pub struct ClaudeEnv {
     base_url: String,
     net: Option<IsolatedNet>,
     extra_env: Vec<(String, String)>,
+    removed_env: Vec<String>,
 }
 
 impl ClaudeEnv {
@@ -216,7 +217,15 @@ impl ClaudeEnv {
             base_url: mock.base_url().to_string(),
             net: mock.net().cloned(),
             extra_env: Vec::new(),
+            removed_env: Vec::new(),
         }
+    }
+
+    /// Leaves a variable of the default environment out (e.g. `ANTHROPIC_API_KEY`, to sign in
+    /// another way).
+    pub fn without_env(mut self, key: impl Into<String>) -> ClaudeEnv {
+        self.removed_env.push(key.into());
+        self
     }
 
     /// Adds (or overrides) an environment variable, e.g. `ENABLE_TOOL_SEARCH=false`.
@@ -283,6 +292,7 @@ impl ClaudeEnv {
             vars.retain(|(existing, _)| existing != key);
             vars.push((key.clone(), value.clone()));
         }
+        vars.retain(|(key, _)| !self.removed_env.contains(key));
         vars
     }
 

@@ -1,5 +1,6 @@
-//! The stand-in for claude as tests use it: a wrapper executable that runs
-//! `claude-acp standin --script fixtures/standin/<name>.jsonl`, the log of what it received, and
+//! The stand-in for claude as tests use it: claude-acp itself as the `--claude-path`, which it then
+//! starts as `claude-acp standin` playing `fixtures/standin/<name>.jsonl` (named in
+//! `CLAUDE_STANDIN_SCRIPT`), the log of what it received, and
 //! its verdict: when a [`Standin`] is dropped at the end of a test, every stand-in process it
 //! started must have finished clean (no line its script did not expect, no broken script, exit 0
 //! unless the script itself exits otherwise), or the test fails there. No test can forget it.
@@ -17,7 +18,14 @@ const VERDICT_WAIT: Duration = Duration::from_secs(5);
 
 pub struct Standin {
     dir: tempfile::TempDir,
-    pub wrapper: PathBuf,
+    /// What the adapter's `--claude-path` names: claude-acp itself, which then starts its own
+    /// executable as `claude-acp standin` (no wrapper script, so alike on every platform). A test
+    /// may put its own wrapper here that ends in `exec claude-acp standin "$@"`.
+    pub claude: PathBuf,
+    /// The scripts, joined like `PATH` (`CLAUDE_STANDIN_SCRIPT`).
+    scripts: std::ffi::OsString,
+    /// The file counting the stand-ins started (`CLAUDE_STANDIN_STARTS`).
+    starts: PathBuf,
     pub log: PathBuf,
     pub work: PathBuf,
 }
@@ -51,38 +59,31 @@ impl Standin {
                 script.display()
             );
         }
-        let wrapper = dir.path().join("claude");
         let log = dir.path().join("standin.log");
         let starts = dir.path().join("starts");
-        let mut choose = String::from("case \"$n\" in\n");
-        for (n, script) in scripts.iter().enumerate() {
-            let pattern = if n + 1 == scripts.len() {
-                "*".to_owned()
-            } else {
-                n.to_string()
-            };
-            choose.push_str(&format!("{pattern}) script='{}';;\n", script.display()));
-        }
-        choose.push_str("esac\n");
-        // The log is set here, not by the adapter's environment, so every stand-in started
-        // through this wrapper logs and gets its verdict read, whatever env a test gives the adapter.
-        let body = format!(
-            "#!/bin/sh\nn=$(cat '{starts}' 2>/dev/null || echo 0)\necho $((n + 1)) > '{starts}'\n{choose}CLAUDE_STANDIN_LOG='{}' exec '{}' standin --script \"$script\" \"$@\"\n",
-            log.display(),
-            env!("CARGO_BIN_EXE_claude-acp"),
-            starts = starts.display(),
-        );
-        std::fs::write(&wrapper, body).expect("write wrapper");
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let scripts = std::env::join_paths(&scripts).expect("script paths join like PATH");
         let work = dir.path().join("work");
         std::fs::create_dir(&work).expect("work dir");
         Self {
             dir,
-            wrapper,
+            claude: PathBuf::from(env!("CARGO_BIN_EXE_claude-acp")),
+            scripts,
+            starts,
             log,
             work,
         }
+    }
+
+    /// The environment that makes claude-acp's own executable, named as claude, the stand-in
+    /// playing these scripts and logging to [`Standin::log`]. Whoever starts the adapter (or a
+    /// wrapper around the stand-in) passes it on, so every stand-in logs and gets its verdict read.
+    pub fn env(&self) -> [(&'static str, &str); 3] {
+        [
+            ("CLAUDE_STANDIN_SCRIPT", self.scripts.to_str()),
+            ("CLAUDE_STANDIN_STARTS", self.starts.to_str()),
+            ("CLAUDE_STANDIN_LOG", self.log.to_str()),
+        ]
+        .map(|(key, value)| (key, value.expect("utf-8 path")))
     }
 
     pub fn dir(&self) -> &Path {
@@ -122,7 +123,7 @@ impl Standin {
 
     /// Like [`Standin::adapter`], with extra environment for the adapter (e.g. `CLAUDE_CONFIG_DIR`).
     pub fn adapter_with_env(&self, extra_args: &[&str], env: &[(&str, &str)]) -> AcpClient {
-        let mut args = vec!["--claude-path", self.wrapper.to_str().expect("utf-8 path")];
+        let mut args = vec!["--claude-path", self.claude.to_str().expect("utf-8 path")];
         args.extend_from_slice(extra_args);
         let config_dir = self.config_dir();
         let cache_dir = self.cache_dir();
@@ -132,7 +133,6 @@ impl Standin {
             // The first session waits for the stand-in's models however loaded the machine is
             // (1.8 s otherwise), so its answer always holds them.
             ("CLAUDE_ACP_OPTIONS_WAIT_MS", "30000"),
-            ("CLAUDE_STANDIN_LOG", self.log.to_str().expect("utf-8 path")),
             ("RUST_LOG", "claude_acp=debug,info"),
             // Hermetic: claude's stored conversations live here, not in the user's ~/.claude.
             // A caller's own CLAUDE_CONFIG_DIR, set later, wins.
@@ -142,6 +142,9 @@ impl Standin {
             ),
         ];
         vars.extend_from_slice(env);
+        // Last, so they win: every stand-in logs and gets its verdict read, whatever env a test
+        // gives the adapter.
+        vars.extend(self.env());
         let client = AcpClient::spawn(&args, &vars, self.dir.path());
         // Ended like an editor quits, so claude reads every line sent to it before it goes.
         client.end_gracefully_on_drop();

@@ -329,6 +329,9 @@ where
         return Ok(true);
     }
     let mut headers = headers.to_vec();
+    for (name, value) in &message.headers {
+        headers.push((name.as_str(), value.clone()));
+    }
     headers.push(("content-type", "text/event-stream".to_string()));
     headers.push(("cache-control", "no-cache".to_string()));
     http::start_chunked(writer, 200, &headers).await?;

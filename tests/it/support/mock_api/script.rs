@@ -41,6 +41,8 @@ pub struct MessageReply {
     /// Stop sending after this many SSE events and hold the connection open until the client closes it
     /// (for interrupting mid-stream).
     pub stall_after_events: Option<usize>,
+    /// Response headers sent besides the mock's own (e.g. `anthropic-ratelimit-unified-*`).
+    pub headers: Vec<(String, String)>,
 }
 
 /// An API error response.
@@ -76,6 +78,7 @@ impl Reply {
             chunk_chars: 8,
             chunk_delay: Duration::ZERO,
             stall_after_events: None,
+            headers: Vec::new(),
         })
     }
 
@@ -102,6 +105,61 @@ impl Reply {
     /// 401 `authentication_error`.
     pub fn unauthorized() -> Reply {
         Reply::error(401, "authentication_error", "invalid x-api-key")
+    }
+
+    /// Adds a response header.
+    pub fn header(self, name: impl Into<String>, value: impl Into<String>) -> Reply {
+        let (name, value) = (name.into(), value.into());
+        self.with_message(|m| m.headers.push((name, value)))
+    }
+
+    /// The headers of a Claude subscription's usage windows, as the API sends them: the 5-hour
+    /// window at `five_hour_used` (0 to 1) and `five_hour_status`, the weekly one at 30 %.
+    pub fn rate_limit_headers(
+        self,
+        five_hour_used: f64,
+        five_hour_status: &str,
+        resets_at: u64,
+    ) -> Reply {
+        let mut reply = self;
+        for (name, value) in [
+            (
+                "anthropic-ratelimit-unified-status",
+                five_hour_status.to_owned(),
+            ),
+            (
+                "anthropic-ratelimit-unified-5h-status",
+                five_hour_status.to_owned(),
+            ),
+            (
+                "anthropic-ratelimit-unified-5h-utilization",
+                five_hour_used.to_string(),
+            ),
+            (
+                "anthropic-ratelimit-unified-5h-reset",
+                resets_at.to_string(),
+            ),
+            (
+                "anthropic-ratelimit-unified-7d-status",
+                "allowed".to_owned(),
+            ),
+            (
+                "anthropic-ratelimit-unified-7d-utilization",
+                "0.3".to_owned(),
+            ),
+            (
+                "anthropic-ratelimit-unified-7d-reset",
+                (resets_at + 3 * 86_400).to_string(),
+            ),
+            (
+                "anthropic-ratelimit-unified-representative-claim",
+                "five_hour".to_owned(),
+            ),
+            ("anthropic-ratelimit-unified-reset", resets_at.to_string()),
+        ] {
+            reply = reply.header(name, value);
+        }
+        reply
     }
 
     /// Sets the stop_reason sent in message_delta.

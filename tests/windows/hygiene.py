@@ -1,0 +1,98 @@
+"""Process hygiene of claude-acp.exe under Wine (.ci/windows): nothing of a session outlives it.
+
+claude is tests/windows/busy_claude.exe, which starts a long-running child and then ignores its
+stdin, so only claude-acp's Job object (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE) can end the two.
+For each way a session ends (the editor closes stdin; claude-acp.exe is killed outright, SIGKILL
+of its Wine process), an editor opens a session, waits until claude and its child run, ends it,
+and checks that neither is left in the process table.
+
+Usage: python3 hygiene.py WINE CLAUDE_ACP_EXE BUSY_CLAUDE_EXE WORK_DIR
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def processes(name):
+    """Linux pids of the Wine processes whose command line names `name`."""
+    out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
+    return [int(line.split()[0]) for line in out.splitlines() if name in line]
+
+
+def wait_until(check, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return check()
+
+
+def scenario(wine, adapter, busy, work, end):
+    pids = os.path.join(work, "busy.pids")
+    if os.path.exists(pids):
+        os.remove(pids)
+    env = dict(os.environ, BUSY_CLAUDE_PIDS="Z:" + pids.replace("/", "\\"))
+    editor = subprocess.Popen(
+        [wine, adapter, "--claude-path", busy],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+
+    def send(message):
+        editor.stdin.write((json.dumps(message) + "\n").encode())
+        editor.stdin.flush()
+
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+          "params": {"protocolVersion": 1, "clientCapabilities": {}}})
+    editor.stdout.readline()
+    send({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+          "params": {"cwd": "Z:" + work.replace("/", "\\"), "mcpServers": []}})
+    if not wait_until(lambda: os.path.exists(pids) and os.path.getsize(pids) > 0, 60):
+        editor.kill()
+        return "claude never started"
+    if not wait_until(lambda: len(processes(os.path.basename(busy))) >= 2, 20):
+        editor.kill()
+        return "claude and its child were not both seen running"
+    if end == "eof":
+        editor.stdin.close()
+        try:
+            editor.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            editor.kill()
+            return "claude-acp.exe did not exit after its stdin closed"
+    else:
+        # The Wine process of claude-acp.exe: the editor's child, or a child of its wine loader.
+        os.kill(editor.pid, signal.SIGKILL)
+        for pid in processes(os.path.basename(adapter)):
+            os.kill(pid, signal.SIGKILL)
+        editor.wait()
+    if not wait_until(lambda: not processes(os.path.basename(busy)), 20):
+        left = processes(os.path.basename(busy))
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        return f"left behind: {len(left)} process(es) of {os.path.basename(busy)}"
+    return None
+
+
+def main():
+    wine, adapter, busy, work = sys.argv[1:5]
+    failed = 0
+    for end in ["eof", "kill"]:
+        problem = scenario(wine, adapter, busy, work, end)
+        name = {"eof": "stdin closed", "kill": "claude-acp.exe killed outright"}[end]
+        if problem:
+            failed += 1
+            print(f"hygiene: FAIL {name}: {problem}")
+        else:
+            print(f"hygiene: ok   {name}: claude and its child are gone")
+    sys.exit(1 if failed else 0)
+
+
+main()
