@@ -29,7 +29,9 @@ pub(crate) async fn answer<T>(
 ) -> Result<T, Duration> {
     match bound {
         None => Ok(request.await),
-        Some(bound) => tokio::time::timeout(bound, request).await.map_err(|_| bound),
+        Some(bound) => tokio::time::timeout(bound, request)
+            .await
+            .map_err(|_| bound),
     }
 }
 

@@ -10,8 +10,8 @@ use super::EditorFiles;
 use super::logic::{self, Answer, Change, Range, Seen};
 use super::texts;
 use crate::claude::sdk_mcp::{self, McpContent};
-use crate::editor_tools::answer_bound;
 use crate::domain::{SessionUpdate, ToolCallUpdate, ToolContent, ToolLocation};
+use crate::editor_tools::answer_bound;
 
 /// A tool's result as claude's MCP client reads it.
 pub(crate) struct Reply {

@@ -10,12 +10,12 @@ use serde_json::Value;
 use super::output::{self, Ended};
 use super::{EditorTerminal, Shell};
 use crate::claude::sdk_mcp::{self, McpContent};
-use crate::editor_tools::answer_bound;
 use crate::claude::wire::OutboundControl;
 use crate::domain::{
     EditorError, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, ToolCallUpdate,
     ToolContent,
 };
+use crate::editor_tools::answer_bound;
 
 /// The most output an editor terminal keeps for one command.
 const OUTPUT_BYTE_LIMIT: u64 = 16 * 1024 * 1024;
