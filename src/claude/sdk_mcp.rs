@@ -82,6 +82,20 @@ pub(crate) fn rpc_error(id: Value, code: i64, message: String) -> Value {
 }
 
 /// An empty JSON object (`{}`), the result of a notification or a ping.
+/// A `tools/call`'s parts as claude sends them: the tool's name, its arguments (an empty object
+/// when it sent none) and the tool use it answers (`_meta["claudecode/toolUseId"]`).
+pub(crate) fn tool_call_parts(params: &Value) -> (&str, &Value, Option<&str>) {
+    static NO_INPUT: std::sync::LazyLock<Value> =
+        std::sync::LazyLock::new(|| Value::Object(serde_json::Map::new()));
+    let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+    let input = params.get("arguments").unwrap_or(&NO_INPUT);
+    let tool_use_id = params
+        .get("_meta")
+        .and_then(|m| m.get("claudecode/toolUseId"))
+        .and_then(Value::as_str);
+    (name, input, tool_use_id)
+}
+
 pub(crate) fn empty_object() -> Value {
     Value::Object(serde_json::Map::new())
 }

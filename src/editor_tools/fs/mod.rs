@@ -146,13 +146,7 @@ impl EditorFiles {
 
     /// The result of one `tools/call` (`params` as claude sent them).
     pub(crate) async fn call(&self, params: &Value) -> Value {
-        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
-        let no_input = Value::Object(serde_json::Map::new());
-        let input = params.get("arguments").unwrap_or(&no_input);
-        let tool_use_id = params
-            .get("_meta")
-            .and_then(|m| m.get("claudecode/toolUseId"))
-            .and_then(Value::as_str);
+        let (name, input, tool_use_id) = crate::claude::sdk_mcp::tool_call_parts(params);
         let reply = match name {
             "Read" => self.read(input, tool_use_id).await,
             "Write" => self.write(input, tool_use_id).await,
