@@ -30,6 +30,8 @@ mod peer;
 mod real;
 #[path = "compare/standin.rs"]
 mod standin;
+#[path = "compare/stored.rs"]
+mod stored;
 #[path = "compare/table.rs"]
 mod table;
 #[path = "compare/tap.rs"]
@@ -91,11 +93,16 @@ fn main() {
             real_sessions: 5,
         }
     };
-    // COMPARE_ONLY=attribution: the attribution scenario alone.
-    let everything = std::env::var("COMPARE_ONLY").map_or(true, |only| only != "attribution");
+    // COMPARE_ONLY=part,part: only those parts ("main": the table's first rows, "stored": listing
+    // and loading what claude stored, "editor-tools": the first prompt with and without the
+    // editor's tools, "attribution").
+    let only: Option<Vec<String>> = std::env::var("COMPARE_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(|p| p.trim().to_owned()).collect());
+    let wants = |part: &str| only.as_ref().is_none_or(|o| o.iter().any(|p| p == part));
     let load_before = load_average();
     let mut report = Report::default();
-    if everything {
+    if wants("main") {
         standin_backends(&mut report, &runs);
         eprintln!("stand-in done (load {})", load_average());
         real_claude(&mut report, &runs);
@@ -105,7 +112,17 @@ fn main() {
         adapter_on_claude(&mut report, &runs, TS);
         eprintln!("TS adapter done (load {})", load_average());
     }
-    attributed::run(&mut report, runs.first_chunk, runs.runs);
+    if wants("editor-tools") {
+        stored::editor_tools(&mut report, runs.first_chunk);
+        eprintln!("editor tools done (load {})", load_average());
+    }
+    if wants("stored") {
+        stored::stored_work(&mut report, if quick { 1 } else { 3 });
+        eprintln!("stored sessions done (load {})", load_average());
+    }
+    if wants("attribution") {
+        attributed::run(&mut report, runs.first_chunk, runs.runs);
+    }
     let load_after = load_average();
     report.note(format!(
         "load average (1 min) before: {load_before}; after: {load_after}"
@@ -118,7 +135,7 @@ fn main() {
         "claude": support::real_cli::CLAUDE_CODE_VERSION,
         "ts_adapter": real::TS_ADAPTER_VERSION,
         "quick": quick,
-        "only_attribution": !everything,
+        "only": only,
     });
     println!("claude-acp compared ({machine})\n");
     report.print();

@@ -11,18 +11,19 @@
 //!
 //! Run: `cargo bench --bench idle_cost`.
 
-#[path = "shared/stdio_editor.rs"]
-mod stdio_editor;
+#[path = "shared/editor.rs"]
+mod editor;
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use stdio_editor::Editor;
+use editor::{AcpClient, prompt_to_first_chunk, wait_until};
 
 const IDLE: usize = 20;
 const LATENCY_RUNS: usize = 15;
 
-fn main() {
+#[tokio::main]
+async fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         println!("idle_cost: run with `cargo bench --bench idle_cost`");
         return;
@@ -30,7 +31,7 @@ fn main() {
     let claude = Claude::new();
     println!("claude-acp idle cost (claude: {})\n", claude.label);
     for timeout in ["0", "1"] {
-        let m = memory_with_idle_sessions(&claude, timeout);
+        let m = memory_with_idle_sessions(&claude, timeout).await;
         println!(
             "--idle-timeout {timeout}: 1 active + {IDLE} idle sessions: {:.1} MiB in all; \
              claude-acp {:.1} MiB in {} processes (itself and its reaper), claude {:.1} MiB in {} \
@@ -42,7 +43,7 @@ fn main() {
             m.claude_processes
         );
     }
-    let (running, stopped) = first_chunk_latency(&claude);
+    let (running, stopped) = first_chunk_latency(&claude).await;
     println!(
         "\nprompt -> first chunk, median of {LATENCY_RUNS}: claude running {running:.1} ms; \
          claude stopped for being idle {stopped:.1} ms (start-up paid once)"
@@ -70,7 +71,7 @@ impl Claude {
                 label: real,
             };
         }
-        let path = stdio_editor::standin_claude(dir.path(), "resume.jsonl");
+        let path = editor::standin_claude(dir.path(), "resume.jsonl");
         Claude {
             _dir: dir,
             path,
@@ -79,20 +80,24 @@ impl Claude {
         }
     }
 
-    fn adapter(&self, idle_timeout: &str) -> Editor {
-        stdio_editor::adapter(&self.path, idle_timeout, &self.work)
+    async fn adapter(&self, idle_timeout: &str) -> AcpClient {
+        editor::adapter(&self.path, idle_timeout, &self.work).await
     }
 }
 
-/// One turn: when it was sent and when its first chunk came.
-fn prompt(editor: &mut Editor, session: &str) -> (Instant, Option<Instant>) {
-    let answer = editor.prompt(session, "go");
-    (answer.sent, answer.first_chunk)
+/// One turn: ms from the prompt to its first chunk.
+async fn prompt(editor: &AcpClient, session: &str) -> f64 {
+    prompt_to_first_chunk(editor, session, "go").await
+}
+
+/// Waits until the adapter runs `n` claude processes.
+async fn wait_for_claudes(editor: &AcpClient, n: usize) {
+    wait_until(n, "claude processes", || claude_count(editor)).await;
 }
 
 /// The adapter and every process under it.
-fn tree(editor: &Editor) -> Vec<u32> {
-    let mut found = vec![editor.child.id()];
+fn tree(editor: &AcpClient) -> Vec<u32> {
+    let mut found = vec![editor.pid()];
     let mut at = 0;
     while at < found.len() {
         let parent = found[at];
@@ -110,14 +115,14 @@ fn tree(editor: &Editor) -> Vec<u32> {
 
 /// The adapter's own processes: itself and its reaper (`claude-acp reaper`, which ends the
 /// claude trees if the adapter is killed), as against the claudes it runs.
-fn own_processes(editor: &Editor) -> Vec<u32> {
-    let mut own = vec![editor.child.id()];
+fn own_processes(editor: &AcpClient) -> Vec<u32> {
+    let mut own = vec![editor.pid()];
     own.extend(tree(editor).into_iter().filter(|&pid| is_reaper(pid)));
     own
 }
 
 /// The claude processes under the adapter (and whatever they started).
-fn claudes(editor: &Editor) -> Vec<u32> {
+fn claudes(editor: &AcpClient) -> Vec<u32> {
     let own = own_processes(editor);
     tree(editor)
         .into_iter()
@@ -125,7 +130,7 @@ fn claudes(editor: &Editor) -> Vec<u32> {
         .collect()
 }
 
-fn claude_count(editor: &Editor) -> usize {
+fn claude_count(editor: &AcpClient) -> usize {
     claudes(editor).len()
 }
 
@@ -139,17 +144,17 @@ fn rss_kib(pid: u32) -> u64 {
 }
 
 /// 20 sessions used once and left idle, then one more in use: total VmRSS and process count.
-fn memory_with_idle_sessions(claude: &Claude, idle_timeout: &str) -> Memory {
-    let mut editor = claude.adapter(idle_timeout);
+async fn memory_with_idle_sessions(claude: &Claude, idle_timeout: &str) -> Memory {
+    let editor = claude.adapter(idle_timeout).await;
     for _ in 0..IDLE {
-        let id = editor.new_session(&claude.work);
-        prompt(&mut editor, &id);
+        let id = editor.new_session(&claude.work).await;
+        prompt(&editor, &id).await;
     }
     if idle_timeout != "0" {
-        editor.wait_for_claudes(0, claude_count);
+        wait_for_claudes(&editor, 0).await;
     }
-    let active = editor.new_session(&claude.work);
-    prompt(&mut editor, &active);
+    let active = editor.new_session(&claude.work).await;
+    prompt(&editor, &active).await;
     let sum = |pids: &[u32]| pids.iter().map(|&pid| rss_kib(pid)).sum::<u64>();
     let (own, claudes) = (own_processes(&editor), claudes(&editor));
     Memory {
@@ -175,34 +180,24 @@ fn is_reaper(pid: u32) -> bool {
 }
 
 /// Prompt -> first chunk, in a session whose claude runs and in one whose claude was stopped.
-fn first_chunk_latency(claude: &Claude) -> (f64, f64) {
+async fn first_chunk_latency(claude: &Claude) -> (f64, f64) {
     let mut running = Vec::new();
     let mut stopped = Vec::new();
-    let mut editor = claude.adapter("1");
+    let editor = claude.adapter("1").await;
     for _ in 0..LATENCY_RUNS {
         // Running: claude was started by session/new and has answered its initialize.
-        let id = editor.new_session(&claude.work);
-        editor.wait_for_claudes(1, claude_count);
-        std::thread::sleep(Duration::from_millis(300));
-        let (sent, chunk) = prompt(&mut editor, &id);
-        running.push(ms(sent, chunk));
-        editor.wait_for_claudes(0, claude_count);
+        let id = editor.new_session(&claude.work).await;
+        wait_for_claudes(&editor, 1).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        running.push(prompt(&editor, &id).await);
+        wait_for_claudes(&editor, 0).await;
         // Stopped: a fresh session left until its claude is stopped, then prompted.
-        let id = editor.new_session(&claude.work);
-        editor.wait_for_claudes(0, claude_count);
-        let (sent, chunk) = prompt(&mut editor, &id);
-        stopped.push(ms(sent, chunk));
-        editor.wait_for_claudes(0, claude_count);
+        let id = editor.new_session(&claude.work).await;
+        wait_for_claudes(&editor, 0).await;
+        stopped.push(prompt(&editor, &id).await);
+        wait_for_claudes(&editor, 0).await;
     }
     (median(&mut running), median(&mut stopped))
-}
-
-fn ms(sent: Instant, chunk: Option<Instant>) -> f64 {
-    chunk
-        .expect("the turn streamed a chunk")
-        .duration_since(sent)
-        .as_secs_f64()
-        * 1000.0
 }
 
 fn median(samples: &mut [f64]) -> f64 {

@@ -8,20 +8,21 @@
 //! Run: `cargo bench --bench soak`; `SOAK_TURNS` and `SOAK_SESSIONS` change the counts
 //! (defaults 1000 and 50).
 
-#[path = "shared/stdio_editor.rs"]
-mod stdio_editor;
+#[path = "shared/editor.rs"]
+mod editor;
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use stdio_editor::Editor;
+use editor::{AcpClient, wait_until};
 
 /// What the bench prompts (the stand-in's script answers any prompt the same way).
 const PROMPT: &str = "make a file";
 
-fn main() {
+#[tokio::main]
+async fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         println!("soak: run with `cargo bench --bench soak`");
         return;
@@ -34,9 +35,9 @@ fn main() {
         "{:<34} {:>9} {:>9} {:>5} {:>7} {:>8}",
         "checkpoint", "RSS KiB", "peak KiB", "fds", "threads", "claudes"
     );
-    soak_turns(&claude, turns);
+    soak_turns(&claude, turns).await;
     println!();
-    soak_sessions(&claude, sessions);
+    soak_sessions(&claude, sessions).await;
 }
 
 fn count(var: &str, default: usize) -> usize {
@@ -47,14 +48,14 @@ fn count(var: &str, default: usize) -> usize {
 }
 
 /// One session prompted `turns` times.
-fn soak_turns(claude: &StandIn, turns: usize) {
-    let mut editor = claude.adapter();
+async fn soak_turns(claude: &StandIn, turns: usize) {
+    let editor = claude.adapter().await;
     sample(&editor, "started, initialized");
-    let id = editor.new_session(&claude.work);
+    let id = editor.new_session(&claude.work).await;
     let started = Instant::now();
     let mut failed = 0;
     for turn in 1..=turns {
-        if stop_reason(&mut editor, &id) != "end_turn" {
+        if stop_reason(&editor, &id).await != "end_turn" {
             failed += 1;
         }
         if [1, 10, 100, 500].contains(&turn) || turn % 1000 == 0 || turn == turns {
@@ -67,45 +68,53 @@ fn soak_turns(claude: &StandIn, turns: usize) {
          turns not ending end_turn: {failed}",
         seconds * 1000.0 / turns as f64
     );
-    finish(editor);
+    finish(editor).await;
 }
 
 /// Sessions opened one by one (each prompted once) up to `sessions`, closed, then opened and
 /// closed again one at a time.
-fn soak_sessions(claude: &StandIn, sessions: usize) {
-    let mut editor = claude.adapter();
+async fn soak_sessions(claude: &StandIn, sessions: usize) {
+    let editor = claude.adapter().await;
     let mut open = Vec::new();
     for n in 1..=sessions {
-        let id = editor.new_session(&claude.work);
-        assert_eq!(stop_reason(&mut editor, &id), "end_turn");
+        let id = editor.new_session(&claude.work).await;
+        assert_eq!(stop_reason(&editor, &id).await, "end_turn");
         open.push(id);
         if [1, 10, 50, sessions].contains(&n) {
-            editor.wait_for_claudes(n, claudes);
+            wait_for_claudes(&editor, n).await;
             sample(&editor, &format!("{n} sessions open"));
         }
     }
     for id in open.drain(..) {
-        editor.request("session/close", json!({"sessionId": id}));
+        close(&editor, &id).await;
     }
-    editor.wait_for_claudes(0, claudes);
+    wait_for_claudes(&editor, 0).await;
     sample(&editor, &format!("all {sessions} closed"));
     for _ in 0..sessions {
-        let id = editor.new_session(&claude.work);
-        assert_eq!(stop_reason(&mut editor, &id), "end_turn");
-        editor.request("session/close", json!({"sessionId": id}));
+        let id = editor.new_session(&claude.work).await;
+        assert_eq!(stop_reason(&editor, &id).await, "end_turn");
+        close(&editor, &id).await;
     }
-    editor.wait_for_claudes(0, claudes);
+    wait_for_claudes(&editor, 0).await;
     sample(&editor, &format!("{sessions} more opened, closed"));
-    finish(editor);
+    finish(editor).await;
 }
 
 /// One turn; its stop reason.
-fn stop_reason(editor: &mut Editor, session: &str) -> String {
-    let answer = editor.prompt(session, PROMPT);
-    answer.result["stopReason"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
+async fn stop_reason(editor: &AcpClient, session: &str) -> String {
+    editor::stop_reason(editor, session, PROMPT).await
+}
+
+async fn close(editor: &AcpClient, session: &str) {
+    let closed = editor
+        .request("session/close", json!({"sessionId": session}))
+        .await;
+    closed.unwrap_or_else(|e| panic!("session/close: {e}\n{}", editor.diagnostics()));
+}
+
+/// Waits until the adapter runs `n` stand-in claudes.
+async fn wait_for_claudes(editor: &AcpClient, n: usize) {
+    wait_until(n, "claude processes", || claudes(editor)).await;
 }
 
 /// A wrapper script that runs the stand-in as claude, and the directory sessions work in.
@@ -120,7 +129,7 @@ impl StandIn {
         let dir = tempfile::tempdir().expect("temp dir");
         let work = dir.path().join("work");
         std::fs::create_dir(&work).expect("work dir");
-        let path = stdio_editor::standin_claude(dir.path(), "soak_turn.jsonl");
+        let path = editor::standin_claude(dir.path(), "soak_turn.jsonl");
         StandIn {
             _dir: dir,
             path,
@@ -128,14 +137,14 @@ impl StandIn {
         }
     }
 
-    fn adapter(&self) -> Editor {
-        stdio_editor::adapter(&self.path, "0", &self.work)
+    async fn adapter(&self) -> AcpClient {
+        editor::adapter(&self.path, "0", &self.work).await
     }
 }
 
 /// The adapter's children that are the stand-in (not its reaper process).
-fn claudes(editor: &Editor) -> usize {
-    let pid = editor.child.id();
+fn claudes(editor: &AcpClient) -> usize {
+    let pid = editor.pid();
     std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
         .unwrap_or_default()
         .split_whitespace()
@@ -146,8 +155,8 @@ fn claudes(editor: &Editor) -> usize {
         .count()
 }
 
-fn sample(editor: &Editor, checkpoint: &str) {
-    let pid = editor.child.id();
+fn sample(editor: &AcpClient, checkpoint: &str) {
+    let pid = editor.pid();
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let field = |name: &str| -> u64 {
         status
@@ -169,9 +178,9 @@ fn sample(editor: &Editor, checkpoint: &str) {
 }
 
 /// Closes stdin and waits for the adapter to exit; says whether any claude outlived it.
-fn finish(mut editor: Editor) {
-    let pid = editor.child.id();
-    let status = editor.close();
+async fn finish(editor: AcpClient) {
+    let pid = editor.pid();
+    let status = editor.quit(Duration::from_secs(60)).await;
     let orphans = orphans_of(pid);
     println!("  adapter exited ({status}); claude processes left behind: {orphans}");
 }

@@ -56,9 +56,14 @@ impl Acp<'_> {
 
     /// Start, initialize, one session, one prompt; the adapter is closed (and has exited) after.
     pub fn cold(&self, prompt: &str) -> Cold {
+        self.cold_with(prompt, initialize_params())
+    }
+
+    /// [`Acp::cold`] with these `initialize` params (the client's capabilities).
+    pub fn cold_with(&self, prompt: &str, initialize: Value) -> Cold {
         let mut adapter = self.spawn();
         let started = adapter.spawned_at;
-        let (_, init, _) = adapter.request("initialize", initialize_params());
+        let (_, init, _) = adapter.request("initialize", initialize);
         let (sent, new, _) =
             adapter.request("session/new", json!({"cwd": self.cwd, "mcpServers": []}));
         let id = new.value["result"]["sessionId"]
@@ -164,8 +169,18 @@ fn timed(adapter: &mut Peer, id: &str, prompt: &str) -> Turn {
     }
 }
 
-/// ACP `initialize` params of a plain editor.
+/// ACP `initialize` params of an editor that serves files and terminals, as Zed does (the bench
+/// editor serves `fs/*` from the disk, see `peer.rs`): the figures an editor user sees.
 pub fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": 1,
+        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true},
+        "clientInfo": {"name": "compare-bench", "version": "0.0.0"},
+    })
+}
+
+/// ACP `initialize` params of an editor that serves neither files nor terminals.
+pub fn initialize_params_without_tools() -> Value {
     json!({
         "protocolVersion": 1,
         "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},

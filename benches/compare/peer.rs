@@ -107,6 +107,16 @@ impl Peer {
     /// response line and every other line read meanwhile (notifications). A permission request
     /// from the child is answered with its allow-once option; other requests are refused.
     pub fn request(&mut self, method: &str, params: Value) -> (u64, Line, Vec<Line>) {
+        self.try_request(method, params)
+            .unwrap_or_else(|error| panic!("{method} failed: {error}"))
+    }
+
+    /// [`Peer::request`], with an error answer returned rather than a panic.
+    pub fn try_request(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<(u64, Line, Vec<Line>), Value> {
         let id = self.next_id;
         self.next_id += 1;
         let sent =
@@ -122,9 +132,9 @@ impl Peer {
             }
             if line.value.get("method").is_none() && line.value["id"] == json!(id) {
                 if let Some(error) = line.value.get("error") {
-                    panic!("{method} failed: {error}");
+                    return Err(error.clone());
                 }
-                return (sent, line, others);
+                return Ok((sent, line, others));
             }
             others.push(line);
         }
@@ -187,8 +197,31 @@ pub fn schedstat(pid: u32, field: usize) -> Option<u64> {
     Some(sum)
 }
 
-/// The bench editor's answer to a request from the adapter: allow once, or "not supported".
+/// The bench editor's answer to a request from the adapter: allow once; files read from and
+/// written to the disk (an editor with no unsaved buffers); anything else "not supported".
 fn answer_request(request: &Value) -> Value {
+    let params = &request["params"];
+    let path = params["path"].as_str().unwrap_or_default();
+    let served = match request["method"].as_str() {
+        Some("fs/read_text_file") => Some(match std::fs::read_to_string(path) {
+            Ok(content) => Ok(json!({"content": content})),
+            Err(e) => Err(e.to_string()),
+        }),
+        Some("fs/write_text_file") => Some(
+            std::fs::write(path, params["content"].as_str().unwrap_or_default())
+                .map(|()| Value::Null)
+                .map_err(|e| e.to_string()),
+        ),
+        _ => None,
+    };
+    match served {
+        Some(Ok(result)) => return json!({"jsonrpc": "2.0", "id": request["id"], "result": result}),
+        Some(Err(message)) => {
+            return json!({"jsonrpc": "2.0", "id": request["id"],
+                "error": {"code": -32603, "message": message}});
+        }
+        None => {}
+    }
     let allow = (request["method"] == "session/request_permission")
         .then(|| request["params"]["options"].as_array())
         .flatten()

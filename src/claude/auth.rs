@@ -13,24 +13,7 @@ const LOGOUT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Runs `claude auth logout` with the adapter's environment; returns what it printed (secrets
 /// masked). A failure carries claude's exit status and its output.
 pub(crate) async fn logout(command: &ClaudeCommand) -> Result<String, ClaudeError> {
-    let child = tokio::process::Command::new(&command.program)
-        .args(&command.prefix_args)
-        .args(["auth", "logout"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|source| ClaudeError::Spawn {
-            program: command.program.clone(),
-            source,
-        })?;
-    let output = tokio::time::timeout(LOGOUT_TIMEOUT, child.wait_with_output())
-        .await
-        .map_err(|_| ClaudeError::Timeout {
-            request: "auth logout".into(),
-            after: LOGOUT_TIMEOUT,
-        })??;
+    let output = run_auth(command, &["logout"], &[], LOGOUT_TIMEOUT).await?;
     let printed = redact_secrets(&format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),
@@ -111,25 +94,7 @@ pub(crate) async fn status(
     command: &ClaudeCommand,
     env: &[(String, String)],
 ) -> Result<AuthStatus, ClaudeError> {
-    let child = tokio::process::Command::new(&command.program)
-        .args(&command.prefix_args)
-        .args(["auth", "status", "--json"])
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|source| ClaudeError::Spawn {
-            program: command.program.clone(),
-            source,
-        })?;
-    let output = tokio::time::timeout(STATUS_TIMEOUT, child.wait_with_output())
-        .await
-        .map_err(|_| ClaudeError::Timeout {
-            request: "auth status".into(),
-            after: STATUS_TIMEOUT,
-        })??;
+    let output = run_auth(command, &["status", "--json"], env, STATUS_TIMEOUT).await?;
     serde_json::from_slice::<AuthStatus>(&output.stdout).map_err(|_| ClaudeError::Exited {
         status: output.status.to_string(),
         stderr_tail: redact_secrets(&format!(
@@ -173,4 +138,34 @@ impl LoginKind {
             LoginKind::Sso => &["login", "--sso"],
         }
     }
+}
+
+/// Runs `claude auth ARGS...` with the adapter's environment plus `env`, stdin closed, and waits
+/// for it for at most `timeout` (killed if it takes longer).
+async fn run_auth(
+    command: &ClaudeCommand,
+    args: &[&str],
+    env: &[(String, String)],
+    timeout: Duration,
+) -> Result<std::process::Output, ClaudeError> {
+    let child = tokio::process::Command::new(&command.program)
+        .args(&command.prefix_args)
+        .arg("auth")
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| ClaudeError::Spawn {
+            program: command.program.clone(),
+            source,
+        })?;
+    Ok(tokio::time::timeout(timeout, child.wait_with_output())
+        .await
+        .map_err(|_| ClaudeError::Timeout {
+            request: format!("auth {}", args.join(" ")),
+            after: timeout,
+        })??)
 }

@@ -187,6 +187,7 @@ fn subtype_of(request: &OutboundControl) -> &'static str {
         OutboundControl::GetContextUsage { .. } => "get_context_usage",
         OutboundControl::RewindFiles(_) => "rewind_files",
         OutboundControl::StopTask { .. } => "stop_task",
+        OutboundControl::GetSettings => "get_settings",
     }
 }
 
@@ -254,6 +255,7 @@ mod tests {
             OutboundControl::ApplyFlagSettings {
                 settings: json!({}),
             },
+            OutboundControl::GetSettings,
             OutboundControl::StopTask {
                 task_id: "b1".into(),
             },

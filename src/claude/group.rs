@@ -38,6 +38,21 @@ pub(crate) fn kill_group(pid: u32) {
     }
 }
 
+/// Notes the tree's processes now (before claude is asked to stop), so they are killed with it
+/// even once claude has exited and they are no longer below it.
+pub(crate) fn remember_group(pid: u32) {
+    if let Some(tree) = live_groups().get(&pid) {
+        tree.remember();
+    }
+}
+
+/// Lets claude see its stdin close: see `ProcessTree::release_stdin`.
+pub(crate) fn release_stdin(pid: u32) {
+    if let Some(tree) = live_groups().get(&pid) {
+        tree.release_stdin();
+    }
+}
+
 /// Called once the leader has exited and before it is reaped: kills whatever it left running in its
 /// tree (no orphans) and forgets the tree.
 pub(crate) fn retire_group(pid: u32) {

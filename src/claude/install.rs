@@ -4,9 +4,15 @@
 use super::config_dir::default_config_dir;
 use crate::platform::os::Os;
 
-/// The claude versions CI runs the real-CLI scenarios against, oldest first. The last is the one
-/// the whole test suite pins: bumping it is this one line.
-pub const CI_CLAUDE_VERSIONS: [&str; 3] = ["2.1.150", "2.1.250", "2.1.332"];
+/// The claude this adapter is written and tested against ("the pinned claude" in comments across
+/// the code): the whole test suite runs on it, the stand-in and the fixtures show what it does,
+/// and claude-acp's own copies of claude's tools and texts are captured from it. Bumping it is
+/// this one line (and the README's "Tested with").
+pub const PINNED_CLAUDE_VERSION: &str = "2.1.332";
+
+/// The claude versions CI runs the real-CLI scenarios against, oldest first; the last is the
+/// pinned one.
+pub const CI_CLAUDE_VERSIONS: [&str; 3] = ["2.1.150", "2.1.250", PINNED_CLAUDE_VERSION];
 
 /// The range the test suite has verified this adapter against: the oldest to the newest CI runs.
 pub(crate) const TESTED_CLAUDE_VERSIONS: (&str, &str) = (
@@ -24,7 +30,7 @@ pub(crate) enum VersionFit {
     Untested,
 }
 
-/// Where `version` ("2.1.332" or "2.1.332 (Claude Code)") stands against the tested range.
+/// Where `version` ("2.1.250" or "2.1.250 (Claude Code)") stands against the tested range.
 pub(crate) fn version_fit(version: &str) -> VersionFit {
     if version_is_tested(version) {
         VersionFit::Tested
@@ -63,7 +69,7 @@ fn parse_version(version: &str) -> Option<Vec<u64>> {
         .collect()
 }
 
-/// Whether `version` ("2.1.332" or "2.1.332 (Claude Code)") is inside the tested range.
+/// Whether `version` ("2.1.250" or "2.1.250 (Claude Code)") is inside the tested range.
 pub(crate) fn version_is_tested(version: &str) -> bool {
     match (
         parse_version(version),

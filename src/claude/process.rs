@@ -134,8 +134,11 @@ impl ClaudeProcess {
         }
     }
 
-    /// Ends claude politely: closes its stdin, waits up to `grace` for it to exit, then kills its group.
+    /// Ends claude politely: notes what it runs (what is left of it is killed once it exits),
+    /// closes its stdin, waits up to `grace` for it to exit, then kills its tree.
     pub(crate) async fn shutdown(&mut self, grace: Duration) -> ExitInfo {
+        group::remember_group(self.pid);
+        group::release_stdin(self.pid);
         self.handle.close_stdin();
         if let Ok(info) = tokio::time::timeout(grace, self.wait()).await {
             return info;

@@ -1,4 +1,4 @@
-//! The answers claude gives to our control requests that the session reads (as of CLI 2.1.332):
+//! The answers claude gives to our control requests that the session reads (as of the pinned CLI):
 //! the models of `initialize`, the context window of `get_context_usage`. Lenient like every
 //! inbound shape: a field of an unexpected shape costs that field, never the answer.
 
@@ -47,6 +47,13 @@ pub struct ModelInfo {
         deserialize_with = "lenient::any_shape"
     )]
     pub supports_auto_mode: bool,
+    /// The model an alias stands for now (`opus` -> `claude-opus-5-5`).
+    #[serde(
+        default,
+        rename = "resolvedModel",
+        deserialize_with = "lenient::any_shape"
+    )]
+    pub resolved_model: Option<String>,
 }
 
 impl ModelInfo {

@@ -1,13 +1,12 @@
 //! MCP servers claude-acp hosts for claude over the control channel (claude's "SDK" servers): the
 //! `mcp_message` requests claude sends, and the JSON-RPC answers that go back inside
-//! `{"mcp_response": ...}`. Shapes as claude 2.1.332 sent and accepted them
-//! (`e_sdk_mcp`, `e2_sdk_mcp_no_toolsearch` in /work/shared/claude-code-2.1.332 and
-//! `fixtures/transcripts/`).
+//! `{"mcp_response": ...}`. Shapes as the pinned claude sent and accepted them
+//! (`fixtures/transcripts/e_sdk_mcp.jsonl`, `e2_sdk_mcp_no_toolsearch.jsonl`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The protocol version claude 2.1.332 asks for; answered when claude names none.
+/// The protocol version the pinned claude asks for; answered when claude names none.
 pub(crate) const MCP_PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The `request` of an inbound `mcp_message` control request.
@@ -83,6 +82,20 @@ pub(crate) fn rpc_error(id: Value, code: i64, message: String) -> Value {
 }
 
 /// An empty JSON object (`{}`), the result of a notification or a ping.
+/// A `tools/call`'s parts as claude sends them: the tool's name, its arguments (an empty object
+/// when it sent none) and the tool use it answers (`_meta["claudecode/toolUseId"]`).
+pub(crate) fn tool_call_parts(params: &Value) -> (&str, &Value, Option<&str>) {
+    static NO_INPUT: std::sync::LazyLock<Value> =
+        std::sync::LazyLock::new(|| Value::Object(serde_json::Map::new()));
+    let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+    let input = params.get("arguments").unwrap_or(&NO_INPUT);
+    let tool_use_id = params
+        .get("_meta")
+        .and_then(|m| m.get("claudecode/toolUseId"))
+        .and_then(Value::as_str);
+    (name, input, tool_use_id)
+}
+
 pub(crate) fn empty_object() -> Value {
     Value::Object(serde_json::Map::new())
 }
@@ -150,7 +163,7 @@ impl McpTool {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct McpToolMeta {
     /// claude sends the tool's schema to the model with every request instead of deferring it
-    /// behind its ToolSearch tool (claude 2.1.332 defers every MCP tool by default; the key and
+    /// behind its ToolSearch tool (the pinned claude defers every MCP tool by default; the key and
     /// its meaning are from the `alwaysLoad` description in its binary).
     #[serde(rename = "anthropic/alwaysLoad")]
     pub(crate) always_load: bool,
@@ -189,8 +202,8 @@ pub(crate) fn call_result(content: Vec<McpContent>, is_error: bool) -> Value {
     to_value(Result { content, is_error })
 }
 
-/// What claude 2.1.332's own TaskStop answers for a background shell it stopped
-/// (`fixtures/editor_terminal/tool_results_2.1.332.jsonl`, run cap2).
+/// What the pinned claude's own TaskStop answers for a background shell it stopped
+/// (`fixtures/editor_terminal/tool_results.jsonl`, run cap2).
 pub(crate) fn task_stopped_text(task_id: &str, command: &str) -> String {
     #[derive(Serialize)]
     struct Stopped<'a> {

@@ -1,4 +1,4 @@
-//! The stream-json wire shapes claude speaks on its stdin and stdout (as of CLI 2.1.332).
+//! The stream-json wire shapes claude speaks on its stdin and stdout (as of the pinned CLI).
 //!
 //! Inbound lines are parsed leniently: unknown `type`s and fields are kept as raw JSON rather than
 //! rejected, because claude adds fields in every release. Outbound lines are built only from the
@@ -325,6 +325,11 @@ pub struct ResultMessage {
     pub permission_denials: Vec<Value>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub errors: Vec<Value>,
+    /// Fast mode after the turn: `off`, `cooldown` or `on` (the pinned claude).
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub fast_mode_state: Option<String>,
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub fast_mode_disabled_reason: Option<String>,
 }
 
 /// `{"type":"tool_progress"}`: claude's heartbeat for a tool call that is still running (a long
@@ -452,6 +457,8 @@ pub enum OutboundControl {
         detail: &'static str,
     },
     RewindFiles(RewindFilesRequest),
+    /// claude's settings as in force (`applied`: the model, `ultracodeAvailable`, ...).
+    GetSettings,
     /// Stops one of claude's background tasks (an agent, a Monitor, a shell of its own), as its
     /// TaskStop tool would.
     StopTask {
@@ -462,6 +469,17 @@ pub enum OutboundControl {
 impl OutboundControl {
     /// Sets the session's effort level (`None`: back to the model's default) in claude's
     /// flag-settings layer, which the running claude applies from its next request on.
+    /// Sets on/off settings (`fastMode`, `ultracode`) in claude's flag-settings layer.
+    pub fn set_switches(switches: &[(&str, bool)]) -> Self {
+        let settings: Map<String, Value> = switches
+            .iter()
+            .map(|(key, on)| ((*key).to_owned(), Value::Bool(*on)))
+            .collect();
+        OutboundControl::ApplyFlagSettings {
+            settings: Value::Object(settings),
+        }
+    }
+
     pub fn set_effort(level: Option<&str>) -> Self {
         OutboundControl::ApplyFlagSettings {
             settings: serde_json::json!({ "effortLevel": level }),

@@ -3,6 +3,7 @@
 //! server claude reaches over its own control channel ([`server`]), each as its option says
 //! ([`setting`]).
 
+pub(crate) mod answer_bound;
 pub(crate) mod fs;
 pub(crate) mod server;
 pub(crate) mod setting;

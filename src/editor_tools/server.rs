@@ -26,7 +26,7 @@ impl ToolServer {
     /// The JSON-RPC reply to one message claude sends this server.
     pub(crate) async fn handle(&self, message: &McpMessage) -> Value {
         let Some(id) = message.id().cloned() else {
-            // A notification: claude 2.1.332 still waits for an answer, an empty result.
+            // A notification: the pinned claude still waits for an answer, an empty result.
             return sdk_mcp::rpc_result(None, sdk_mcp::empty_object());
         };
         let params = message.params();
@@ -60,15 +60,9 @@ impl ToolServer {
     }
 
     async fn call(&self, params: &Value) -> Value {
-        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+        let (name, input, tool_use_id) = sdk_mcp::tool_call_parts(params);
         match (&self.terminal, &self.files) {
             (Some(terminal), _) if editor_terminal::TOOL_NAMES.contains(&name) => {
-                let no_input = Value::Object(serde_json::Map::new());
-                let input = params.get("arguments").unwrap_or(&no_input);
-                let tool_use_id = params
-                    .get("_meta")
-                    .and_then(|m| m.get("claudecode/toolUseId"))
-                    .and_then(Value::as_str);
                 terminal.call(name, input, tool_use_id).await
             }
             (_, Some(files)) => files.call(params).await,

@@ -11,6 +11,9 @@ use serde_json::Value;
 
 use crate::domain::ContentChunk;
 
+/// How much of a transcript one read asks for.
+const READ_CHUNK: usize = 64 * 1024;
+
 /// Calls `each` with every line of the file (invalid UTF-8 replaced), until it breaks.
 pub(super) fn for_each_line(
     path: &Path,
@@ -25,10 +28,21 @@ pub(super) fn for_each_line(
 /// a title needs none of them.
 pub(super) fn for_each_line_up_to(
     path: &Path,
+    longest: impl FnMut() -> usize,
+    each: impl FnMut(&str) -> ControlFlow<()>,
+) -> std::io::Result<()> {
+    for_each_wanted_line(path, longest, |_| true, each)
+}
+
+/// [`for_each_line_up_to`] passing on only the lines `wanted` accepts, as bytes, before any UTF-8
+/// check: a listing looks for a few markers in every line of thousands of transcripts.
+pub(super) fn for_each_wanted_line(
+    path: &Path,
     mut longest: impl FnMut() -> usize,
+    mut wanted: impl FnMut(&[u8]) -> bool,
     mut each: impl FnMut(&str) -> ControlFlow<()>,
 ) -> std::io::Result<()> {
-    let mut reader = BufReader::new(File::open(path)?);
+    let mut reader = BufReader::with_capacity(READ_CHUNK, File::open(path)?);
     let mut buffer = Vec::new();
     loop {
         buffer.clear();
@@ -37,6 +51,9 @@ pub(super) fn for_each_line_up_to(
             if buffer.is_empty() {
                 return Ok(());
             }
+            continue;
+        }
+        if !wanted(&buffer) {
             continue;
         }
         let line = String::from_utf8_lossy(&buffer);

@@ -1,15 +1,25 @@
 //! `session/list`: claude's stored sessions, newest first, one page at a time.
 //!
-//! Order: file modification time (newest first), then session id. The cursor names the last
-//! session a page examined, so a session that is written to between two pages may move ahead of
-//! the cursor and not show again on later pages; one that is new appears on the first page. Only
-//! the files of one page are read, so listing a large history stays cheap.
+//! Order: file modification time (newest first), then session id, as the store stood when the
+//! listing's first page was asked for. That order is kept for the listing's later pages
+//! ([`Listings`] holds it in memory), so the whole listing reads the store's folder once and each
+//! transcript once: a session written to between two pages keeps its place (it is neither given
+//! twice nor skipped), a deleted one is left out, and one created since is on the next first page.
+//!
+//! The cursor is opaque to the editor; it names the listing, the place in it, and the position
+//! (modification time and id) of the last session examined, so that another process (claude-acp
+//! restarted between two pages) can go on: it reads the folder again and gives what comes after
+//! that position, plus the sessions written since the listing began (their old place is not known
+//! any more, so such a session may be given a second time, never skipped).
 
+use std::collections::VecDeque;
 use std::fs;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use memchr::memmem;
 use serde_json::Value;
 
 use super::lines::{self, UserLine};
@@ -27,74 +37,201 @@ const TITLE_LINE_BYTES: usize = 64 * 1024;
 /// Longest title, in characters, before it is cut with an ellipsis.
 const TITLE_MAX_CHARS: usize = 80;
 
-/// Lists stored sessions: those of `cwd` (any project when `None`), newest first, `page_size` per
-/// page (0: [`DEFAULT_PAGE_SIZE`]), after `cursor` (the `next_cursor` of the previous page).
-/// Sessions in which nothing was said yet are left out. A missing config dir is an empty list.
+/// Listings whose later pages may still be asked for; past this the oldest is forgotten (its
+/// cursor then goes on as from another process).
+const KEPT_LISTINGS: usize = 8;
+
+/// The listings under way in this process: the order each one's first page saw.
+#[derive(Default)]
+pub(crate) struct Listings {
+    kept: Mutex<VecDeque<Arc<Snapshot>>>,
+}
+
+/// One listing's order, fixed at its first page.
+struct Snapshot {
+    /// Names this listing in its cursors; random, so another process never takes it for its own.
+    id: u64,
+    cwd: Option<PathBuf>,
+    /// The newest modification time the first page saw: a session whose time is later was written
+    /// (or created) after the listing began.
+    newest: u128,
+    entries: Vec<Candidate>,
+}
+
+impl Listings {
+    /// Lists stored sessions: those of `cwd` (any project when `None`), newest first, `page_size`
+    /// per page (0: [`DEFAULT_PAGE_SIZE`]), after `cursor` (the `next_cursor` of the previous
+    /// page). Sessions in which nothing was said yet are left out. A missing config dir is an empty
+    /// list.
+    pub(crate) fn page(
+        &self,
+        config_dir: &Path,
+        cwd: Option<&Path>,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<SessionPage, HistoryError> {
+        let page_size = if page_size == 0 {
+            DEFAULT_PAGE_SIZE
+        } else {
+            page_size
+        };
+        let (snapshot, from) = match cursor.map(Cursor::decode).transpose()? {
+            None => (Arc::new(Snapshot::take(config_dir, cwd)), 0),
+            Some(cursor) => match self.kept(cursor.listing, cwd) {
+                Some(snapshot) if cursor.index <= snapshot.entries.len() => {
+                    (snapshot, cursor.index)
+                }
+                _ => (Arc::new(Snapshot::resume(config_dir, cwd, &cursor)), 0),
+            },
+        };
+        let (page, next) = snapshot.serve(cwd, from, page_size);
+        let mut kept = self.kept.lock().expect("listings lock");
+        kept.retain(|s| s.id != snapshot.id);
+        if next.is_some() {
+            kept.push_back(snapshot);
+            while kept.len() > KEPT_LISTINGS {
+                kept.pop_front();
+            }
+        }
+        Ok(page)
+    }
+
+    fn kept(&self, id: u64, cwd: Option<&Path>) -> Option<Arc<Snapshot>> {
+        let kept = self.kept.lock().expect("listings lock");
+        kept.iter()
+            .find(|s| s.id == id && s.cwd.as_deref() == cwd)
+            .cloned()
+    }
+}
+
+/// [`Listings::page`] as a new process would answer it (nothing kept).
+#[cfg(test)]
 pub(crate) fn list(
     config_dir: &Path,
     cwd: Option<&Path>,
     cursor: Option<&str>,
     page_size: usize,
 ) -> Result<SessionPage, HistoryError> {
-    let page_size = if page_size == 0 {
-        DEFAULT_PAGE_SIZE
-    } else {
-        page_size
-    };
-    let after = cursor.map(Position::decode).transpose()?;
+    Listings::default().page(config_dir, cwd, cursor, page_size)
+}
+
+impl Snapshot {
+    /// The store as it is now, in listing order.
+    fn take(config_dir: &Path, cwd: Option<&Path>) -> Snapshot {
+        let mut entries = candidates(config_dir, cwd);
+        entries.sort_by(|a, b| a.position.cmp(&b.position));
+        let newest = entries
+            .iter()
+            .map(|c| c.position.modified_nanos)
+            .max()
+            .unwrap_or(0);
+        Snapshot {
+            id: uuid::Uuid::new_v4().as_u64_pair().0,
+            cwd: cwd.map(Path::to_path_buf),
+            newest,
+            entries,
+        }
+    }
+
+    /// The rest of a listing this process does not hold: the sessions written since it began
+    /// first (each may have been given already: its old place is gone), then every session after
+    /// the cursor's position.
+    fn resume(config_dir: &Path, cwd: Option<&Path>, cursor: &Cursor) -> Snapshot {
+        let mut written_since = Vec::new();
+        let mut after = Vec::new();
+        for mut candidate in candidates(config_dir, cwd) {
+            if candidate.position.modified_nanos > cursor.newest {
+                // Its cursor goes on from the same place as this one, wherever it is read.
+                candidate.position = cursor.last.clone();
+                written_since.push(candidate);
+            } else if candidate.position > cursor.last {
+                after.push(candidate);
+            }
+        }
+        written_since.sort_by(|a, b| a.id.cmp(&b.id));
+        after.sort_by(|a, b| a.position.cmp(&b.position));
+        written_since.append(&mut after);
+        Snapshot {
+            id: uuid::Uuid::new_v4().as_u64_pair().0,
+            cwd: cwd.map(Path::to_path_buf),
+            newest: cursor.newest,
+            entries: written_since,
+        }
+    }
+
+    /// The page of at most `page_size` sessions from entry `from` on, and the cursor after it.
+    fn serve(
+        &self,
+        cwd: Option<&Path>,
+        from: usize,
+        page_size: usize,
+    ) -> (SessionPage, Option<String>) {
+        let wanted_cwds = cwd.map(cwd_variants);
+        let mut sessions = Vec::new();
+        let mut next = None;
+        for (index, candidate) in self.entries.iter().enumerate().skip(from) {
+            if sessions.len() == page_size {
+                next = Some(
+                    Cursor {
+                        listing: self.id,
+                        index,
+                        newest: self.newest,
+                        last: self.entries[index - 1].position.clone(),
+                    }
+                    .encode(),
+                );
+                break;
+            }
+            // Read now: a session deleted since the first page is left out, one written to since
+            // shows its new title and time.
+            let Some(modified) = fs::metadata(&candidate.file)
+                .ok()
+                .filter(fs::Metadata::is_file)
+                .map(|m| m.modified().unwrap_or(UNIX_EPOCH))
+            else {
+                continue;
+            };
+            let Some(scan) = scan(&candidate.file) else {
+                continue;
+            };
+            let session_cwd = match (scan.cwd, cwd) {
+                (Some(recorded), _) => recorded,
+                (None, Some(asked)) => asked.to_path_buf(),
+                (None, None) => continue,
+            };
+            // Different cwds can share a slug (`/a/b-c` and `/a/b/c`): the recorded cwd decides.
+            if let Some(wanted) = &wanted_cwds
+                && !wanted.contains(&session_cwd)
+            {
+                continue;
+            }
+            sessions.push(SessionSummary {
+                session_id: candidate.id.clone(),
+                cwd: session_cwd,
+                additional_directories: Vec::new(),
+                title: scan.title,
+                updated_at: Some(time::rfc3339(modified)),
+            });
+        }
+        let page = SessionPage {
+            sessions,
+            next_cursor: next.clone(),
+        };
+        (page, next)
+    }
+}
+
+/// Every transcript that may belong to a listing of `cwd`, unordered.
+fn candidates(config_dir: &Path, cwd: Option<&Path>) -> Vec<Candidate> {
     let dirs = match cwd {
         Some(cwd) => project_dirs_for(config_dir, cwd),
         None => all_project_dirs(config_dir),
     };
-    let wanted_cwds = cwd.map(cwd_variants);
-    let mut candidates: Vec<Candidate> = dirs.iter().flat_map(|d| transcripts_in(d)).collect();
-    candidates.sort_by(|a, b| a.position.cmp(&b.position));
-    let mut sessions = Vec::new();
-    let mut last_examined = None;
-    let mut more = false;
-    for candidate in candidates
-        .into_iter()
-        .filter(|c| after.as_ref().is_none_or(|after| c.position > *after))
-    {
-        if sessions.len() == page_size {
-            more = true;
-            break;
-        }
-        last_examined = Some(candidate.position.clone());
-        let Some(scan) = scan(&candidate.file) else {
-            continue;
-        };
-        let session_cwd = match (scan.cwd, cwd) {
-            (Some(recorded), _) => recorded,
-            (None, Some(asked)) => asked.to_path_buf(),
-            (None, None) => continue,
-        };
-        // Different cwds can share a slug (`/a/b-c` and `/a/b/c`): the recorded cwd decides.
-        if let Some(wanted) = &wanted_cwds
-            && !wanted.contains(&session_cwd)
-        {
-            continue;
-        }
-        sessions.push(SessionSummary {
-            session_id: candidate.position.session_id.clone(),
-            cwd: session_cwd,
-            additional_directories: Vec::new(),
-            title: scan.title,
-            updated_at: Some(time::rfc3339(candidate.modified)),
-        });
-    }
-    Ok(SessionPage {
-        sessions,
-        next_cursor: if more {
-            last_examined.map(|p| p.encode())
-        } else {
-            None
-        },
-    })
+    dirs.iter().flat_map(|d| transcripts_in(d)).collect()
 }
 
-/// Whether [`list`] for `cwd` shows session `session_id`: claude stored it, something was said in
-/// it, and a listing of every cwd (`None`) needs a prompt line to know its cwd.
+/// Whether [`Listings::page`] for `cwd` shows session `session_id`: claude stored it, something
+/// was said in it, and a listing of every cwd (`None`) needs a prompt line to know its cwd.
 pub(crate) fn is_listed(config_dir: &Path, cwd: Option<&Path>, session_id: &str) -> bool {
     super::find(config_dir, session_id)
         .and_then(|(file, _)| scan(&file))
@@ -124,29 +261,74 @@ impl PartialOrd for Position {
     }
 }
 
-const CURSOR_PREFIX: &str = "claude-acp-list-v1:";
+const CURSOR_V1: &str = "claude-acp-list-v1:";
+const CURSOR_V2: &str = "claude-acp-list-v2:";
 
-impl Position {
+/// What a `next_cursor` says: which listing, where in it, and enough to go on without it.
+#[derive(Debug, Clone, PartialEq)]
+struct Cursor {
+    listing: u64,
+    /// The next entry of the listing's order.
+    index: usize,
+    newest: u128,
+    /// The position of the last session the previous page examined.
+    last: Position,
+}
+
+impl Cursor {
     fn encode(&self) -> String {
-        format!("{CURSOR_PREFIX}{}:{}", self.modified_nanos, self.session_id)
+        let Cursor {
+            listing,
+            index,
+            newest,
+            last,
+        } = self;
+        format!(
+            "{CURSOR_V2}{listing:x}:{index}:{newest}:{}:{}",
+            last.modified_nanos, last.session_id
+        )
     }
 
-    fn decode(cursor: &str) -> Result<Position, HistoryError> {
+    /// A cursor of this version, or of the one before (a position alone: nothing was written
+    /// since, as far as it knows).
+    fn decode(cursor: &str) -> Result<Cursor, HistoryError> {
         let invalid = || HistoryError::InvalidCursor(cursor.to_owned());
-        let (nanos, id) = cursor
-            .strip_prefix(CURSOR_PREFIX)
-            .and_then(|rest| rest.split_once(':'))
-            .ok_or_else(invalid)?;
-        Ok(Position {
-            modified_nanos: nanos.parse().map_err(|_| invalid())?,
-            session_id: id.to_owned(),
+        if let Some(rest) = cursor.strip_prefix(CURSOR_V1) {
+            let (nanos, id) = rest.split_once(':').ok_or_else(invalid)?;
+            return Ok(Cursor {
+                listing: 0,
+                index: 0,
+                newest: u128::MAX,
+                last: Position {
+                    modified_nanos: nanos.parse().map_err(|_| invalid())?,
+                    session_id: id.to_owned(),
+                },
+            });
+        }
+        let rest = cursor.strip_prefix(CURSOR_V2).ok_or_else(invalid)?;
+        let mut fields = rest.splitn(5, ':');
+        let mut next = || fields.next().ok_or_else(invalid);
+        let listing = u64::from_str_radix(next()?, 16).map_err(|_| invalid())?;
+        let index = next()?.parse().map_err(|_| invalid())?;
+        let newest = next()?.parse().map_err(|_| invalid())?;
+        let modified_nanos = next()?.parse().map_err(|_| invalid())?;
+        let session_id = next()?.to_owned();
+        Ok(Cursor {
+            listing,
+            index,
+            newest,
+            last: Position {
+                modified_nanos,
+                session_id,
+            },
         })
     }
 }
 
 struct Candidate {
     position: Position,
-    modified: SystemTime,
+    /// The session id (the position's own, except where [`Snapshot::resume`] moved it).
+    id: String,
     file: PathBuf,
 }
 
@@ -164,20 +346,23 @@ fn transcripts_in(dir: &Path) -> Vec<Candidate> {
             }
             let metadata = entry.metadata().ok().filter(fs::Metadata::is_file)?;
             let modified = metadata.modified().unwrap_or(UNIX_EPOCH);
-            let session_id = file.file_stem()?.to_str()?.to_owned();
+            let id = file.file_stem()?.to_str()?.to_owned();
             Some(Candidate {
                 position: Position {
-                    modified_nanos: modified
-                        .duration_since(UNIX_EPOCH)
-                        .unwrap_or_default()
-                        .as_nanos(),
-                    session_id,
+                    modified_nanos: nanos(modified),
+                    session_id: id.clone(),
                 },
-                modified,
+                id,
                 file,
             })
         })
         .collect()
+}
+
+fn nanos(time: SystemTime) -> u128 {
+    time.duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_nanos()
 }
 
 /// What the listing shows of one transcript.
@@ -205,13 +390,21 @@ fn scan(file: &Path) -> Option<Scan> {
             usize::MAX
         }
     };
-    let read = lines::for_each_line_up_to(file, longest, |line| {
-        let interesting = ["\"user\"", "\"assistant\"", "-title\"", "\"summary\""]
-            .iter()
-            .any(|marker| line.contains(marker));
-        if !interesting {
-            return ControlFlow::Continue(());
-        }
+    // Which lines can matter: before the first prompt, messages and title lines; after it, title
+    // lines alone (most of a transcript is messages, and parsing each one was most of a listing).
+    let message_markers = [
+        memmem::Finder::new("\"user\""),
+        memmem::Finder::new("\"assistant\""),
+    ];
+    let title_markers = [
+        memmem::Finder::new("-title\""),
+        memmem::Finder::new("\"summary\""),
+    ];
+    let wanted = |line: &[u8]| {
+        let has = |markers: &[memmem::Finder]| markers.iter().any(|m| m.find(line).is_some());
+        has(&title_markers) || (!found.get() && has(&message_markers))
+    };
+    let read = lines::for_each_wanted_line(file, longest, wanted, |line| {
         let Some(value) = lines::parse(line) else {
             return ControlFlow::Continue(());
         };

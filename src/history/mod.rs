@@ -6,7 +6,7 @@
 //! `session/list` ([`list`]), `session/load` ([`replay`]), `session/delete` ([`delete()`]) and locating a session by id alone
 //! ([`find`]). Everything here is blocking file I/O: call it from `spawn_blocking`.
 //!
-//! Transcript lines seen with CLI 2.1.332 (`fixtures/history/`): `user` (prompts, tool results,
+//! Transcript lines seen with the pinned CLI (`fixtures/history/`): `user` (prompts, tool results,
 //! slash-command wrappers, `isMeta` injections, the `isCompactSummary` after `/compact`), `assistant`
 //! (one content block per line), `system` (`local_command` output, `compact_boundary`), `attachment`,
 //! and bookkeeping lines (`queue-operation`, `last-prompt`, `api-request*`, `cost-state`,
@@ -33,10 +33,14 @@ pub(crate) use editor_edits::{
     Before, EditorEdit, EditorEdits, MAX_FILE_BYTES, editor_edits_path, load_editor_edits,
     save_editor_edits,
 };
-pub(crate) use list::{is_listed, list, prompt_title, stored_title};
+#[cfg(test)]
+pub(crate) use list::list;
+pub(crate) use list::{Listings, is_listed, prompt_title, stored_title};
 pub(crate) use paths::find;
 pub use paths::project_slug;
+#[cfg(test)]
 pub(crate) use replay::replay;
+pub(crate) use replay::{stream as stream_replay, transcript};
 pub(crate) use rewind::{
     RewindPoint, StoredPrompt, pending_rewind, prompts, record_rewind, set_aside,
 };

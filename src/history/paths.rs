@@ -1,6 +1,6 @@
 //! Where claude stores a session: the config dir, the per-cwd project folder, and lookup by id.
 //!
-//! The folder name ("slug") rule, read from the 2.1.332 CLI (`e.replace(/[^a-zA-Z0-9]/g,"-")` on
+//! The folder name ("slug") rule, read from the pinned CLI (`e.replace(/[^a-zA-Z0-9]/g,"-")` on
 //! the cwd string, the same code on every system): every UTF-16 code unit of the cwd that is not an
 //! ASCII letter or digit becomes `-` (so `/home/me/my.app` is `-home-me-my-app`, the Windows
 //! `C:\Users\me\proj` is `C--Users-me-proj` and `\\server\share\proj` is `--server-share-proj`); a slug

@@ -12,61 +12,252 @@
 //! - A tool call that never got a result (claude was stopped mid-tool) ends as failed rather than
 //!   spinning forever in the editor.
 
-use std::path::Path;
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::HistoryError;
 use super::lines::{self, UserLine};
 use super::paths::{check_session_id, find, project_dirs_for, transcript_name};
-use super::thread::{on_chain, read_messages};
+use super::thread::Parents;
 use crate::claude::wire::ClaudeMessage;
 use crate::domain::{ContentChunk, SessionUpdate, ToolCallUpdate, ToolStatus};
 use crate::translate::TurnTranslator;
 
-/// The stored thread of `session_id` (looked for under `cwd`'s project, then in every project).
+/// The transcript of `session_id` (looked for under `cwd`'s project, then in every project).
+pub(crate) fn transcript(
+    config_dir: &Path,
+    cwd: &Path,
+    session_id: &str,
+) -> Result<PathBuf, HistoryError> {
+    check_session_id(session_id)?;
+    let name = transcript_name(session_id);
+    project_dirs_for(config_dir, cwd)
+        .into_iter()
+        .map(|dir| dir.join(&name))
+        .find(|file| file.is_file())
+        .or_else(|| find(config_dir, session_id).map(|(file, _)| file))
+        .ok_or_else(|| HistoryError::NotFound(session_id.to_owned()))
+}
+
+/// The stored thread of `session_id`, whole.
+#[cfg(test)]
 pub(crate) fn replay(
     config_dir: &Path,
     cwd: &Path,
     session_id: &str,
 ) -> Result<Vec<SessionUpdate>, HistoryError> {
-    check_session_id(session_id)?;
-    let name = transcript_name(session_id);
-    let file = project_dirs_for(config_dir, cwd)
-        .into_iter()
-        .map(|dir| dir.join(&name))
-        .find(|file| file.is_file())
-        .or_else(|| find(config_dir, session_id).map(|(file, _)| file))
-        .ok_or_else(|| HistoryError::NotFound(session_id.to_owned()))?;
-    replay_file(&file, cwd)
+    replay_file(&transcript(config_dir, cwd, session_id)?, cwd)
 }
 
-/// The thread stored in one transcript file; tool paths are shown relative to `cwd`.
+/// The thread stored in one transcript file, whole; tool paths are shown relative to `cwd`.
+#[cfg(test)]
 pub(crate) fn replay_file(file: &Path, cwd: &Path) -> Result<Vec<SessionUpdate>, HistoryError> {
+    let mut updates = Vec::new();
+    stream(file, cwd, &mut |update| {
+        updates.push(update);
+        ControlFlow::Continue(())
+    })?;
+    Ok(updates)
+}
+
+/// The thread stored in `file`, each update handed to `send` as soon as it is made (a break stops
+/// the replay: nobody is listening). Two reads of the file: the first keeps only each line's ids
+/// (to find the thread claude would resume), the second parses and translates the thread's
+/// messages one at a time, so a transcript of any length is never in memory, only its longest
+/// line and what `send` holds.
+pub(crate) fn stream(
+    file: &Path,
+    cwd: &Path,
+    send: &mut dyn FnMut(SessionUpdate) -> ControlFlow<()>,
+) -> Result<(), HistoryError> {
     let io_error = |source| HistoryError::Io {
         path: file.to_path_buf(),
         source,
     };
-    let (messages, parents) = read_messages(file).map_err(io_error)?;
-    let chain = super::rewind::thread_chain(file, &messages, &parents);
-    let mut thread = Thread::new(cwd);
-    for message in messages.iter().filter(|m| on_chain(m, &chain)) {
-        thread.add(message);
+    let outline = Outline::read(file).map_err(io_error)?;
+    let chain = super::rewind::thread_chain(file, outline.leaf(), &outline.parents);
+    let mut shown = outline
+        .messages
+        .iter()
+        .filter(|m| match (&chain, &m.uuid) {
+            (Some(chain), Some(uuid)) => chain.contains(uuid),
+            (None, _) => true,
+            (Some(_), None) => false,
+        })
+        .map(|m| m.line)
+        .collect::<Vec<usize>>()
+        .into_iter()
+        .peekable();
+    drop(outline);
+    let mut thread = Thread::new(cwd, send);
+    let line = Cell::new(0usize);
+    let wanted = |_: &[u8]| {
+        let index = line.get();
+        line.set(index + 1);
+        while shown.next_if(|&at| at < index).is_some() {}
+        shown.next_if_eq(&index).is_some()
+    };
+    lines::for_each_wanted_line(
+        file,
+        || usize::MAX,
+        wanted,
+        |text| {
+            if let Some(value) = lines::parse(text) {
+                thread.add(&value);
+            }
+            if thread.stopped {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    )
+    .map_err(io_error)?;
+    thread.finish();
+    Ok(())
+}
+
+/// What the first read keeps of a transcript: each line's parent and where the messages are.
+struct Outline {
+    parents: Parents,
+    messages: Vec<MessageAt>,
+}
+
+/// A `user`, `assistant` or `system` line: its number in the file (counting every line) and id.
+struct MessageAt {
+    line: usize,
+    uuid: Option<String>,
+    sidechain: bool,
+}
+
+/// The fields of a line the outline reads; the rest of the line is skipped unparsed.
+#[derive(Deserialize)]
+struct LineIds<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uuid: Option<Cow<'a, str>>,
+    #[serde(rename = "parentUuid", borrow, default)]
+    parent: Option<Cow<'a, str>>,
+    #[serde(rename = "logicalParentUuid", borrow, default)]
+    logical_parent: Option<Cow<'a, str>>,
+    #[serde(rename = "isSidechain", default)]
+    sidechain: Option<bool>,
+}
+
+impl Outline {
+    fn read(file: &Path) -> std::io::Result<Outline> {
+        let mut outline = Outline {
+            parents: Parents::default(),
+            messages: Vec::new(),
+        };
+        let mut line = 0usize;
+        lines::for_each_wanted_line(
+            file,
+            || usize::MAX,
+            |bytes| {
+                let index = line;
+                line += 1;
+                let ids = match serde_json::from_slice::<LineIds>(bytes) {
+                    Ok(ids) => ids,
+                    // Not JSON, not an object, or not UTF-8: the second read parses it as text.
+                    Err(_) => {
+                        match serde_json::from_str::<LineIds>(&String::from_utf8_lossy(bytes)) {
+                            Ok(ids) => return outline.note(index, ids.into_owned()),
+                            Err(_) => return false,
+                        }
+                    }
+                };
+                outline.note(index, ids)
+            },
+            |_| ControlFlow::Continue(()),
+        )?;
+        Ok(outline)
     }
-    Ok(thread.finish())
+
+    /// Notes one line; never wanted whole (the outline's read parses nothing else).
+    fn note(&mut self, line: usize, ids: LineIds) -> bool {
+        let parent = ids.parent.as_deref().or(ids.logical_parent.as_deref());
+        if let (Some(uuid), Some(parent)) = (ids.uuid.as_deref(), parent) {
+            self.parents.insert(uuid, parent);
+        }
+        if matches!(ids.kind.as_deref(), Some("user" | "assistant" | "system")) {
+            self.messages.push(MessageAt {
+                line,
+                uuid: ids.uuid.map(Cow::into_owned),
+                sidechain: ids.sidechain == Some(true),
+            });
+        }
+        false
+    }
+
+    /// The last main-thread message with an id.
+    fn leaf(&self) -> Option<&str> {
+        self.messages
+            .iter()
+            .rev()
+            .filter(|m| !m.sidechain)
+            .find_map(|m| m.uuid.as_deref())
+    }
 }
 
-/// The thread being rebuilt.
-struct Thread {
+impl LineIds<'_> {
+    fn into_owned(self) -> LineIds<'static> {
+        let own = |c: Option<Cow<str>>| c.map(|c| Cow::Owned(c.into_owned()));
+        LineIds {
+            kind: own(self.kind),
+            uuid: own(self.uuid),
+            parent: own(self.parent),
+            logical_parent: own(self.logical_parent),
+            sidechain: self.sidechain,
+        }
+    }
+}
+
+/// The thread being rebuilt, each update sent on as it is made.
+struct Thread<'a> {
     translator: TurnTranslator,
-    updates: Vec<SessionUpdate>,
+    send: &'a mut dyn FnMut(SessionUpdate) -> ControlFlow<()>,
+    /// The tool calls shown that have no result yet, in the order they were shown.
+    open: Vec<String>,
+    still_open: HashSet<String>,
+    /// `send` said nobody is listening.
+    stopped: bool,
 }
 
-impl Thread {
-    fn new(cwd: &Path) -> Self {
+impl<'a> Thread<'a> {
+    fn new(cwd: &Path, send: &'a mut dyn FnMut(SessionUpdate) -> ControlFlow<()>) -> Self {
         Thread {
             translator: TurnTranslator::new(cwd.to_path_buf()),
-            updates: Vec::new(),
+            send,
+            open: Vec::new(),
+            still_open: HashSet::new(),
+            stopped: false,
+        }
+    }
+
+    fn push(&mut self, update: SessionUpdate) {
+        match &update {
+            SessionUpdate::ToolCall(call) if self.still_open.insert(call.id.clone()) => {
+                self.open.push(call.id.clone());
+            }
+            SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+                id,
+                status: Some(ToolStatus::Completed | ToolStatus::Failed),
+                ..
+            }) => {
+                self.still_open.remove(id);
+            }
+            _ => {}
+        }
+        if !self.stopped && (self.send)(update).is_break() {
+            self.stopped = true;
         }
     }
 
@@ -87,13 +278,12 @@ impl Thread {
             UserLine::Prompt(chunks) => {
                 self.translator.start_turn();
                 for content in chunks {
-                    self.updates
-                        .push(SessionUpdate::UserMessageChunk { content });
+                    self.push(SessionUpdate::UserMessageChunk { content });
                 }
             }
             UserLine::Command(typed) => {
                 self.translator.start_turn();
-                self.updates.push(SessionUpdate::UserMessageChunk {
+                self.push(SessionUpdate::UserMessageChunk {
                     content: ContentChunk::text(typed),
                 });
             }
@@ -124,7 +314,7 @@ impl Thread {
     }
 
     fn agent_text(&mut self, text: String) {
-        self.updates.push(SessionUpdate::AgentMessageChunk {
+        self.push(SessionUpdate::AgentMessageChunk {
             content: ContentChunk::text(text),
         });
     }
@@ -133,36 +323,25 @@ impl Thread {
         match ClaudeMessage::from_value(line) {
             Ok(message) => {
                 let translation = self.translator.on_message(message);
-                self.updates.extend(translation.updates);
+                for update in translation.updates {
+                    self.push(update);
+                }
             }
             Err(e) => tracing::debug!("skipping a transcript message of an unexpected shape: {e}"),
         }
     }
 
-    /// The updates, with tool calls that never got a result marked failed.
-    fn finish(mut self) -> Vec<SessionUpdate> {
-        let mut open: Vec<String> = Vec::new();
-        for update in &self.updates {
-            match update {
-                SessionUpdate::ToolCall(call) if !open.contains(&call.id) => {
-                    open.push(call.id.clone())
-                }
-                SessionUpdate::ToolCallUpdate(ToolCallUpdate {
-                    id,
-                    status: Some(ToolStatus::Completed | ToolStatus::Failed),
-                    ..
-                }) => open.retain(|open_id| open_id != id),
-                _ => {}
-            }
-        }
+    /// Tool calls that never got a result are marked failed.
+    fn finish(mut self) {
+        let open = std::mem::take(&mut self.open);
         for id in open {
-            self.updates
-                .push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+            if self.still_open.contains(&id) {
+                self.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
                     id,
                     status: Some(ToolStatus::Failed),
                     ..ToolCallUpdate::default()
                 }));
+            }
         }
-        self.updates
     }
 }

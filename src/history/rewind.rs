@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::HistoryError;
 use super::lines::{self, UserLine};
 use super::paths::{check_session_id, find};
-use super::thread::{Parents, on_chain, read_messages, uuid_of};
+use super::thread::{Parents, last_leaf, on_chain, read_messages, uuid_of};
 
 const RECORD_NAME: &str = "claude-acp-rewind.json";
 
@@ -70,7 +70,7 @@ pub(crate) fn prompts(
 ) -> Result<Vec<StoredPrompt>, HistoryError> {
     let file = transcript_of(config_dir, session_id)?;
     let (messages, parents) = read_messages(&file).map_err(io_error(&file))?;
-    let chain = thread_chain(&file, &messages, &parents);
+    let chain = thread_chain(&file, last_leaf(&messages), &parents);
     let prompts = messages
         .iter()
         .filter(|m| lines::line_type(m) == "user" && on_chain(m, &chain))
@@ -161,10 +161,10 @@ fn applies(point: &RewindPoint, messages: &[Value], parents: &Parents) -> bool {
 /// applies, the chain to where it left the thread. `None`: no message has a uuid (keep them all).
 pub(super) fn thread_chain(
     file: &Path,
-    messages: &[Value],
+    leaf: Option<&str>,
     parents: &Parents,
 ) -> Option<HashSet<String>> {
-    let last = parents.chain_to_last(messages)?;
+    let last = parents.chain_from(leaf?);
     match load_record(file) {
         Some(point) if last.contains(&point.dropped_prompt) => Some(match &point.resume_at {
             Some(at) => parents.chain_from(at),

@@ -25,6 +25,15 @@ pub(super) fn read_messages(file: &Path) -> std::io::Result<(Vec<Value>, Parents
     Ok((messages, parents))
 }
 
+/// The last main-thread message with an id, among `messages`.
+pub(super) fn last_leaf(messages: &[Value]) -> Option<&str> {
+    messages
+        .iter()
+        .rev()
+        .filter(|m| m.get("isSidechain").and_then(Value::as_bool) != Some(true))
+        .find_map(uuid_of)
+}
+
 pub(super) fn uuid_of(line: &Value) -> Option<&str> {
     line.get("uuid").and_then(Value::as_str)
 }
@@ -43,25 +52,25 @@ pub(super) fn on_chain(line: &Value, chain: &Option<HashSet<String>>) -> bool {
 pub(super) struct Parents(HashMap<String, String>);
 
 impl Parents {
+    /// Notes that `uuid`'s parent is `parent`.
+    pub(super) fn insert(&mut self, uuid: &str, parent: &str) {
+        self.0.insert(uuid.to_owned(), parent.to_owned());
+    }
+
     fn note(&mut self, line: &Value) {
         let parent = line
             .get("parentUuid")
             .and_then(Value::as_str)
             .or_else(|| line.get("logicalParentUuid").and_then(Value::as_str));
         if let (Some(uuid), Some(parent)) = (uuid_of(line), parent) {
-            self.0.insert(uuid.to_owned(), parent.to_owned());
+            self.insert(uuid, parent);
         }
     }
 
     /// The uuids from the last main-thread message back to the start of its conversation; `None`
     /// when no message has a uuid.
     pub(super) fn chain_to_last(&self, messages: &[Value]) -> Option<HashSet<String>> {
-        let leaf = messages
-            .iter()
-            .rev()
-            .filter(|m| m.get("isSidechain").and_then(Value::as_bool) != Some(true))
-            .find_map(uuid_of)?;
-        Some(self.chain_from(leaf))
+        Some(self.chain_from(last_leaf(messages)?))
     }
 
     /// The uuids from `leaf` back to the start of its conversation.

@@ -25,7 +25,7 @@ pub struct Decision {
     pub mode_change: Option<String>,
     /// Settings to send claude with `apply_flag_settings` *before* the reply: the session's deny
     /// rules, all of them (claude replaces the list rather than merging it). A deny reply cannot
-    /// carry rules itself: claude 2.1.332 drops `updatedPermissions` on a deny.
+    /// carry rules itself: the pinned claude drops `updatedPermissions` on a deny.
     pub flag_settings: Option<Value>,
 }
 

@@ -1,6 +1,6 @@
 //! ExitPlanMode: the plan is shown in the tool call, and the user picks how work goes on.
 //!
-//! claude 2.1.332 reads the plan from its plan file and puts it in the ask's `input.plan`; an
+//! The pinned claude reads the plan from its plan file and puts it in the ask's `input.plan`; an
 //! approval switches the mode with a `setMode` update in the reply, as claude's own UI does.
 
 use std::path::Path;

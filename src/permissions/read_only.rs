@@ -1,7 +1,7 @@
 //! The read-only commands claude runs without asking, for the Bash in the editor's terminal: claude
 //! does not ask about `ls`, `cat a.txt | grep x` or `git status` inside the workspace, and asks
-//! about anything that writes, reads outside it or runs a program of the project. What claude
-//! 2.1.332 asked and did not ask about was observed with the real CLI
+//! about anything that writes, reads outside it or runs a program of the project. What the pinned
+//! claude asked and did not ask about was observed with the real CLI
 //! (`fixtures/editor_terminal/README.md`); this list is a subset of what it allows, so a command
 //! it leaves out is asked (fails closed).
 
@@ -129,7 +129,7 @@ fn inside(arg: &str, cwd: &Path) -> bool {
 mod tests {
     use super::*;
 
-    /// What claude 2.1.332 did not ask about and did, in a git repository with `a.txt` and `sub/`.
+    /// What the pinned claude did not ask about and did, in a git repository with `a.txt` and `sub/`.
     #[test]
     fn allows_what_claude_allows_and_asks_what_it_asks() {
         let cwd = Path::new("/run/work");

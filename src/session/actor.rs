@@ -54,6 +54,7 @@ mod settings;
 mod switch;
 mod terminal;
 mod title;
+mod toggles;
 mod turn;
 
 /// How long a control request to claude may take.
@@ -105,6 +106,8 @@ enum Flow {
 enum Internal {
     /// claude's answer to our `initialize`.
     Initialized(Value),
+    /// claude's answer to `get_settings`, asked when it starts.
+    ClaudeSettings(Value),
     /// A permission ask has been answered (or withdrawn).
     PermissionDone { request_id: String },
     /// A session that waited for claude's models waited long enough.
@@ -346,6 +349,16 @@ impl SessionActor {
                 "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
                 "model" => self.set_model(value, SettingReply::ConfigOption(reply)),
                 "effort" => self.set_effort(value, SettingReply::ConfigOption(reply)),
+                toggles::FAST_ID => self.set_toggle(
+                    toggles::Toggle::Fast,
+                    &value,
+                    SettingReply::ConfigOption(reply),
+                ),
+                toggles::ULTRACODE_ID => self.set_toggle(
+                    toggles::Toggle::Ultracode,
+                    &value,
+                    SettingReply::ConfigOption(reply),
+                ),
                 other => {
                     let result = match setting::find(other) {
                         Some(setting) => self
@@ -372,6 +385,7 @@ impl SessionActor {
     async fn on_internal(&mut self, internal: Internal) {
         match internal {
             Internal::Initialized(reply) => self.on_initialized(reply),
+            Internal::ClaudeSettings(reply) => self.on_claude_settings(&reply),
             Internal::PermissionDone { request_id } => {
                 self.asks.answered(&request_id);
             }

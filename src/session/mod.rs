@@ -7,6 +7,7 @@ mod directories;
 mod id_locks;
 mod incoming;
 mod listing;
+mod load;
 mod logout;
 pub(crate) mod meta;
 pub(crate) mod modes;
@@ -59,6 +60,8 @@ pub(crate) struct Sessions {
     sessions: Mutex<HashMap<String, SessionHandle>>,
     /// Loads, resumes, closes and deletes of one session id run one at a time.
     lifecycle: id_locks::IdLocks,
+    /// `session/list` listings whose later pages may still be asked for.
+    listings: Arc<history::Listings>,
     /// The login last seen change here (`None`: read it from the environment and files).
     auth: Mutex<Option<AuthStatusInfo>>,
 }
@@ -70,6 +73,7 @@ impl Sessions {
             editor,
             sessions: Mutex::new(HashMap::new()),
             lifecycle: id_locks::IdLocks::default(),
+            listings: Arc::default(),
             auth: Mutex::new(None),
         })
     }
@@ -418,14 +422,13 @@ impl AgentCore for Sessions {
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
         let dir = self.config_dir()?;
         let (id, cwd) = (session_id.to_owned(), req.cwd.clone());
-        let updates = tokio::task::spawn_blocking(move || history::replay(&dir, &cwd, &id))
+        let file = tokio::task::spawn_blocking(move || history::transcript(&dir, &cwd, &id))
             .await
             .map_err(|e| AgentError::Internal(e.to_string()))?
             .map_err(history_error)?;
         // The whole thread first, then the response: that is how the editor knows it is complete.
-        for update in updates {
-            self.editor.session_update(session_id, update);
-        }
+        self.replay_to_editor(session_id, file, req.cwd.clone())
+            .await?;
         self.open(session_id.to_owned(), req, Start::Resume).await
     }
 
@@ -471,8 +474,9 @@ impl AgentCore for Sessions {
                 .map(|h| h.listed.lock().expect("listing lock").clone())
                 .collect(),
         };
+        let listings = self.listings.clone();
         let mut page = tokio::task::spawn_blocking(move || {
-            let page = history::list(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
+            let page = listings.page(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
             Ok(listing::with_open_sessions(
                 page,
                 open,

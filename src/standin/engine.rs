@@ -3,6 +3,7 @@
 use super::pattern::{PatternError, Vars};
 use super::runtime::{EventLog, Runtime, builtin_vars, fields};
 use super::script::{Handler, LocatedStep, Script, Step};
+use crate::claude::install::PINNED_CLAUDE_VERSION;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 
@@ -10,8 +11,10 @@ use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 pub(crate) const EXIT_SCRIPT_ERROR: i32 = 2;
 /// Exit code when a received line does not match what the script expects.
 pub(crate) const EXIT_MISMATCH: i32 = 3;
-/// What `claude --version` prints for the CLI the fixtures were captured from.
-pub(crate) const VERSION_LINE: &str = "2.1.332 (Claude Code)\n";
+/// What `claude --version` prints for the CLI the fixtures were captured from, the pinned one.
+fn version_line() -> String {
+    format!("{PINNED_CLAUDE_VERSION} (Claude Code)\n")
+}
 
 /// Why a run stopped before the end of the script.
 pub(super) enum Stop {
@@ -65,7 +68,7 @@ where
     if claude_args.iter().any(|a| a == "--version" || a == "-v") {
         // `claude --version` prints this and exits, whatever the script says.
         let mut stdout = stdout;
-        let _ = stdout.write_all(VERSION_LINE.as_bytes()).await;
+        let _ = stdout.write_all(version_line().as_bytes()).await;
         let _ = stdout.flush().await;
         log.record("exit", fields(vec![("code", json!(0))]));
         return 0;
@@ -193,6 +196,28 @@ where
                     // Keep reading so the adapter never blocks on a full pipe, then wait to be killed.
                     while self.next_line().await.is_some() {}
                     std::future::pending::<()>().await;
+                }
+                Step::SpawnDetached(command) => {
+                    let command = self.vars.substitute_str(command).map_err(at)?;
+                    let mut shell = std::process::Command::new("/bin/sh");
+                    shell
+                        .args(["-c", &command])
+                        .current_dir(&self.runtime.cwd)
+                        .stdin(std::process::Stdio::null())
+                        .stdout(std::process::Stdio::null())
+                        .stderr(std::process::Stdio::null());
+                    crate::platform::process::detach(&mut shell);
+                    // Never waited for, as claude's shells are not by the time they outlive it.
+                    let spawned = shell.spawn().map_err(|e| {
+                        Stop::Fail(
+                            EXIT_SCRIPT_ERROR,
+                            format!(
+                                "step {n}: cannot start {command:?}: {e} (at {})",
+                                located.origin
+                            ),
+                        )
+                    })?;
+                    drop(spawned);
                 }
                 Step::WriteFile { path, content } => {
                     let path = self

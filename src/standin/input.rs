@@ -168,6 +168,10 @@ where
                 }
             }
             let Some(i) = taken else {
+                if let Some(answer) = builtin_answer(&value, &self.vars) {
+                    self.write_stdout(&answer.to_string()).await?;
+                    continue;
+                }
                 return Ok(Some(line));
             };
             let handler = self.handlers[i].clone();
@@ -217,4 +221,23 @@ fn mismatch(n: usize, located: &LocatedStep, pattern: &Value, line: &str) -> Sto
             located.origin
         ),
     )
+}
+
+/// What claude answers whenever it is asked, unless the step wants the line itself: its settings
+/// (`get_settings`, which claude-acp asks at every start), as the pinned claude answers them for an
+/// API-key login.
+fn builtin_answer(line: &Value, vars: &crate::standin::pattern::Vars) -> Option<Value> {
+    if line["type"] != "control_request" || line["request"]["subtype"] != "get_settings" {
+        return None;
+    }
+    let model = vars
+        .get("model")
+        .cloned()
+        .unwrap_or(json!("claude-opus-5-5"));
+    Some(json!({"type": "control_response", "response": {
+        "subtype": "success", "request_id": line["request_id"], "response": {
+            "effective": {},
+            "sources": [],
+            "applied": {"model": model, "ultracode": false, "ultracodeRequested": false,
+                        "ultracodeAvailable": true, "ultrathinkAvailable": false}}}}))
 }

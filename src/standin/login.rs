@@ -3,7 +3,7 @@
 //! `not_logged_in.jsonl` (next to its script) instead of its script, as claude without a login does.
 //! `claude auth login --claudeai|--console|--sso` records the login (and clears the marker), or,
 //! with `CLAUDE_STANDIN_LOGIN=abandon`, exits 1 changing nothing, as when the user closes the
-//! browser; `claude auth status --json` prints what claude 2.1.332 prints for that state (exit 1
+//! browser; `claude auth status --json` prints what the pinned claude prints for that state (exit 1
 //! when not logged in). Every `auth` command is logged as a `start` event with its argv.
 
 use std::path::{Path, PathBuf};

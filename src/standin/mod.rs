@@ -1,5 +1,5 @@
 //! A replay stand-in for the `claude` CLI: it plays a scripted conversation on stdin/stdout,
-//! checking each line claude-acp sends and answering with what the real CLI 2.1.332 emits.
+//! checking each line claude-acp sends and answering with what the pinned real CLI emits.
 //!
 //! Run as `claude-acp standin --script <file.jsonl> [claude's own args...]` (or `--demo` for the
 //! embedded [`DEMO_SCRIPT`]; main.rs calls [`run_cli`] then `std::process::exit`). The demo and the
@@ -37,6 +37,9 @@
 //!   killed instead (a claude busy in a long tool call), so only a real kill takes it down.
 //! - `{"write_file": {"path": "hello.txt", "content": "..."}}` really writes the file, relative to
 //!   the stand-in's cwd (both substituted), as the Write tool would.
+//! - `{"spawn_detached": "command"}` starts `/bin/sh -c command` (substituted, in the cwd) in a
+//!   session and process group of its own and leaves it running, as claude starts its Bash
+//!   tool's shells (`detached: true`): killing the stand-in's group does not reach it.
 //! - `{"set": {"var": J}}` sets variables (values substituted).
 //! - `{"on": P, "bind": {...}, "reply": [J, ...]}` registers a handler: from then on, a received
 //!   line that the current step does not want (and that is not read by an `optional` step) but
@@ -50,16 +53,20 @@
 //! - `{"branch": [{"expect": P, "bind": {...}, "goto": "label"}, ...]}` reads one line and jumps
 //!   to the label of the first alternative that matches (e.g. allow vs deny); none is a mismatch.
 //! - `{"include": "name.jsonl"}` splices another script in: built-in snippets first
-//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like 2.1.332;
+//!   (`initialize.jsonl`: expects the adapter's `initialize` and answers it like the pinned CLI;
 //!   `control_defaults.jsonl`: the handlers above;
 //!   `system_init.jsonl`: the `system/init` line of a turn), then files next to the script.
 //!
 //! Any step may carry `"when": "--flag"` or `"unless": "--flag"` to run only if claude was (was
 //! not) given that flag; fixtures mark `stream_event` lines `"when": "--include-partial-messages"`.
 //!
-//! `--version` (or `-v`) among claude's args prints `2.1.332 (Claude Code)` and exits 0, like the CLI.
+//! `--version` (or `-v`) among claude's args prints `<PINNED_CLAUDE_VERSION> (Claude Code)` and exits 0, like the CLI.
 //! `auth logout` logs the stand-in out: later stand-ins with the same claude config dir play
 //! `not_logged_in.jsonl` instead of their script (see [`login`]).
+//!
+//! A `get_settings` control request that no step wants is answered as the pinned claude answers it for an
+//! API-key login (`applied`: the model, `ultracodeAvailable: true`), as claude answers it at any
+//! point.
 //!
 //! When stdin closes while a line is expected, the stand-in exits 0 quietly, as claude does.
 //! After the last step it waits for stdin to close; a line arriving then is a mismatch.
@@ -108,7 +115,7 @@
 //! | `hang` | 1 prompt | nothing, ever |
 //! | `text_ignoring_eof` | as `text` | as `text`, but stdin closing does not end it: only a kill does |
 //! | `compact` | prompt, `/compact` | an answer; then compaction status lines, `compact_boundary`, a zero-usage result |
-//! | `rewind` | rewind_files dry run; dry run, real; with `--resume-session-at`: 1 prompt | 2.1.332's answers; the real one writes `a.txt` |
+//! | `rewind` | rewind_files dry run; dry run, real; with `--resume-session-at`: 1 prompt | the pinned claude's answers; the real one writes `a.txt` |
 //! | `demo` | prompts, each: allow, deny or interrupt | loops: a line, a Write of `hello.txt`, an answer |
 
 mod engine;

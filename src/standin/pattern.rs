@@ -34,7 +34,6 @@ impl Vars {
         self.values.insert(name.into(), value);
     }
 
-    #[cfg(test)]
     pub(crate) fn get(&self, name: &str) -> Option<&Value> {
         self.values.get(name)
     }

@@ -29,6 +29,9 @@ pub(crate) enum Step {
         path: String,
         content: String,
     },
+    /// Starts `/bin/sh -c <command>` in a session and process group of its own and leaves it
+    /// running, as claude starts its Bash tool's shells (`detached: true`).
+    SpawnDetached(String),
     Set(Vec<(String, Value)>),
     /// Registers a handler for lines that arrive while the script waits for something else.
     On(Handler),
@@ -73,6 +76,7 @@ const STEP_KEYS: &[&str] = &[
     "close_stdout",
     "ignore_eof",
     "write_file",
+    "spawn_detached",
     "set",
     "label",
     "goto",
@@ -195,6 +199,11 @@ pub(super) fn parse_step(map: &Map<String, Value>) -> Result<Step, String> {
                 content: field("content")?,
             }
         }
+        "spawn_detached" => Step::SpawnDetached(
+            arg.as_str()
+                .ok_or("`spawn_detached` takes a shell command")?
+                .to_owned(),
+        ),
         "set" => {
             let vars = arg
                 .as_object()

@@ -1,5 +1,5 @@
 //! claude compacting the conversation (`/compact`, or on its own when the context fills up), as
-//! the 2.1.332 CLI says it on stdout: `system/status` with `status: "compacting"`, then
+//! the pinned CLI says it on stdout: `system/status` with `status: "compacting"`, then
 //! `system/status` with `compact_result` (`"success"` or a failure), then `system/compact_boundary`
 //! whose `compact_metadata.post_tokens` is the context left.
 
@@ -96,7 +96,7 @@ mod tests {
         serde_json::from_value(v).unwrap()
     }
 
-    /// The lines of `/compact` captured from the 2.1.332 CLI.
+    /// The lines of `/compact` captured from the pinned CLI.
     #[test]
     fn compact_as_claude_says_it() {
         let mut c = Compactions::default();

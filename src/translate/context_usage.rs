@@ -9,6 +9,12 @@ pub(crate) const CONTEXT_COMMAND: &str = "context";
 
 /// Whether the prompt is `/context` alone (arguments are ignored, as claude ignores them).
 pub(crate) fn is_context_command(blocks: &[PromptBlock]) -> bool {
+    is_command_alone(blocks, CONTEXT_COMMAND)
+}
+
+/// Whether the prompt's only text is the slash command `/name` (with or without arguments): a
+/// command claude-acp answers itself, without a model turn.
+pub(crate) fn is_command_alone(blocks: &[PromptBlock], name: &str) -> bool {
     let mut texts = blocks.iter().filter_map(|b| match b {
         PromptBlock::Text(t) if !t.trim().is_empty() => Some(t.trim()),
         _ => None,
@@ -18,7 +24,7 @@ pub(crate) fn is_context_command(blocks: &[PromptBlock]) -> bool {
         && first.is_some_and(|t| {
             t.strip_prefix('/')
                 .and_then(|rest| rest.split_whitespace().next())
-                == Some(CONTEXT_COMMAND)
+                == Some(name)
         })
 }
 

@@ -4,7 +4,7 @@
 //! background task. Each is said once, when it becomes true: claude repeats its `system/init` (MCP
 //! servers, Fast mode, version) at every turn, and sends a rate-limit event whenever a figure moves.
 //!
-//! Shapes as claude 2.1.332 prints them (typed in the Agent SDK's `sdk.d.ts` of that release):
+//! Shapes as the pinned claude prints them (typed in the Agent SDK's `sdk.d.ts` of that release):
 //! `system/init.mcp_servers[{name, status, error?}]`, `system/model_refusal_fallback`,
 //! `system/informational {content, level}`, `system/notification {text, priority}`,
 //! `system/hook_response {hook_name, hook_event, outcome, exit_code, stderr}` (with

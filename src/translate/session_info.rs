@@ -15,6 +15,9 @@ pub(crate) struct InitInfo {
     pub(crate) cwd: Option<String>,
     pub(crate) tools: Vec<String>,
     pub(crate) slash_commands: Vec<String>,
+    /// `off`, `cooldown` or `on`, and why Fast mode cannot serve (absent from older claudes).
+    pub(crate) fast_mode_state: Option<String>,
+    pub(crate) fast_mode_disabled_reason: Option<String>,
 }
 
 impl InitInfo {
@@ -40,6 +43,8 @@ impl InitInfo {
             cwd: owned("cwd"),
             tools: strings("tools"),
             slash_commands: strings("slash_commands"),
+            fast_mode_state: owned("fast_mode_state"),
+            fast_mode_disabled_reason: owned("fast_mode_disabled_reason"),
         }
     }
 }

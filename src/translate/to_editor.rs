@@ -1,6 +1,6 @@
 //! claude's stdout lines -> the session updates the editor sees, one turn at a time.
 //!
-//! Rules (checked against the 2.1.332 transcripts):
+//! Rules (checked against the pinned CLI's transcripts):
 //! - Text and thinking are relayed from `stream_event` deltas as they arrive. claude then prints an
 //!   assembled `assistant` line per content block, *before* that block's `content_block_stop`; that
 //!   line's block is the one most recently started in its message. Whatever the deltas already relayed
@@ -11,7 +11,7 @@
 //! - Every `tool_use` becomes a tool call, including TodoWrite and the Task* tools, which also update
 //!   the plan (main thread only: a subagent's to-do list is not the session's plan).
 //! - `system/task_started` (a command or subagent starts) puts its call `in_progress`; `tool_progress`
-//!   heartbeats of a running tool (every 30 s in 2.1.332): the call is `in_progress`, with the elapsed time
+//!   heartbeats of a running tool (every 30 s from the pinned claude): the call is `in_progress`, with the elapsed time
 //!   (`_meta.claudeCode.elapsedSeconds`, and the body of a Bash or Task call, which has none yet).
 //! - `user` lines: tool results end their tool calls; claude's injected text ("[Request interrupted
 //!   by user]") is not shown. A result for a tool use this translator never saw is dropped.

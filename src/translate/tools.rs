@@ -59,8 +59,8 @@ pub(crate) fn shown_name(name: &str) -> &str {
 }
 
 /// claude's command tools: `Bash`, and on Windows without Git Bash `PowerShell` in its place
-/// (same input: `command`, `description`, `timeout`, `run_in_background`; captured from claude.exe
-/// 2.1.332 in `fixtures/windows/claude_2.1.332_tools.json`).
+/// (same input: `command`, `description`, `timeout`, `run_in_background`; captured from the
+/// pinned claude.exe, in `fixtures/windows/`).
 pub(crate) fn is_command_tool(name: &str) -> bool {
     matches!(name, "Bash" | "PowerShell")
 }

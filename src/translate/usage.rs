@@ -82,17 +82,7 @@ pub(crate) fn apply_rate_limit(limits: &mut RateLimits, info: &RateLimitInfo) ->
 
 /// Whether the prompt is `/usage` alone (arguments are ignored).
 pub(crate) fn is_usage_command(blocks: &[PromptBlock]) -> bool {
-    let mut texts = blocks.iter().filter_map(|b| match b {
-        PromptBlock::Text(t) if !t.trim().is_empty() => Some(t.trim()),
-        _ => None,
-    });
-    let first = texts.next();
-    texts.next().is_none()
-        && first.is_some_and(|t| {
-            t.strip_prefix('/')
-                .and_then(|rest| rest.split_whitespace().next())
-                == Some(USAGE_COMMAND)
-        })
+    super::context_usage::is_command_alone(blocks, USAGE_COMMAND)
 }
 
 /// Offers `/usage` where claude's own list lacks it, with what claude-acp's answer shows.

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-/// claude's permission ask over MCP (2.1.332): `{tool_name, input, tool_use_id}`.
+/// claude's permission ask over MCP (the pinned claude): `{tool_name, input, tool_use_id}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct PermissionPromptArgs {
     pub tool_name: String,

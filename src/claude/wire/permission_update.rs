@@ -60,7 +60,7 @@ pub struct PermissionUpdate {
     kind: Option<UpdateKind>,
 }
 
-/// The updates this adapter reads (claude 2.1.332's names). `destination` is where claude keeps
+/// The updates this adapter reads (the pinned claude's names). `destination` is where claude keeps
 /// it: `session`, `cliArg`, `localSettings`, `projectSettings` or `userSettings` (empty when
 /// claude named none: such an update is described nowhere and kept nowhere by us).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

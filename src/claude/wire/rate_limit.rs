@@ -30,7 +30,7 @@ pub struct RateLimitInfo {
     pub utilization: Option<f64>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub is_using_overage: Option<bool>,
-    /// Every window's own figures (2.1.332: `five_hour`, `seven_day`), where the fields above
+    /// Every window's own figures (the pinned claude's: `five_hour`, `seven_day`), where the fields above
     /// describe only the window claude deems representative (and its status may lag the window's).
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub unified_windows: std::collections::BTreeMap<String, RateLimitWindowInfo>,

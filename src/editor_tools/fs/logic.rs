@@ -45,7 +45,7 @@ impl Range {
 }
 
 /// Read's text for `content`: each line as `<number>\t<line>`, lines split at `\n` (a `\r\n` is
-/// one line end), a final line end giving a last empty line, as claude 2.1.332 does.
+/// one line end), a final line end giving a last empty line, as the pinned claude does.
 pub(crate) fn numbered(content: &str, range: Range) -> Answer {
     if range.is_whole() && !range.allow_large && content.len() > texts::MAX_READ_BYTES {
         return Answer::error(texts::too_large(content.len()));

@@ -24,15 +24,12 @@ use crate::domain::EditorClient;
 pub(crate) use logic::Seen;
 pub(crate) use record::EditLog;
 
-/// claude's built-ins this server replaces, turned off with `--disallowedTools` (claude 2.1.332
+/// claude's built-ins this server replaces, turned off with `--disallowedTools` (the pinned claude
 /// has no MultiEdit; older ones do, and it must not write behind the editor's back either).
 pub(crate) const REPLACED_BUILTINS: &str = "Read,Write,Edit,MultiEdit";
 
-/// How long the editor may take over one `fs/*` request before that tool call fails.
-pub(crate) const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
-const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_fs/builtin_tools_2.1.332.json");
+/// The built-in tool definitions the pinned claude sends the model, captured from its API request.
+const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_fs/builtin_tools.json");
 
 /// One session's file tools: cheap to clone into the task that runs a call.
 #[derive(Clone)]
@@ -47,7 +44,8 @@ pub(crate) struct EditorFiles {
     seen: Arc<Mutex<HashMap<PathBuf, Seen>>>,
     /// The session's record of what the editor held before each write, for `/undo`.
     log: EditLog,
-    timeout: Duration,
+    /// How long an `fs/*` request may wait for the editor (see `answer_bound`; none by default).
+    bound: Option<Duration>,
 }
 
 impl EditorFiles {
@@ -65,19 +63,13 @@ impl EditorFiles {
             roots,
             seen: Arc::default(),
             log,
-            timeout: EDITOR_TIMEOUT,
+            bound: super::answer_bound::from_env(),
         }
     }
 
     /// The result of one `tools/call` (`params` as claude sent them).
     pub(crate) async fn call(&self, params: &Value) -> Value {
-        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
-        let no_input = Value::Object(serde_json::Map::new());
-        let input = params.get("arguments").unwrap_or(&no_input);
-        let tool_use_id = params
-            .get("_meta")
-            .and_then(|m| m.get("claudecode/toolUseId"))
-            .and_then(Value::as_str);
+        let (name, input, tool_use_id) = crate::claude::sdk_mcp::tool_call_parts(params);
         let reply = match name {
             "Read" => self.read(input, tool_use_id).await,
             "Write" => self.write(input, tool_use_id).await,

@@ -11,6 +11,7 @@ use super::logic::{self, Answer, Change, Range, Seen};
 use super::texts;
 use crate::claude::sdk_mcp::{self, McpContent};
 use crate::domain::{SessionUpdate, ToolCallUpdate, ToolContent, ToolLocation};
+use crate::editor_tools::answer_bound;
 
 /// A tool's result as claude's MCP client reads it.
 pub(crate) struct Reply {
@@ -83,16 +84,17 @@ impl EditorFiles {
                 .map_err(|e| Answer::error(format!("{e}"))),
             Holder::Editor => {
                 let read = self.editor.read_text_file(&self.session_id, path);
-                match tokio::time::timeout(self.timeout, read).await {
+                match answer_bound::answer(self.bound, read).await {
                     Ok(Ok(text)) => Ok(Some(text)),
                     Ok(Err(e)) => Err(Answer::error(format!(
                         "The editor could not read {}: {e}",
                         path.display()
                     ))),
-                    Err(_) => Err(Answer::error(format!(
-                        "The editor did not answer fs/read_text_file for {} within {} s",
+                    Err(bound) => Err(Answer::error(format!(
+                        "The editor did not answer fs/read_text_file for {} within {} ({})",
                         path.display(),
-                        self.timeout.as_secs()
+                        answer_bound::describe(bound),
+                        answer_bound::ENV
                     ))),
                 }
             }
@@ -118,16 +120,17 @@ impl EditorFiles {
             Holder::Editor => {
                 self.log.note_write(path, before).await;
                 let write = self.editor.write_text_file(&self.session_id, path, text);
-                match tokio::time::timeout(self.timeout, write).await {
+                match answer_bound::answer(self.bound, write).await {
                     Ok(Ok(())) => Ok(()),
                     Ok(Err(e)) => Err(Answer::error(format!(
                         "The editor could not write {}: {e}",
                         path.display()
                     ))),
-                    Err(_) => Err(Answer::error(format!(
-                        "The editor did not answer fs/write_text_file for {} within {} s",
+                    Err(bound) => Err(Answer::error(format!(
+                        "The editor did not answer fs/write_text_file for {} within {} ({})",
                         path.display(),
-                        self.timeout.as_secs()
+                        answer_bound::describe(bound),
+                        answer_bound::ENV
                     ))),
                 }
             }

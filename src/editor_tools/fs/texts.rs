@@ -1,8 +1,8 @@
 //! The words claude's own Read, Write and Edit say, so the model reads the same results and errors
 //! whether a file went through the editor or through claude.
 //!
-//! Every text here is what claude 2.1.332 returned for the same call, captured by
-//! `fixtures/editor_fs/run.sh` into `fixtures/editor_fs/tool_results_2.1.332.jsonl` (the `tool`
+//! Every text here is what the pinned claude returned for the same call, captured by
+//! `fixtures/editor_fs/run.sh` into `fixtures/editor_fs/tool_results.jsonl` (the `tool`
 //! and `input` of each line name the case). Texts claude wraps in `<tool_use_error>` are its input
 //! validation failures; the others are errors of the call itself.
 

@@ -26,13 +26,11 @@ pub(crate) const REPLACED_BUILTINS: &str = "Bash,TaskStop";
 /// The tools of this module, by the built-in names the `acp` server serves them under.
 pub(crate) const TOOL_NAMES: [&str; 2] = crate::domain::tool_names::TERMINAL_TOOLS;
 
-/// How long the editor may take over `terminal/create`, `terminal/output`, `terminal/kill` and
-/// `terminal/release` (waiting for the command itself is bounded by its timeout).
-pub(crate) const EDITOR_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long claude may take to answer a `stop_task` for a TaskStop of one of its own tasks.
+const STOP_TASK_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The built-in tool definitions claude 2.1.332 sends the model, captured from its API request.
-const BUILTIN_TOOLS: &str =
-    include_str!("../../../fixtures/editor_terminal/builtin_tools_2.1.332.json");
+/// The built-in tool definitions the pinned claude sends the model, captured from its API request.
+const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_terminal/builtin_tools.json");
 
 /// One background command (`run_in_background`).
 struct Shell {
@@ -56,7 +54,10 @@ pub(crate) struct EditorTerminal {
     shells: Arc<Mutex<HashMap<String, Shell>>>,
     /// The running claude, for a TaskStop of a task of its own (an agent, a Monitor).
     claude: Arc<Mutex<Option<ClaudeHandle>>>,
-    timeout: Duration,
+    /// How long `terminal/create`, `terminal/output`, `terminal/kill` and `terminal/release` may
+    /// wait for the editor (see `answer_bound`; none by default). Waiting for the command itself
+    /// is bounded by the command's own timeout.
+    bound: Option<Duration>,
 }
 
 impl EditorTerminal {
@@ -74,7 +75,7 @@ impl EditorTerminal {
             embedded: Arc::default(),
             shells: Arc::default(),
             claude,
-            timeout: EDITOR_TIMEOUT,
+            bound: super::answer_bound::from_env(),
         }
     }
 

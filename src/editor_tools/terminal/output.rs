@@ -1,5 +1,5 @@
 //! What the model gets back from a command run in the editor's terminal, in claude's own Bash
-//! format (captured from claude 2.1.332 in `fixtures/editor_terminal/tool_results_2.1.332.jsonl`):
+//! format (captured from the pinned claude in `fixtures/editor_terminal/tool_results.jsonl`):
 //! the output as the terminal gave it, `Exit code N` first when it failed, claude's texts for no
 //! output and a timeout, and output past 30 000 characters saved to a file with a 2 KB preview.
 
@@ -103,7 +103,7 @@ pub(crate) fn result(ended: &Ended, save: impl FnOnce(&str) -> Option<String>) -
 }
 
 /// The result of a foreground command that outlived its timeout after printing something: it
-/// runs on in the background (claude 2.1.332's words, less its promise to re-invoke the model).
+/// runs on in the background (the pinned claude's words, less its promise to re-invoke the model).
 pub(crate) fn moved_to_background(output: &str, after: Duration, id: &str, file: &Path) -> String {
     let output = trimmed(output);
     format!(
@@ -239,7 +239,7 @@ mod tests {
 
     #[test]
     fn results_read_as_claudes_own_bash() {
-        // tool_results_2.1.332.jsonl, lines 1, 2, 3 and 4.
+        // tool_results.jsonl, lines 1, 2, 3 and 4.
         assert_eq!(
             text(&ended("hello\nerr\nbye\n", 0)),
             ("hello\nerr\nbye".into(), false)
@@ -280,7 +280,7 @@ mod tests {
 
     #[test]
     fn a_timeout_after_some_output_reads_as_claudes_move_to_the_background() {
-        // tool_results_2.1.332.jsonl, run cap2: `echo out; echo err >&2; sleep 3` with timeout 1000.
+        // tool_results.jsonl, run cap2: `echo out; echo err >&2; sleep 3` with timeout 1000.
         let text = moved_to_background(
             "out\nerr\n",
             Duration::from_secs(1),

@@ -15,11 +15,12 @@ use crate::domain::{
     EditorError, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, ToolCallUpdate,
     ToolContent,
 };
+use crate::editor_tools::answer_bound;
 
 /// The most output an editor terminal keeps for one command.
 const OUTPUT_BYTE_LIMIT: u64 = 16 * 1024 * 1024;
 
-/// What claude 2.1.332 sets for its own Bash commands that the editor's environment lacks: the
+/// What the pinned claude sets for its own Bash commands that the editor's environment lacks: the
 /// mark of a command run by claude, and no editor for git to wait on
 /// (`fixtures/editor_terminal/README.md`).
 const CLAUDE_SHELL_ENV: [(&str, &str); 2] = [("CLAUDECODE", "1"), ("GIT_EDITOR", "true")];
@@ -57,18 +58,19 @@ impl Drop for Release {
 }
 
 impl EditorTerminal {
-    /// One editor request, bounded by [`super::EDITOR_TIMEOUT`].
+    /// One editor request, waited for as long as the turn lasts unless a bound was set.
     async fn bounded<T>(
         &self,
         method: &str,
         request: impl Future<Output = Result<T, EditorError>>,
     ) -> Result<T, String> {
-        match tokio::time::timeout(self.timeout, request).await {
+        match answer_bound::answer(self.bound, request).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(format!("The editor could not run {method}: {e}")),
-            Err(_) => Err(format!(
-                "The editor did not answer {method} within {} s",
-                self.timeout.as_secs()
+            Err(bound) => Err(format!(
+                "The editor did not answer {method} within {} ({})",
+                answer_bound::describe(bound),
+                answer_bound::ENV
             )),
         }
     }
@@ -200,8 +202,8 @@ impl EditorTerminal {
                 );
             }
             Err(_) => {
-                // claude 2.1.332 moves a command that has printed something to the background
-                // rather than kill it (tool_results_2.1.332.jsonl, run cap2).
+                // The pinned claude moves a command that has printed something to the background
+                // rather than kill it (tool_results.jsonl, run cap2).
                 if let Ok(shown) = self.output_of(&terminal_id).await
                     && shown.exit.is_none()
                     && !output::plain(&shown.output).trim().is_empty()
@@ -386,8 +388,8 @@ impl EditorTerminal {
         let request = OutboundControl::StopTask {
             task_id: id.to_owned(),
         };
-        match handle.request(request, self.timeout).await {
-            // claude 2.1.332 answers `stop_task` with `{}` whether or not it knew the id, so the
+        match handle.request(request, super::STOP_TASK_TIMEOUT).await {
+            // The pinned claude answers `stop_task` with `{}` whether or not it knew the id, so the
             // model is told no more than that.
             Ok(_) => reply(
                 format!("Asked Claude Code to stop task {id}; it is stopped if it was running."),

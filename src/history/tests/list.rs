@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::*;
 use crate::domain::SessionSummary;
-use crate::history::{HistoryError, list, project_slug};
+use crate::history::{HistoryError, Listings, list, project_slug};
 
 fn titles(sessions: &[SessionSummary]) -> Vec<Option<String>> {
     sessions.iter().map(|s| s.title.clone()).collect()
@@ -106,24 +106,170 @@ fn a_cwd_lists_only_its_own_sessions() {
     assert_eq!(rest.next_cursor, None);
 }
 
+/// Every page of one listing, `between(page number)` run after each page but the last; the ids
+/// in the order given.
+fn every_page(
+    listings: &Listings,
+    config: &Path,
+    page_size: usize,
+    mut between: impl FnMut(usize, &str),
+) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    for page_number in 1.. {
+        let page = listings
+            .page(config, None, cursor.as_deref(), page_size)
+            .unwrap();
+        seen.extend(page.sessions.into_iter().map(|s| s.session_id));
+        match page.next_cursor {
+            Some(next) => {
+                between(page_number, &next);
+                cursor = Some(next);
+            }
+            None => break,
+        }
+        assert!(page_number < 20, "paging does not end");
+    }
+    seen
+}
+
+fn newest_first(range: std::ops::Range<u64>) -> Vec<String> {
+    range.rev().map(|n| format!("session-{n:02}")).collect()
+}
+
+/// Appends a line to a stored session and makes it the newest.
+fn write_to(config: &Path, cwd: &Path, id: &str, at_secs: u64) {
+    let file = config
+        .join("projects")
+        .join(project_slug(cwd))
+        .join(format!("{id}.jsonl"));
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str(&format!("{}\n", assistant_line("later", "u", "more")));
+    std::fs::write(&file, text).unwrap();
+    set_modified(
+        &file,
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000 + at_secs),
+    );
+}
+
 #[test]
-fn a_session_written_between_pages_does_not_shift_the_next_page() {
+fn a_session_written_to_between_pages_keeps_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = many_sessions(dir.path());
+    let listings = Listings::default();
+    // After the first page (24..15): one session already given and one still to come are
+    // written to, which makes each the newest in the store.
+    let seen = every_page(&listings, dir.path(), 10, |page, _| {
+        if page == 1 {
+            write_to(dir.path(), &a, "session-20", 100);
+            write_to(dir.path(), &b, "session-08", 101);
+        }
+    });
+    assert_eq!(
+        seen,
+        newest_first(0..25),
+        "each once, in the first page's order"
+    );
+    let fresh = list(dir.path(), None, None, 2).unwrap();
+    let ids: Vec<_> = fresh
+        .sessions
+        .iter()
+        .map(|s| s.session_id.as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        ["session-08", "session-20"],
+        "a new listing sees the writes"
+    );
+}
+
+#[test]
+fn a_session_added_or_deleted_between_pages_neither_repeats_nor_skips_another() {
     let dir = tempfile::tempdir().unwrap();
     let (a, _) = many_sessions(dir.path());
-    let first = list(dir.path(), None, None, 10).unwrap();
-    write_session(
-        dir.path(),
-        &a,
-        "brand-new",
-        &[user_line("u", None, &a, "new")],
-        100,
-    );
-    let second = list(dir.path(), None, first.next_cursor.as_deref(), 10).unwrap();
-    let expected: Vec<String> = (5..15).rev().map(|n| format!("session-{n:02}")).collect();
-    let got: Vec<String> = second.sessions.into_iter().map(|s| s.session_id).collect();
-    assert_eq!(got, expected);
+    let listings = Listings::default();
+    let delete = |id: &str| {
+        let (file, _) = crate::history::find(dir.path(), id).unwrap();
+        std::fs::remove_file(file).unwrap();
+    };
+    let seen = every_page(&listings, dir.path(), 10, |page, _| match page {
+        1 => {
+            write_session(
+                dir.path(),
+                &a,
+                "brand-new",
+                &[user_line("u", None, &a, "new")],
+                100,
+            );
+            // One given already, one still to come.
+            delete("session-22");
+            delete("session-10");
+        }
+        2 => {
+            // The session the cursor names (given last), and one still to come.
+            delete("session-04");
+            delete("session-02");
+        }
+        _ => {}
+    });
+    let expected: Vec<String> = newest_first(0..25)
+        .into_iter()
+        .filter(|id| id != "session-10" && id != "session-02")
+        .collect();
+    assert_eq!(seen, expected);
     let fresh = list(dir.path(), None, None, 1).unwrap();
     assert_eq!(fresh.sessions[0].session_id, "brand-new");
+}
+
+#[test]
+fn another_process_goes_on_from_a_cursor_and_skips_nothing_written_since() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = many_sessions(dir.path());
+    // Unchanged store: a new process's pages are the same pages.
+    let mut seen = Vec::new();
+    let first = Listings::default()
+        .page(dir.path(), None, None, 10)
+        .unwrap();
+    seen.extend(first.sessions.iter().map(|s| s.session_id.clone()));
+    let cursor = first.next_cursor.unwrap();
+    assert!(cursor.starts_with("claude-acp-list-v2:"), "{cursor}");
+    let second = list(dir.path(), None, Some(&cursor), 10).unwrap();
+    seen.extend(second.sessions.iter().map(|s| s.session_id.clone()));
+    let rest = list(dir.path(), None, second.next_cursor.as_deref(), 10).unwrap();
+    seen.extend(rest.sessions.iter().map(|s| s.session_id.clone()));
+    assert_eq!((seen, rest.next_cursor), (newest_first(0..25), None));
+
+    // Written to after the first page, then read by a process that did not serve it: the
+    // session still to come is given (first: its old place is gone), the one given already may
+    // be given again; nothing is skipped.
+    write_to(dir.path(), &b, "session-08", 100);
+    write_to(dir.path(), &a, "session-20", 101);
+    let mut later = Vec::new();
+    let listings = Listings::default();
+    let mut next = Some(cursor);
+    while let Some(cursor) = next {
+        let page = listings.page(dir.path(), None, Some(&cursor), 10).unwrap();
+        later.extend(page.sessions.into_iter().map(|s| s.session_id));
+        next = page.next_cursor;
+    }
+    let mut expected: Vec<String> = vec!["session-08".into(), "session-20".into()];
+    expected.extend(
+        newest_first(0..15)
+            .into_iter()
+            .filter(|id| id != "session-08"),
+    );
+    assert_eq!(later, expected);
+}
+
+#[test]
+fn a_cursor_of_the_version_before_goes_on_from_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    many_sessions(dir.path());
+    let nanos = (1_800_000_000u128 + 15) * 1_000_000_000;
+    let old = format!("claude-acp-list-v1:{nanos}:session-15");
+    let page = list(dir.path(), None, Some(&old), 100).unwrap();
+    let ids: Vec<String> = page.sessions.into_iter().map(|s| s.session_id).collect();
+    assert_eq!(ids, newest_first(0..15));
 }
 
 #[test]
@@ -266,7 +412,13 @@ fn a_long_cwd_is_found_under_its_truncated_hashed_folder() {
 fn a_bad_cursor_is_an_error_and_a_missing_config_dir_an_empty_list() {
     let dir = tempfile::tempdir().unwrap();
     many_sessions(dir.path());
-    for bad in ["", "garbage", "claude-acp-list-v1:notanumber:x"] {
+    for bad in [
+        "",
+        "garbage",
+        "claude-acp-list-v1:notanumber:x",
+        "claude-acp-list-v2:zz:1:2:3:x",
+        "claude-acp-list-v2:ab:1:2",
+    ] {
         assert!(
             matches!(
                 list(dir.path(), None, Some(bad), 10),

@@ -1,5 +1,5 @@
 //! Tests of the history module: replay and listing of real CLI transcripts (`fixtures/history/`,
-//! written by CLI 2.1.332 via `tests/history_fixture.rs`), and of hand-made transcripts in temp dirs.
+//! written by the pinned CLI via `tests/it/real_cli/history_fixture.rs`), and of hand-made transcripts in temp dirs.
 
 mod editor_edits;
 mod list;

@@ -2,14 +2,14 @@
 //! (`--permission-prompt-tool stdio` + `can_use_tool`) has stopped working, so the session can switch
 //! to the MCP permission tool. Pure: feed it every message of the session's claude.
 //!
-//! The symptoms (shapes observed with claude 2.1.332, transcripts j, j2 and o):
+//! The symptoms (shapes observed with the pinned claude, transcripts j, j2 and o):
 //! - a tool denied without a `can_use_tool` having reached us: `system/permission_denied`, an error
 //!   tool_result "...but you haven't granted it yet.", or an entry of the result's
 //!   `permission_denials`;
 //! - claude rejecting our answer: an error tool_result "...returned an invalid permission result..."
 //!   or a `ZodError` for a tool we answered, or an error `control_response` to our answer;
-//! - claude not knowing `stdio` as a permission prompt tool: given a name it does not know, claude
-//!   2.1.332 starts normally, then fails each ask with the error tool_result "Error: MCP tool stdio2
+//! - claude not knowing `stdio` as a permission prompt tool: given a name it does not know, the
+//!   pinned claude starts normally, then fails each ask with the error tool_result "Error: MCP tool stdio2
 //!   (passed via --permission-prompt-tool) not found..." and exits 1 (stderr says the same); a
 //!   claude that drops the flag would refuse it at spawn ("unknown option '--permission-prompt-tool'").
 //!
@@ -212,7 +212,7 @@ impl BreakDetector {
     }
 
     /// Looks at what claude printed on stderr when it exited (before or after `system/init`:
-    /// claude 2.1.332 starts normally and exits 1 at the first ask when it does not know the tool).
+    /// The pinned claude starts normally and exits 1 at the first ask when it does not know the tool).
     pub fn on_exit(stderr_tail: &str) -> Option<BreakSymptom> {
         let line = stderr_tail.lines().find(|line| {
             let line = line.to_ascii_lowercase();

@@ -1,7 +1,7 @@
 //! The MCP side of the permission server: one tool whose arguments are claude's permission ask
 //! and whose reply is the decision, in exactly the shape claude accepts.
 //!
-//! The contract (claude 2.1.332; checked by the tests in `real_cli::permissions::mcp_server`):
+//! The contract (the pinned claude; checked by the tests in `real_cli::permissions::mcp_server`):
 //! arguments `{tool_name, input, tool_use_id}`; the reply must be exactly one text block whose text
 //! is JSON `{"behavior":"allow","updatedInput":{...}}` or `{"behavior":"deny","message":"..."}`.
 //! A reply with only `structuredContent` is rejected by claude, so none is sent.

@@ -1,7 +1,7 @@
 //! The "always allow" suggestions claude gives on its stdio channel but not to an MCP permission
 //! tool, rebuilt from the ask, so a prompt over MCP offers the same "always" option as over stdio.
 //!
-//! Only the two suggestions claude 2.1.332 makes most, in its own shape (transcripts b, l): accept
+//! Only the two suggestions the pinned claude makes most, in its own shape (transcripts b, l): accept
 //! edits for the session on a file edit, and a rule for the exact Bash command in the project's
 //! `.claude/settings.local.json`. claude applies `updatedPermissions` of an MCP allow reply the same
 //! way as on stdio. Other tools get none, so they offer allow once / reject as before.

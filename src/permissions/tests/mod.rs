@@ -22,7 +22,7 @@ fn wire(decision: &super::Decision) -> Value {
 fn write_ask() -> CanUseTool {
     request(json!({
         "subtype": "can_use_tool", "tool_name": "Write", "display_name": "Write",
-        "input": {"file_path": "/work/hello.txt", "content": "Hello\n"},
+        "input": {"file_path": "/srv/hello.txt", "content": "Hello\n"},
         "description": "hello.txt",
         "permission_suggestions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}],
         "tool_use_id": "toolu_write"

@@ -98,11 +98,11 @@ pub fn pick(option_id: &str) -> Result<PermissionOutcome, EditorError> {
     })
 }
 
-/// Runs one ask in `/work` with fresh session rules.
+/// Runs one ask in `/srv` with fresh session rules.
 pub async fn run(editor: &Arc<StubEditor>, req: CanUseTool) -> Decision {
     run_with(editor, req, &SessionRules::new()).await
 }
 
 pub async fn run_with(editor: &Arc<StubEditor>, req: CanUseTool, rules: &SessionRules) -> Decision {
-    decide(editor.clone(), "sess-1", Path::new("/work"), req, rules).await
+    decide(editor.clone(), "sess-1", Path::new("/srv"), req, rules).await
 }

@@ -36,7 +36,7 @@ async fn a_write_ask_shows_the_diff_and_offers_all_four_choices() {
             "Allow",
             "Allow all edits in this session",
             "Reject",
-            "Always reject Edit(//work/hello.txt) in this session"
+            "Always reject Edit(//srv/hello.txt) in this session"
         ]
     );
 }
@@ -49,7 +49,7 @@ async fn allow_once_answers_with_the_input_and_no_rules() {
     assert_eq!(
         wire(&decision),
         json!({"behavior": "allow",
-               "updatedInput": {"file_path": "/work/hello.txt", "content": "Hello\n"}})
+               "updatedInput": {"file_path": "/srv/hello.txt", "content": "Hello\n"}})
     );
     assert_eq!(decision.mode_change, None);
     assert_eq!(decision.flag_settings, None);
@@ -205,7 +205,7 @@ async fn reject_always_denies_and_puts_every_rule_of_the_session_in_force() {
     // claude replaces the list on each apply, so the second carries the first rule too.
     assert_eq!(
         second.flag_settings,
-        Some(json!({"permissions": {"deny": ["Bash(npm test:*)", "Edit(//work/hello.txt)"]}}))
+        Some(json!({"permissions": {"deny": ["Bash(npm test:*)", "Edit(//srv/hello.txt)"]}}))
     );
     assert_eq!(rules.flag_settings(), second.flag_settings);
 }
@@ -215,7 +215,7 @@ async fn reject_always_rules_are_built_from_the_input_when_claude_suggests_none(
     let cases = [
         (
             json!({"tool_name": "Edit", "input": {"file_path": "src/main.rs"}}),
-            "Edit(//work/src/main.rs)",
+            "Edit(//srv/src/main.rs)",
         ),
         (
             json!({"tool_name": "Bash", "input": {"command": "make clean"}}),

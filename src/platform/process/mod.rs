@@ -1,12 +1,17 @@
 //! Starting claude so that claude and everything it starts (its Bash tool's shells and commands, the
 //! MCP servers it spawns) can be killed as one, and are killed when the adapter dies, even outright.
 //!
-//! - Unix (Linux, macOS): claude leads a process group of its own, which its children inherit.
-//!   A reaper, `claude-acp reaper` (a hidden subcommand), is started once per adapter in a group
-//!   of its own and told every claude group on a pipe. When the adapter is gone for any reason,
-//!   SIGKILL included, the kernel closes that pipe: the reaper reads end-of-file and SIGKILLs every
-//!   group it was told about and not told to forget, then removes the files it was told about
-//!   (the session's private `--mcp-config` file).
+//! - Unix (Linux, macOS): claude leads a process group of its own, which its children inherit,
+//!   but its Bash shells start sessions of their own (`setsid`), so a tree is more than the group:
+//!   ending it freezes the group and every descendant of claude found in the process table, then
+//!   kills them all (on Linux claude is a child subreaper, so what its shells orphan stays below
+//!   it). The descendants are remembered before claude is asked to stop, since once claude exits
+//!   they are no longer below it. A reaper, `claude-acp reaper` (a hidden subcommand), is started
+//!   once per adapter in a group of its own and told every claude group on a pipe. When the
+//!   adapter is gone for any reason, SIGKILL included, the kernel closes that pipe: the reaper
+//!   reads end-of-file and ends every tree it was told about and not told to forget (claude is
+//!   still alive then, so its descendants are still below it), then removes the files it was told
+//!   about (the session's private `--mcp-config` file).
 //! - Windows: each claude is put into a Job object created with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`;
 //!   processes claude starts join its job. The adapter holds the job's only handle: killing one
 //!   claude is `TerminateJobObject`, and when the adapter dies, however it dies, the system closes
@@ -15,6 +20,10 @@
 use std::io;
 use std::process::ExitStatus;
 
+#[cfg(unix)]
+mod pipe_hold;
+#[cfg(unix)]
+mod table;
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
@@ -41,10 +50,29 @@ impl ProcessTree {
         imp::Tree::adopt(child).map(ProcessTree)
     }
 
-    /// Kills every process of the tree now. Idempotent.
+    /// Notes the processes of the tree now, so they are still killed with it after claude, their
+    /// ancestor, has exited (its children are then reparented). Done before claude is asked to stop.
+    pub(crate) fn remember(&self) {
+        self.0.remember();
+    }
+
+    /// Lets claude see its stdin close (on Unix the reaper holds a copy of it, so that an adapter
+    /// killed outright does not end claude before the reaper ends its tree). Before the polite stop.
+    pub(crate) fn release_stdin(&self) {
+        self.0.release_stdin();
+    }
+
+    /// Kills every process of the tree now (and every one remembered). Idempotent.
     pub(crate) fn kill(&self) {
         self.0.kill();
     }
+}
+
+/// Sets up `command` to start detached from its parent, as claude starts its Bash tool's shells:
+/// a session and process group of its own on Unix (`setsid`), no console and a process group of
+/// its own on Windows (where it stays in its parent's job). For the stand-in, which shows that.
+pub(crate) fn detach(command: &mut std::process::Command) {
+    imp::detach(command);
 }
 
 /// Starts the helper that kills every tree when the adapter dies outright, where one is needed

@@ -17,7 +17,8 @@ use windows_sys::Win32::System::JobObjects::{
     SetInformationJobObject, TerminateJobObject,
 };
 use windows_sys::Win32::System::Threading::{
-    CREATE_NEW_PROCESS_GROUP, GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+    CREATE_NEW_PROCESS_GROUP, DETACHED_PROCESS, GetExitCodeProcess, OpenProcess,
+    PROCESS_QUERY_LIMITED_INFORMATION,
 };
 
 /// The exit code of processes ended by `kill` (the same as `TerminateProcess` users commonly pick).
@@ -25,6 +26,11 @@ const KILLED_EXIT_CODE: u32 = 1;
 
 pub(crate) fn prepare(command: &mut tokio::process::Command) {
     command.creation_flags(CREATE_NEW_PROCESS_GROUP);
+}
+
+pub(crate) fn detach(command: &mut std::process::Command) {
+    use std::os::windows::process::CommandExt;
+    command.creation_flags(CREATE_NEW_PROCESS_GROUP | DETACHED_PROCESS);
 }
 
 /// An owned job handle.
@@ -67,6 +73,14 @@ impl Tree {
             return Err(io::Error::last_os_error());
         }
         Ok(tree)
+    }
+
+    pub(crate) fn release_stdin(&self) {
+        // Nothing holds claude's stdin but the adapter.
+    }
+
+    pub(crate) fn remember(&self) {
+        // The job holds every process claude starts, whoever its parent is now.
     }
 
     pub(crate) fn kill(&self) {

@@ -68,12 +68,27 @@ impl SessionActor {
             append_system_prompt: prompt.append.clone(),
         };
         let initialize = handle.request(request, CONTROL_TIMEOUT);
+        // Then the toggles that are on (Fast mode, ultracode), before any prompt can follow, and
+        // whether claude can run ultracode.
+        let toggles = self.settings.toggle_settings().map(|switches| {
+            handle.request(OutboundControl::set_switches(&switches), CONTROL_TIMEOUT)
+        });
+        let claude_settings = handle.request(OutboundControl::GetSettings, CONTROL_TIMEOUT);
         tokio::spawn(async move {
             match initialize.await {
                 Ok(reply) => {
                     let _ = internal.send(Internal::Initialized(reply));
                 }
                 Err(e) => tracing::warn!("claude did not answer initialize: {e}"),
+            }
+            if let Some(Err(e)) = match toggles {
+                Some(applied) => Some(applied.await),
+                None => None,
+            } {
+                tracing::warn!("claude did not take the session's toggles: {e}");
+            }
+            if let Ok(reply) = claude_settings.await {
+                let _ = internal.send(Internal::ClaudeSettings(reply));
             }
         });
         Ok(())
@@ -108,6 +123,17 @@ impl SessionActor {
                 self.asks.withdraw(&request_id);
             }
             ClaudeMessage::Result(result) => {
+                if let Some(state) = result.fast_mode_state.as_deref() {
+                    self.fast_mode_reported(state, result.fast_mode_disabled_reason.as_deref());
+                }
+                if self
+                    .turn
+                    .as_ref()
+                    .is_some_and(|t| is_model_command(&t.blocks))
+                {
+                    // The user changed the model in the prompt: the picker follows claude.
+                    self.read_claude_settings();
+                }
                 let end = self.translator.on_result(&result);
                 if let Some(turn) = self.turn.as_mut() {
                     turn.usage = end.usage;
@@ -143,6 +169,9 @@ impl SessionActor {
         match signal {
             translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
             translate::TurnSignal::Init(info) => {
+                if let Some(state) = info.fast_mode_state.as_deref() {
+                    self.fast_mode_reported(state, info.fast_mode_disabled_reason.as_deref());
+                }
                 if let Some(version) = info.claude_code_version.as_deref() {
                     tracing::debug!(session = %self.ctx.id, version = %version, "claude's version");
                     check_version(version);
@@ -215,6 +244,12 @@ impl SessionActor {
             claude.kill();
         }
     }
+}
+
+/// A prompt that runs claude's own `/model` command.
+fn is_model_command(blocks: &[crate::domain::PromptBlock]) -> bool {
+    matches!(blocks.first(), Some(crate::domain::PromptBlock::Text(text))
+        if text.trim_start().strip_prefix("/model").is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace)))
 }
 
 /// The drift canary: claude's protocol is undocumented, so say when it runs untested.

@@ -98,7 +98,7 @@ impl SessionActor {
     }
 
     /// One `mcp_message`: answered from a task, so an editor slow to serve a file never holds up
-    /// the session (its bound is [`editor_fs::EDITOR_TIMEOUT`]).
+    /// the session (it waits for the editor as long as the turn does: `editor_tools::answer_bound`).
     pub(super) fn on_mcp_message(
         &mut self,
         request_id: String,

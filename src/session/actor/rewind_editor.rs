@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crate::claude::wire::RewindFilesResult;
 use crate::domain::EditorClient;
-use crate::editor_tools::fs::{EDITOR_TIMEOUT, EditLog};
+use crate::editor_tools::answer_bound;
+use crate::editor_tools::fs::EditLog;
 use crate::history::{Before, MAX_FILE_BYTES, StoredPrompt};
 
 use super::rewind_asks;
@@ -79,7 +80,7 @@ pub(crate) async fn plan(
 /// The file's text as the editor has it now (the disk's, or nothing, if the editor cannot say).
 async fn current_text(editor: &dyn EditorClient, session_id: &str, path: &Path) -> String {
     let read = editor.read_text_file(session_id, path);
-    match tokio::time::timeout(EDITOR_TIMEOUT, read).await {
+    match answer_bound::answer(answer_bound::from_env(), read).await {
         Ok(Ok(text)) => text,
         _ => std::fs::read_to_string(path).unwrap_or_default(),
     }
@@ -156,13 +157,13 @@ impl EditorPlan {
             let Some(text) = &file.put_back else { continue };
             let shown = rewind_asks::shown(cwd, &file.path.display().to_string());
             let write = editor.write_text_file(session_id, &file.path, text.clone());
-            let error = match tokio::time::timeout(EDITOR_TIMEOUT, write).await {
+            let error = match answer_bound::answer(answer_bound::from_env(), write).await {
                 Ok(Ok(())) => {
                     done.push(shown);
                     continue;
                 }
                 Ok(Err(e)) => e.to_string(),
-                Err(_) => format!("no answer within {} s", EDITOR_TIMEOUT.as_secs()),
+                Err(bound) => format!("no answer within {}", answer_bound::describe(bound)),
             };
             let before = match done.is_empty() {
                 true => "No file was put back through the editor before it.".to_owned(),

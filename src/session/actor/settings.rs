@@ -18,6 +18,8 @@ pub(super) enum Setting {
     Model(String),
     /// `None`: back to the model's own level.
     Effort(Option<String>),
+    /// Fast mode or ultracode, on or off.
+    Toggle(super::toggles::Toggle, bool),
 }
 
 impl std::fmt::Display for Setting {
@@ -29,6 +31,12 @@ impl std::fmt::Display for Setting {
                 f,
                 "effort change to `{}`",
                 level.as_deref().unwrap_or("default")
+            ),
+            Self::Toggle(toggle, on) => write!(
+                f,
+                "{} change to {}",
+                toggle.name(),
+                if *on { "on" } else { "off" }
             ),
         }
     }
@@ -62,6 +70,8 @@ pub(super) struct Settings {
     pub(super) effort: Option<String>,
     /// The config options the editor was told, and the session answer waiting for them.
     pub(super) announced: super::options::Announced,
+    /// Fast mode and ultracode.
+    pub(super) toggles: super::toggles::Toggles,
 }
 
 impl Settings {
@@ -73,6 +83,7 @@ impl Settings {
             model: flags.value_of("--model").map(str::to_owned),
             effort: flags.value_of("--effort").map(str::to_owned),
             announced: super::options::Announced::default(),
+            toggles: super::toggles::Toggles::default(),
         }
     }
 
@@ -87,6 +98,19 @@ impl Settings {
     pub(super) fn current_model_info(&self) -> Option<&ModelInfo> {
         let current = self.current_model()?;
         self.models.iter().find(|m| m.value == current)
+    }
+
+    /// claude runs `model` (its resolved id, or an alias): the choice follows unless the current
+    /// one already resolves to it (`default` and `opus` may be the same model).
+    /// Returns the new choice, if it changed.
+    pub(super) fn follow_model(&mut self, model: &str) -> Option<String> {
+        let runs = |m: &ModelInfo| m.value == model || m.resolved_model.as_deref() == Some(model);
+        if self.current_model_info().is_some_and(runs) {
+            return None;
+        }
+        let found = self.models.iter().find(|m| runs(m))?.value.clone();
+        self.model = Some(found.clone());
+        Some(found)
     }
 
     /// The modes this session offers: `auto` where claude says the model takes it.
@@ -134,6 +158,10 @@ impl SessionActor {
         )];
         options.extend(self.settings.model_option());
         options.extend(self.settings.effort_option());
+        options.extend(
+            self.settings
+                .toggle_options(self.ctx.editor.supports_boolean_options()),
+        );
         options.extend(self.tools.file_edits.map(|v| FILE_EDITS.config_option(v)));
         options.extend(self.tools.terminal.map(|v| TERMINAL.config_option(v)));
         options
@@ -242,6 +270,7 @@ impl SessionActor {
                 self.settings.model = Some(model);
             }
             Setting::Effort(level) => self.effort_set(level),
+            Setting::Toggle(toggle, on) => self.toggle_set(toggle, on),
         }
         self.reply_setting(reply);
     }
@@ -285,6 +314,12 @@ impl SessionActor {
             self.ctx
                 .editor
                 .session_update(&self.ctx.id, SessionUpdate::AvailableCommands { commands });
+        }
+        if let Some(state) = reply.get("fast_mode_state").and_then(Value::as_str) {
+            let reason = reply
+                .get("fast_mode_disabled_reason")
+                .and_then(Value::as_str);
+            self.fast_mode_reported(state, reason);
         }
         let models = ModelInfo::from_initialize_reply(&reply);
         if !models.is_empty() {

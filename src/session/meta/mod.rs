@@ -56,7 +56,7 @@ enum Rule {
     Ignored,
 }
 
-/// claude's permission modes (CLI 2.1.332).
+/// claude's permission modes (the pinned CLI).
 pub(crate) const PERMISSION_MODES: &[&str] = &[
     "default",
     "acceptEdits",
@@ -68,10 +68,10 @@ pub(crate) const PERMISSION_MODES: &[&str] = &[
 
 const SETTING_SOURCES: &[&str] = &["user", "project", "local"];
 
-/// claude's effort levels (`--effort`, CLI 2.1.332).
+/// claude's effort levels (`--effort`, the pinned CLI).
 const EFFORT_LEVELS: &[&str] = &["low", "medium", "high", "xhigh", "max"];
 
-/// `_meta.claudeCode.options` keys and their flags (checked against `claude --help` of 2.1.332;
+/// `_meta.claudeCode.options` keys and their flags (checked against `claude --help` of the pinned CLI;
 /// `--max-turns` and `--max-thinking-tokens` are hidden flags the SDK itself passes).
 const KEYS: &[(&str, Rule)] = &[
     ("model", Rule::Text("--model")),

@@ -269,7 +269,7 @@ fn a_notice_as_an_agent_line() {
     );
 }
 
-/// claude 2.1.332's event: the top-level fields name the representative window (its status
+/// The pinned claude's event: the top-level fields name the representative window (its status
 /// `allowed`), `unifiedWindows` has each window's own.
 #[test]
 fn each_unified_window_is_read_on_its_own() {

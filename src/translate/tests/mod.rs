@@ -1,4 +1,4 @@
-//! Translation driven by real claude 2.1.332 transcripts, and per-tool tables.
+//! Translation driven by the pinned claude's real transcripts, and per-tool tables.
 
 mod streaming;
 mod tool_calls;

@@ -8,7 +8,7 @@ use crate::claude::wire::ToolUseMeta;
 use crate::domain::{ToolContent, ToolKind, ToolLocation, ToolStatus};
 use crate::translate::tools::tool_call_for;
 
-const CWD: &str = "/work/proj";
+const CWD: &str = "/srv/proj";
 
 fn loc(path: &str, line: Option<u32>) -> ToolLocation {
     ToolLocation {
@@ -23,17 +23,17 @@ fn kinds_titles_and_locations_per_tool() {
     let table: Vec<(&str, Value, ToolKind, String, Vec<ToolLocation>)> = vec![
         (
             "Read",
-            json!({"file_path": "/work/proj/src/main.rs"}),
+            json!({"file_path": "/srv/proj/src/main.rs"}),
             ToolKind::Read,
             "Read src/main.rs".into(),
-            vec![loc("/work/proj/src/main.rs", None)],
+            vec![loc("/srv/proj/src/main.rs", None)],
         ),
         (
             "Read",
-            json!({"file_path": "/work/proj/src/main.rs", "offset": 10, "limit": 20}),
+            json!({"file_path": "/srv/proj/src/main.rs", "offset": 10, "limit": 20}),
             ToolKind::Read,
             "Read src/main.rs (lines 10-29)".into(),
-            vec![loc("/work/proj/src/main.rs", Some(10))],
+            vec![loc("/srv/proj/src/main.rs", Some(10))],
         ),
         (
             "Read",
@@ -44,31 +44,31 @@ fn kinds_titles_and_locations_per_tool() {
         ),
         (
             "Write",
-            json!({"file_path": "/work/proj/a.txt", "content": "A"}),
+            json!({"file_path": "/srv/proj/a.txt", "content": "A"}),
             ToolKind::Edit,
             "Write a.txt".into(),
-            vec![loc("/work/proj/a.txt", None)],
+            vec![loc("/srv/proj/a.txt", None)],
         ),
         (
             "Edit",
-            json!({"file_path": "/work/proj/a.txt", "old_string": "A", "new_string": "B"}),
+            json!({"file_path": "/srv/proj/a.txt", "old_string": "A", "new_string": "B"}),
             ToolKind::Edit,
             "Edit a.txt".into(),
-            vec![loc("/work/proj/a.txt", None)],
+            vec![loc("/srv/proj/a.txt", None)],
         ),
         (
             "MultiEdit",
-            json!({"file_path": "/work/proj/a.txt", "edits": [{"old_string": "A", "new_string": "B"}, {"old_string": "C", "new_string": "D"}]}),
+            json!({"file_path": "/srv/proj/a.txt", "edits": [{"old_string": "A", "new_string": "B"}, {"old_string": "C", "new_string": "D"}]}),
             ToolKind::Edit,
             "Edit a.txt (2 changes)".into(),
-            vec![loc("/work/proj/a.txt", None)],
+            vec![loc("/srv/proj/a.txt", None)],
         ),
         (
             "NotebookEdit",
-            json!({"notebook_path": "/work/proj/n.ipynb", "new_source": "x"}),
+            json!({"notebook_path": "/srv/proj/n.ipynb", "new_source": "x"}),
             ToolKind::Edit,
             "Edit notebook n.ipynb".into(),
-            vec![loc("/work/proj/n.ipynb", None)],
+            vec![loc("/srv/proj/n.ipynb", None)],
         ),
         (
             "Bash",
@@ -108,10 +108,10 @@ fn kinds_titles_and_locations_per_tool() {
         ),
         (
             "Grep",
-            json!({"pattern": "fn main", "path": "/work/proj/src"}),
+            json!({"pattern": "fn main", "path": "/srv/proj/src"}),
             ToolKind::Search,
             "Grep \"fn main\" in src".into(),
-            vec![loc("/work/proj/src", None)],
+            vec![loc("/srv/proj/src", None)],
         ),
         (
             "Grep",
@@ -132,7 +132,7 @@ fn kinds_titles_and_locations_per_tool() {
             json!({"pattern": "*.md", "path": "docs"}),
             ToolKind::Search,
             "Glob `*.md` in docs".into(),
-            vec![loc("/work/proj/docs", None)],
+            vec![loc("/srv/proj/docs", None)],
         ),
         (
             "WebFetch",
@@ -264,7 +264,7 @@ fn edits_show_their_diff_and_plans_their_text() {
         cwd,
         None,
     );
-    assert_eq!(write.content, vec![diff("/work/proj/a.txt", None, "hi\n")]);
+    assert_eq!(write.content, vec![diff("/srv/proj/a.txt", None, "hi\n")]);
     let edit = tool_call_for(
         "Edit",
         "t",

@@ -1,5 +1,5 @@
 //! Feeds every `claude->client` line of a recorded transcript to a translator and snapshots what
-//! the editor would see. The transcripts are copies from /work/shared/claude-code-2.1.332.
+//! the editor would see. The transcripts (`fixtures/transcripts/`) are captures of the real CLI.
 
 use std::path::{Path, PathBuf};
 

@@ -14,7 +14,7 @@ use crate::support::mock_api::{Reply, Rule};
 
 const BUFFER: &str = "from the buffer\nsecond\n";
 const DISK: &str = "on disk, saved long ago\n";
-const CAPTURED: &str = include_str!("../../../fixtures/editor_fs/builtin_tools_2.1.332.json");
+const CAPTURED: &str = include_str!("../../../fixtures/editor_fs/builtin_tools.json");
 
 fn edit(path: &Path, old: &str, new: &str) -> Reply {
     Reply::tool_use(

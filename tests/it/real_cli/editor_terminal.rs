@@ -10,7 +10,7 @@ use crate::support::acp_client::choose_permission;
 use crate::support::editor_terminals::{Terminals, terminal_capabilities};
 use crate::support::mock_api::{Reply, Rule};
 
-const CAPTURED: &str = include_str!("../../../fixtures/editor_terminal/builtin_tools_2.1.332.json");
+const CAPTURED: &str = include_str!("../../../fixtures/editor_terminal/builtin_tools.json");
 
 async fn bash_in_the_editor(args: &[&str]) {
     let (mock, env, c) = adapter_on_mock(args);

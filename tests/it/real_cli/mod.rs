@@ -11,6 +11,7 @@ mod editor_tools;
 mod history_fixture;
 mod idle;
 mod mock_api;
+mod nothing_outlives;
 mod notices;
 mod options;
 mod permissions;

@@ -1,6 +1,7 @@
 //! The session's toggles with the real claude against the mock API: the editor's `systemPrompt`
 //! (appended to claude's own, or replacing it) as the model's requests carry it, PDFs and text
-//! files in a prompt, and claude's Auto mode offered and taken.
+//! files in a prompt, claude's Auto mode offered and taken, Fast mode on then off as the model's
+//! requests show it (`speed`), ultracode taken, and the model picker following a `/model` prompt.
 
 use std::time::Duration;
 
@@ -216,4 +217,158 @@ async fn auto_mode_is_offered_where_claude_has_it_and_claude_takes_it() {
     let answer = c.prompt(&id, "in auto mode").await.unwrap();
     assert_eq!(answer["stopReason"], "end_turn");
     assert!(mock.any_request_contains("in auto mode"));
+}
+
+fn find_option(options: &Value, id: &str) -> Option<Value> {
+    options.as_array()?.iter().find(|o| o["id"] == id).cloned()
+}
+
+/// The options once claude's models are known: in the answer, or in the update after it.
+async fn options_with_models(c: &AcpClient, opened: &Value) -> Value {
+    if find_option(&opened["configOptions"], "model").is_some() {
+        return opened["configOptions"].clone();
+    }
+    c.wait_for_update(
+        |u| u["update"]["sessionUpdate"] == "config_option_update",
+        Duration::from_secs(30),
+    )
+    .await["update"]["configOptions"]
+        .clone()
+}
+
+#[tokio::test]
+async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_taken_live() {
+    let mock = MockApi::start(vec![Rule::always(Reply::text("ok"))]);
+    let env = ClaudeEnv::new(&mock);
+    let c = adapter(&env);
+    c.initialize_with_capabilities(json!({"session": {"configOptions": {"boolean": {}}}}))
+        .await;
+    let opened = c
+        .request(
+            "session/new",
+            json!({"cwd": env.work_dir(), "mcpServers": []}),
+        )
+        .await
+        .unwrap();
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    let options = options_with_models(&c, &opened).await;
+    let fast = find_option(&options, "fast").unwrap_or_else(|| panic!("Fast mode: {options}"));
+    assert_eq!(fast["type"], "boolean", "{fast}");
+    assert_eq!(fast["currentValue"], false, "{fast}");
+    c.prompt(&id, "before fast").await.unwrap();
+    let pid = claude_pid(c.pid()).expect("claude runs");
+
+    let reply = c
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "fast", "type": "boolean", "value": true}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        find_option(&reply["configOptions"], "fast").unwrap()["currentValue"],
+        true
+    );
+    c.prompt(&id, "with fast").await.unwrap();
+    assert_eq!(claude_pid(c.pid()), Some(pid), "without a restart");
+    let speed = |text: &str| {
+        // The request that answered that prompt (later ones carry it in their history).
+        let request = mock
+            .requests()
+            .into_iter()
+            .find(|r| r.prompt_text().is_some_and(|p| p.contains(text)))
+            .unwrap();
+        request.body.get("speed").cloned()
+    };
+    assert_eq!(speed("before fast"), None);
+    assert_eq!(
+        speed("with fast"),
+        Some(json!("fast")),
+        "claude asks the model for fast output"
+    );
+
+    // A select value works too (an editor without boolean options sends on/off).
+    c.request(
+        "session/set_config_option",
+        json!({"sessionId": id, "configId": "fast", "value": "off"}),
+    )
+    .await
+    .unwrap();
+    c.prompt(&id, "fast off again").await.unwrap();
+    assert_eq!(speed("fast off again"), None, "and back to standard speed");
+    assert_eq!(claude_pid(c.pid()), Some(pid), "still without a restart");
+
+    let ultracode = find_option(&options, "ultracode")
+        .unwrap_or_else(|| panic!("ultracode, which claude says can run: {options}"));
+    assert_eq!(ultracode["type"], "boolean", "{ultracode}");
+    let reply = c
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "ultracode", "type": "boolean", "value": true}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        find_option(&reply["configOptions"], "ultracode").unwrap()["currentValue"],
+        true
+    );
+}
+
+#[tokio::test]
+async fn the_model_picker_follows_a_model_command_typed_in_the_prompt() {
+    let mock = MockApi::start(vec![Rule::always(Reply::text("ok"))]);
+    let env = ClaudeEnv::new(&mock);
+    let c = adapter(&env);
+    c.initialize().await;
+    let opened = c
+        .request(
+            "session/new",
+            json!({"cwd": env.work_dir(), "mcpServers": []}),
+        )
+        .await
+        .unwrap();
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    let options = options_with_models(&c, &opened).await;
+    assert_eq!(
+        find_option(&options, "model").unwrap()["currentValue"],
+        "default"
+    );
+    // An unknown model is refused, naming claude's.
+    let error = c
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "model", "value": "gpt-5"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, -32602, "{error:?}");
+    assert!(
+        error.message.contains("sonnet") && error.message.contains("opus"),
+        "{error:?}"
+    );
+
+    c.prompt(&id, "/model sonnet").await.unwrap();
+    let update = c
+        .wait_for_update(
+            |u| {
+                u["update"]["sessionUpdate"] == "config_option_update"
+                    && find_option(&u["update"]["configOptions"], "model")
+                        .is_some_and(|m| m["currentValue"] == "sonnet")
+            },
+            Duration::from_secs(20),
+        )
+        .await;
+    assert_eq!(update["sessionId"], id.as_str());
+    c.prompt(&id, "which model now").await.unwrap();
+    let request = mock
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.contains("which model now"))
+        .unwrap();
+    assert!(
+        request.body["model"].as_str().unwrap().contains("sonnet"),
+        "{}",
+        request.body["model"]
+    );
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::acp_client::AcpClient;
+use crate::support::argv::argv_value;
 use crate::support::standin::Standin;
 
 /// The option `id` of an answer's or update's `configOptions`.
@@ -164,11 +165,6 @@ async fn a_corrupt_cache_is_ignored_and_replaced() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     panic!("the corrupt cache was not rewritten");
-}
-
-fn argv_value<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
-    let at = argv.iter().rposition(|a| a == flag)?;
-    argv.get(at + 1).map(String::as_str)
 }
 
 #[tokio::test]

@@ -10,17 +10,13 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::acp_client::{AcpClient, choose_permission};
+use crate::support::argv::argv_value;
 use crate::support::procs;
 use crate::support::standin::Standin;
 
 const TIMEOUT: &str = "2";
 /// Long enough for the idle timeout, a clean stop and a busy machine.
 const WAIT: Duration = Duration::from_secs(20);
-
-fn argv_value<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
-    let at = argv.iter().rposition(|a| a == flag)?;
-    argv.get(at + 1).map(String::as_str)
-}
 
 /// Polls until `pid` has exited; panics with what the adapter logged if it does not.
 async fn wait_stopped(c: &AcpClient, pid: u32, what: &str) {

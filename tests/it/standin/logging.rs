@@ -31,7 +31,9 @@ async fn secrets_never_reach_the_log_even_at_trace_level() {
     )
     .await;
     c.close_stdin().await;
-    c.wait_exit(Duration::from_secs(2)).await.expect("exited");
+    // Waited for so that all of stderr is in; how soon the adapter exits is process_hygiene's
+    // check, and 2 s was not always enough on a loaded machine.
+    c.wait_exit(Duration::from_secs(20)).await.expect("exited");
 
     let logged = std::fs::read_to_string(&log).expect("the log file was written");
     assert!(
@@ -83,7 +85,9 @@ async fn a_claude_outside_the_tested_range_is_named_in_a_warning_once() {
         "end_turn"
     );
     c.close_stdin().await;
-    c.wait_exit(Duration::from_secs(2)).await.expect("exited");
+    // Waited for so that all of stderr is in; how soon the adapter exits is process_hygiene's
+    // check, and 2 s was not always enough on a loaded machine.
+    c.wait_exit(Duration::from_secs(20)).await.expect("exited");
     let warnings: Vec<String> = c
         .stderr_text()
         .lines()
@@ -111,7 +115,9 @@ async fn a_claude_older_than_the_tested_range_is_told_to_update_once() {
         );
     }
     c.close_stdin().await;
-    c.wait_exit(Duration::from_secs(2)).await.expect("exited");
+    // Waited for so that all of stderr is in; how soon the adapter exits is process_hygiene's
+    // check, and 2 s was not always enough on a loaded machine.
+    c.wait_exit(Duration::from_secs(20)).await.expect("exited");
     let warnings: Vec<String> = c
         .stderr_text()
         .lines()

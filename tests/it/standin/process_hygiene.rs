@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::support::acp_client::AcpClient;
 use crate::support::procs;
+use crate::support::session_end::{End, assert_tree_gone};
 use crate::support::standin::Standin;
 use serde_json::json;
 
@@ -257,4 +258,61 @@ async fn even_a_sigkilled_adapter_leaves_no_claude_behind() {
         unsafe { libc::kill(claude as i32, libc::SIGKILL) };
     }
     assert!(gone, "claude was orphaned by a SIGKILLed adapter");
+}
+
+/// The stand-in starts a background and a foreground command each in a session of its own, as
+/// claude does, and the session ends `end`: nothing of claude's tree runs 3 s later.
+async fn detached_shells_end_with_the_session(end: End) {
+    let s = Standin::new("background_shells");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    let prompt = json!({"jsonrpc": "2.0", "id": 77, "method": "session/prompt",
+        "params": {"sessionId": id, "prompt": [{"type": "text", "text": "run them"}]}});
+    c.send_raw(&prompt.to_string()).await.unwrap();
+    let claude = s.wait_started(1, Duration::from_secs(10)).await[0];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let tree = loop {
+        let tree = procs::tree_of(claude);
+        let running = |needle: &str| {
+            tree.iter()
+                .any(|&(p, _)| procs::cmdline(p).is_some_and(|l| l.contains(needle)))
+        };
+        if running("standin-background-marker") && running("sleep 300") {
+            break tree;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the shells did not start: {tree:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    // The shells are in sessions of their own: claude's group alone does not reach them.
+    let own_session = tree
+        .iter()
+        .filter(|&&(p, _)| p != claude && procs::session_of(p) != procs::session_of(claude))
+        .count();
+    assert!(own_session >= 2, "the shells are detached: {tree:?}");
+    end.end(&c, &id).await;
+    assert_tree_gone(&tree, end, || c.diagnostics()).await;
+}
+
+#[tokio::test]
+async fn detached_shells_end_with_session_close() {
+    detached_shells_end_with_the_session(End::Close).await;
+}
+
+#[tokio::test]
+async fn detached_shells_end_when_the_editor_closes_stdin() {
+    detached_shells_end_with_the_session(End::Eof).await;
+}
+
+#[tokio::test]
+async fn detached_shells_end_on_sigterm() {
+    detached_shells_end_with_the_session(End::Sigterm).await;
+}
+
+#[tokio::test]
+async fn detached_shells_end_even_when_the_adapter_is_sigkilled() {
+    detached_shells_end_with_the_session(End::Sigkill).await;
 }

@@ -4,13 +4,9 @@
 
 use std::time::Duration;
 
+use crate::support::argv::argv_value;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
-
-fn argv_value<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
-    let at = argv.iter().rposition(|a| a == flag)?;
-    argv.get(at + 1).map(String::as_str)
-}
 
 /// The model option of a `configOptions` list.
 fn model_option(options: &Value) -> Value {

@@ -6,13 +6,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::support::argv::argv_value;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
-
-fn argv_value<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
-    let at = argv.iter().position(|a| a == flag)?;
-    argv.get(at + 1).map(String::as_str)
-}
 
 #[tokio::test]
 async fn editor_mcp_servers_reach_claude_in_a_private_mcp_config_with_env_and_headers() {

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::support::acp_client::AcpClient;
+use crate::support::argv::argv_value;
 use crate::support::history::{FIXTURE_SESSION_ID, install_fixture, write_session};
 use crate::support::procs;
 use crate::support::standin::Standin;
@@ -76,11 +77,6 @@ fn live_claudes(c: &AcpClient) -> Vec<u32> {
         .filter(|&p| procs::is_alive(p))
         .filter(|&p| procs::cmdline(p).is_some_and(|l| l.contains(" standin ")))
         .collect()
-}
-
-fn argv_value<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
-    let at = argv.iter().position(|a| a == flag)?;
-    argv.get(at + 1).map(String::as_str)
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod acp_client;
+pub mod argv;
 pub mod editor_buffers;
 pub mod editor_terminals;
 pub mod history;
@@ -23,6 +24,7 @@ pub mod raw_editor;
 pub mod real_cli;
 pub mod real_editor;
 pub mod real_session;
+pub mod session_end;
 pub mod standin;
 pub mod stream_json;
 

@@ -92,3 +92,67 @@ pub async fn wait_until_gone(pids: &[u32], timeout: Duration) -> bool {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
+
+/// When `pid` started (clock ticks since boot): with the pid, names one process for good, since a
+/// pid may be reused once its process is gone.
+pub fn start_time(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    text[text.rfind(')')? + 1..]
+        .split_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()
+}
+
+/// The session id of `pid` (the pid of the session's leader).
+pub fn session_of(pid: u32) -> Option<u32> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    text[text.rfind(')')? + 1..]
+        .split_whitespace()
+        .nth(3)?
+        .parse()
+        .ok()
+}
+
+/// `pid` and all its descendants now, each with its start time.
+pub fn tree_of(pid: u32) -> Vec<(u32, u64)> {
+    std::iter::once(pid)
+        .chain(children_of(pid))
+        .filter_map(|p| Some((p, start_time(p)?)))
+        .collect()
+}
+
+/// The processes of `tree` still running (the same pid with the same start time, not a zombie),
+/// with their command lines.
+pub fn still_running(tree: &[(u32, u64)]) -> Vec<(u32, String)> {
+    tree.iter()
+        .filter(|&&(pid, start)| is_alive(pid) && start_time(pid) == Some(start))
+        .map(|&(pid, _)| (pid, cmdline(pid).unwrap_or_default()))
+        .collect()
+}
+
+/// Polls until no process of `tree` runs; what still runs after `timeout` otherwise.
+pub async fn wait_tree_gone(
+    tree: &[(u32, u64)],
+    timeout: Duration,
+) -> Result<(), Vec<(u32, String)>> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let left = still_running(tree);
+        if left.is_empty() {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(left);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// SIGKILLs what a failed test left of `tree`, so it does not outlive the test run.
+pub fn kill_left(left: &[(u32, String)]) {
+    for &(pid, _) in left {
+        // SAFETY: kill(2) of a process the test saw start under its own adapter.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    }
+}

@@ -1,5 +1,5 @@
-//! Each expected text is claude 2.1.332's own answer to the same call, from
-//! `fixtures/editor_fs/tool_results_2.1.332.jsonl` (paths there are under `/run/work`).
+//! Each expected text is the pinned claude's own answer to the same call, from
+//! `fixtures/editor_fs/tool_results.jsonl` (paths there are under `/run/work`).
 
 use std::path::Path;
 

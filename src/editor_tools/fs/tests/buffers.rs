@@ -19,6 +19,8 @@ pub(crate) struct Buffers {
     pub(crate) refuse: Mutex<Option<String>>,
     /// A path whose buffer is read-only: writes to it fail.
     pub(crate) read_only: Option<PathBuf>,
+    /// How long the editor takes to answer a write (its user deciding whether to allow it).
+    pub(crate) write_answer_after: Option<std::time::Duration>,
 }
 
 #[async_trait]
@@ -48,6 +50,9 @@ impl EditorClient for Buffers {
         path: &Path,
         content: String,
     ) -> Result<(), EditorError> {
+        if let Some(after) = self.write_answer_after {
+            tokio::time::sleep(after).await;
+        }
         if self.read_only.as_deref() == Some(path) {
             return Err(EditorError::Rejected("read-only buffer".into()));
         }

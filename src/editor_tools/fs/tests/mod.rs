@@ -160,6 +160,40 @@ async fn an_editor_error_fails_the_call_with_its_message() {
     assert!(s.editor.writes.lock().unwrap().is_empty());
 }
 
+/// acpx asks its user before it writes a file: an answer that takes 45 s (past the 30 s bound
+/// there was) still lands the edit, and the tool call succeeds. Paused time: the test does not
+/// wait the 45 s.
+#[tokio::test(start_paused = true)]
+async fn an_editor_that_answers_a_write_after_45_s_still_gets_the_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let editor = Arc::new(Buffers {
+        write_answer_after: Some(std::time::Duration::from_secs(45)),
+        ..Buffers::default()
+    });
+    let cwd = dir.path().to_path_buf();
+    let files = EditorFiles::new(
+        editor.clone(),
+        "s".into(),
+        cwd.clone(),
+        vec![cwd],
+        EditLog::new(None, "s".into()),
+    );
+    let path = dir.path().join("late.txt");
+    let started = tokio::time::Instant::now();
+    let (text, error) = call(
+        &files,
+        "Write",
+        json!({"file_path": path, "content": "allowed at last\n"}),
+    )
+    .await;
+    assert!(!error, "the edit failed: {text}");
+    assert!(started.elapsed() >= std::time::Duration::from_secs(45));
+    assert_eq!(
+        editor.files.lock().unwrap().get(&path).map(String::as_str),
+        Some("allowed at last\n")
+    );
+}
+
 #[tokio::test]
 async fn files_outside_the_workspace_are_read_and_written_on_disk() {
     let s = setup();

@@ -232,7 +232,7 @@ fn refusing_the_flag_at_spawn_is_a_break() {
 
 #[test]
 fn an_unknown_permission_prompt_tool_is_a_break_at_the_first_ask() {
-    // What claude 2.1.332 prints when `--permission-prompt-tool` names a tool it does not know.
+    // What the pinned claude prints when `--permission-prompt-tool` names a tool it does not know.
     let mut detector = BreakDetector::new();
     detector.on_message(&message(
         json!({"type": "assistant", "message": {"content": [

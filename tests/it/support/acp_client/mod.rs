@@ -355,6 +355,7 @@ impl AcpClient {
     }
 
     /// Sends a Unix signal (e.g. `libc::SIGTERM`) to the adapter process.
+    #[cfg(unix)]
     pub fn signal(&self, signal: i32) {
         // SAFETY: kill(2) has no memory-safety preconditions; a stale pid only yields ESRCH.
         unsafe { libc::kill(self.pid as libc::pid_t, signal) };
