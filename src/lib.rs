@@ -19,4 +19,5 @@ pub mod platform;
 pub mod serve;
 pub mod session;
 pub mod standin;
+pub mod time;
 pub(crate) mod translate;

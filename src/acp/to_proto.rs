@@ -69,7 +69,7 @@ pub fn rate_limits_meta(limits: &RateLimits) -> Option<acp::Meta> {
             serde_json::json!({
                 "status": w.status.as_str(),
                 "usedShare": w.used_share,
-                "resetsAt": w.resets_at.map(|t| crate::history::rfc3339(
+                "resetsAt": w.resets_at.map(|t| crate::time::rfc3339(
                     std::time::UNIX_EPOCH + std::time::Duration::from_secs(t.max(0.0) as u64))),
             })
         })

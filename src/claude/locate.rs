@@ -384,7 +384,7 @@ impl Search<'_> {
                 .is_some_and(|own| self.probe.same_file(&found.program, own));
         if is_own {
             ClaudeCommand {
-                prefix_args: vec![crate::standin::SUBCOMMAND.to_owned()],
+                prefix_args: vec![super::STANDIN_SUBCOMMAND.to_owned()],
                 ..found
             }
         } else {

@@ -23,6 +23,10 @@ pub(crate) mod sdk_mcp;
 mod streams;
 pub mod wire;
 
+/// The subcommand of claude-acp that runs the stand-in for claude (`claude-acp standin ...`): a
+/// claude found to be claude-acp itself is started with it (`locate.rs`).
+pub const STANDIN_SUBCOMMAND: &str = "standin";
+
 /// The arguments that make claude speak stream-json on stdin and stdout (`--verbose` is required
 /// with `--output-format stream-json`). Every spawn of claude, real or stand-in, starts with them.
 pub const STREAM_JSON_ARGS: [&str; 5] = [

@@ -22,9 +22,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use memchr::memmem;
 use serde_json::Value;
 
+use super::HistoryError;
 use super::lines::{self, UserLine};
 use super::paths::{all_project_dirs, cwd_variants, project_dirs_for};
-use super::{HistoryError, time};
 use crate::domain::{SessionPage, SessionSummary};
 
 /// Sessions per page when the caller passes 0.
@@ -210,7 +210,7 @@ impl Snapshot {
                 cwd: session_cwd,
                 additional_directories: Vec::new(),
                 title: scan.title,
-                updated_at: Some(time::rfc3339(modified)),
+                updated_at: Some(crate::time::rfc3339(modified)),
             });
         }
         let page = SessionPage {

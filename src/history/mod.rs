@@ -21,7 +21,6 @@ mod paths;
 mod replay;
 mod rewind;
 mod thread;
-mod time;
 
 #[cfg(test)]
 mod tests;
@@ -44,8 +43,6 @@ pub(crate) use replay::{stream as stream_replay, transcript};
 pub(crate) use rewind::{
     RewindPoint, StoredPrompt, pending_rewind, prompts, record_rewind, set_aside,
 };
-pub use time::now_rfc3339;
-pub(crate) use time::rfc3339;
 #[cfg(test)]
 pub(crate) use {editor_edits::MAX_KEPT_BYTES, replay::replay_file};
 

@@ -72,7 +72,7 @@ pub(super) fn with_open_sessions(
             cwd: s.cwd,
             additional_directories: Vec::new(),
             title: s.title,
-            updated_at: Some(crate::history::rfc3339(s.updated)),
+            updated_at: Some(crate::time::rfc3339(s.updated)),
         })
         .collect();
     sessions.append(&mut page.sessions);

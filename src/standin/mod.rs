@@ -154,8 +154,9 @@ pub(crate) async fn run(script: Script, claude_args: Vec<String>) -> i32 {
     .await
 }
 
-/// The subcommand that runs the stand-in: `claude-acp standin ...`.
-pub const SUBCOMMAND: &str = "standin";
+/// The subcommand that runs the stand-in: `claude-acp standin ...` (named where claude is found,
+/// which gives it to a claude that is claude-acp itself).
+pub use crate::claude::STANDIN_SUBCOMMAND as SUBCOMMAND;
 
 /// The environment variable naming the script a stand-in started as `claude-acp standin
 /// [claude args...]` plays (how `--claude-path` at claude-acp itself starts it). Several scripts,

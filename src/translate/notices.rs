@@ -347,7 +347,7 @@ fn reset_text(epoch_seconds: f64) -> String {
 pub(crate) fn utc_minute(epoch_seconds: f64) -> String {
     let time =
         std::time::UNIX_EPOCH + std::time::Duration::from_secs(epoch_seconds.max(0.0) as u64);
-    let stamp = crate::history::rfc3339(time);
+    let stamp = crate::time::rfc3339(time);
     format!("{} {} UTC", &stamp[..10], &stamp[11..16])
 }
 

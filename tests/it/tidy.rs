@@ -3,7 +3,11 @@
 //! that differs per operating system, `session` does not reach into `doctor`, no source file is
 //! over 600 lines, a module's unit tests are its child module `tests`, production comments say
 //! "the pinned claude" rather than its version, and no file names a development machine's paths.
+//! The rooms of `src/` (its folders and top files) import downwards only ([`BELOW`]) and never in
+//! a circle, the permission wing alone serves MCP over HTTP, and one pending-request map serves
+//! both sides.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const MAX_LINES: usize = 600;
@@ -321,4 +325,182 @@ fn machine_paths_are_told_from_paths_inside_others_and_placeholders() {
     );
     assert!(paths("^run^work^a.txt ^tmp^x-1^work^b ^home^me^c ^home^YOU^d").is_empty());
     assert_eq!(paths("Edit(^^work^a)").len(), 1);
+}
+
+/// The room of `src/` a file is in: its top folder, or the top file itself
+/// (`src/permissions/asker.rs` -> `permissions`, `src/serve.rs` -> `serve`).
+fn room(name: &str) -> &str {
+    let rest = name.strip_prefix("src/").unwrap_or(name);
+    let top = rest.split('/').next().unwrap_or(rest);
+    top.strip_suffix(".rs").unwrap_or(top)
+}
+
+/// Each room's arrows: the other rooms its production code names (`crate::room`), the test files
+/// and the fuzzing entry points (`cfg(any(test, feature = "fuzzing"))`) left out.
+fn room_arrows() -> BTreeMap<String, BTreeSet<String>> {
+    let mut arrows: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, text) in rust_files("src") {
+        if is_test_file(&name) || name.ends_with("fuzzing.rs") || room(&name) == "fuzzing" {
+            continue;
+        }
+        let from = room(&name).to_owned();
+        let code = production_code(&text);
+        for (at, _) in code.match_indices("crate::") {
+            let to: String = code[at + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !to.is_empty() && to != from {
+                arrows.entry(from.clone()).or_default().insert(to);
+            }
+        }
+    }
+    arrows
+}
+
+/// The rooms each room may not name: the arrows point down, from the session to its two wings
+/// (the permission decisions, the editor-served tools) to history, translation and claude, with
+/// the domain's vocabulary at the bottom; only `src/serve.rs` and `src/acp/`'s caller know the
+/// editor's protocol.
+const BELOW: &[(&str, &[&str])] = &[
+    (
+        "domain",
+        &[
+            "acp",
+            "claude",
+            "translate",
+            "history",
+            "editor_tools",
+            "permissions",
+            "session",
+        ],
+    ),
+    (
+        "claude",
+        &[
+            "acp",
+            "translate",
+            "history",
+            "editor_tools",
+            "permissions",
+            "session",
+        ],
+    ),
+    (
+        "translate",
+        &["acp", "history", "editor_tools", "permissions", "session"],
+    ),
+    (
+        "history",
+        &["acp", "editor_tools", "permissions", "session"],
+    ),
+    ("editor_tools", &["acp", "permissions", "session"]),
+    ("permissions", &["acp", "session"]),
+    ("session", &["acp"]),
+];
+
+#[test]
+fn no_room_imports_a_room_above_it() {
+    let arrows = room_arrows();
+    let upward: Vec<String> = BELOW
+        .iter()
+        .flat_map(|(from, above)| {
+            arrows
+                .get(*from)
+                .into_iter()
+                .flatten()
+                .filter(|to| above.contains(&to.as_str()))
+                .map(move |to| format!("{from} -> {to}"))
+        })
+        .collect();
+    assert!(
+        upward.is_empty(),
+        "these arrows point up (see BELOW in tests/it/tidy.rs): {upward:?}"
+    );
+}
+
+#[test]
+fn no_rooms_import_each_other_in_a_circle() {
+    fn path_back(
+        arrows: &BTreeMap<String, BTreeSet<String>>,
+        start: &str,
+        at: &str,
+        seen: &mut BTreeSet<String>,
+        path: &mut Vec<String>,
+    ) -> bool {
+        for next in arrows.get(at).into_iter().flatten() {
+            if next == start {
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                path.push(next.clone());
+                if path_back(arrows, start, next, seen, path) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        false
+    }
+    let arrows = room_arrows();
+    let circles: Vec<String> = arrows
+        .keys()
+        .filter_map(|start| {
+            let mut path = vec![start.clone()];
+            path_back(&arrows, start, start, &mut BTreeSet::new(), &mut path)
+                .then(|| format!("{} -> {start}", path.join(" -> ")))
+        })
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "these rooms import each other: {circles:?}"
+    );
+}
+
+#[test]
+fn only_the_permission_wing_serves_mcp_over_http() {
+    let offenders: Vec<String> = rust_files("src")
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("src/permissions/"))
+        .filter(|(_, text)| production_code(text).contains("rmcp::"))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "the permission MCP server lives in src/permissions/fallback/: {offenders:?}"
+    );
+}
+
+#[test]
+fn one_pending_request_map_serves_both_sides() {
+    // A map of ids to answer senders is the correlation map `src/pending.rs` is; a second one
+    // would have to get its unregistering waiter and its closing right again.
+    let maps: Vec<String> = rust_files("src")
+        .into_iter()
+        .filter(|(name, _)| name != "src/pending.rs" && !is_test_file(name))
+        .filter(|(_, text)| {
+            production_code(text)
+                .lines()
+                .any(|line| line.contains("HashMap<") && line.contains("Sender<"))
+        })
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        maps.is_empty(),
+        "use crate::pending::Pending for requests waiting for answers: {maps:?}"
+    );
+}
+
+#[test]
+fn the_wings_do_not_use_doctor_either() {
+    let offenders: Vec<String> = ["src/permissions", "src/editor_tools"]
+        .into_iter()
+        .flat_map(rust_files)
+        .filter(|(_, text)| text.contains("doctor::"))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "what the wings need about claude's installation lives in src/claude/: {offenders:?}"
+    );
 }

@@ -81,14 +81,14 @@ impl EditLog {
 
     /// A prompt was sent: writes from now on belong to its turn.
     pub(crate) fn start_turn(&self) {
-        self.lock().turn = Some(history::now_rfc3339());
+        self.lock().turn = Some(crate::time::now_rfc3339());
     }
 
     /// Notes that `path`, holding `before` (`None`: it does not exist), is about to be written.
     pub(crate) async fn note_write(&self, path: &Path, before: Option<&str>) {
         let (path, before) = (path.to_path_buf(), before.map(str::to_owned));
         self.blocking(move |state| {
-            let at = history::now_rfc3339();
+            let at = crate::time::now_rfc3339();
             let turn = state.turn.clone().unwrap_or_else(|| at.clone());
             if state.edits().note(&turn, &at, &path, before.as_deref()) {
                 state.save();

@@ -252,7 +252,7 @@ mod tests {
     /// A turn that edited a.txt and created b.txt through the editor.
     async fn one_turn(editor: &Buffers) -> (EditLog, StoredPrompt) {
         let log = EditLog::new(None, "s".into());
-        let prompt = prompt_at(&crate::history::now_rfc3339());
+        let prompt = prompt_at(&crate::time::now_rfc3339());
         log.start_turn();
         log.note_write(Path::new("/w/a.txt"), Some("one\nsecond\n"))
             .await;
@@ -307,7 +307,7 @@ mod tests {
         let editor = Buffers::default();
         let (log, _) = one_turn(&editor).await;
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        let later = prompt_at(&crate::history::now_rfc3339());
+        let later = prompt_at(&crate::time::now_rfc3339());
         let plan = plan(&log, &editor, "s", &later).await;
         assert_eq!(plan.describe(Path::new("/w")), None);
         let no_time = StoredPrompt {

@@ -37,7 +37,7 @@ impl SessionActor {
                     &id,
                     SessionUpdate::SessionInfo {
                         title: Some(title),
-                        updated_at: Some(history::now_rfc3339()),
+                        updated_at: Some(crate::time::now_rfc3339()),
                     },
                 );
             }

@@ -48,7 +48,7 @@ fn store_first_turn(s: &Standin) {
 /// The second prompt as claude stores it when it receives it (the stand-in stores nothing).
 fn store_second_prompt(s: &Standin) {
     let prompt = json!({"role": "user", "content": SECOND});
-    let now = claude_acp::history::now_rfc3339();
+    let now = claude_acp::time::now_rfc3339();
     let mut text = std::fs::read_to_string(transcript(s)).unwrap();
     text += &entry(s, 3, Some(2), "user", prompt, &now);
     std::fs::write(transcript(s), text).unwrap();

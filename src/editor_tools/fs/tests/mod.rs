@@ -228,7 +228,7 @@ async fn each_turns_first_write_of_a_file_notes_what_the_editor_held_before() {
         .insert(a.clone(), "one\ntwo\n".into());
     let edit = |old: &str, new: &str| json!({"file_path": a, "old_string": old, "new_string": new});
     s.log.start_turn();
-    let first_turn = crate::history::now_rfc3339();
+    let first_turn = crate::time::now_rfc3339();
     call(&s.files, "Read", json!({"file_path": a})).await;
     assert!(!call(&s.files, "Edit", edit("one", "1")).await.1);
     assert!(!call(&s.files, "Edit", edit("two", "2")).await.1);
@@ -236,7 +236,7 @@ async fn each_turns_first_write_of_a_file_notes_what_the_editor_held_before() {
     assert!(!call(&s.files, "Write", write).await.1);
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     s.log.start_turn();
-    let second_turn = crate::history::now_rfc3339();
+    let second_turn = crate::time::now_rfc3339();
     assert!(!call(&s.files, "Edit", edit("1", "uno")).await.1);
 
     let noted = |from: String| async {
