@@ -149,8 +149,10 @@ fn request_ids(bytes: &[u8]) -> HashMap<String, usize> {
     ids
 }
 
-/// A core that answers every request at once, so the fuzzer exercises the editor side alone.
-struct InstantCore;
+/// A core that answers every request at once, with every feature the adapter has on: the fuzzer's
+/// editor side runs alone over it, and the conformance test reads what it advertises. The one
+/// stand-in for the agent-core seam.
+pub(crate) struct InstantCore;
 
 #[async_trait]
 impl AgentCore for InstantCore {

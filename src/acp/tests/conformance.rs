@@ -11,10 +11,10 @@ use serde_json::Value;
 use crate::acp::server::{HANDLED_METHODS, initialize_response};
 use crate::acp::to_proto;
 use crate::domain::{
-    AgentCore, AgentError, AgentFeatures, CompactionStatus, ConfigOption, ContentChunk, NewSession,
-    Notice, NoticeSeverity, PromptBlock, SessionOpened, SessionPage, SessionUpdate, ToolCall,
-    ToolCallUpdate, ToolKind, ToolStatus, TurnOutcome, Usage,
+    CompactionStatus, ContentChunk, Notice, NoticeSeverity, SessionUpdate, ToolCall,
+    ToolCallUpdate, ToolKind, ToolStatus, Usage,
 };
+use crate::fuzzing::InstantCore;
 
 /// The README's `- `item`: reason` lines under "Not supported".
 fn listed_unsupported() -> BTreeSet<String> {
@@ -79,57 +79,6 @@ fn capability_paths(root: &Value, schema: &Value, prefix: &str, out: &mut Vec<St
 fn advertised(caps: &Value, path: &str) -> bool {
     let value = path.split('.').fold(caps, |v, key| &v[key]);
     !(value.is_null() || *value == Value::Bool(false))
-}
-
-/// A core with every feature this adapter has on.
-struct Full;
-
-#[async_trait::async_trait]
-impl AgentCore for Full {
-    fn features(&self) -> AgentFeatures {
-        crate::session::features()
-    }
-    async fn authenticate(&self, _: &str) -> Result<(), AgentError> {
-        unreachable!()
-    }
-    async fn new_session(&self, _: NewSession) -> Result<SessionOpened, AgentError> {
-        unreachable!()
-    }
-    async fn load_session(&self, _: &str, _: NewSession) -> Result<SessionOpened, AgentError> {
-        unreachable!()
-    }
-    async fn resume_session(&self, _: &str, _: NewSession) -> Result<SessionOpened, AgentError> {
-        unreachable!()
-    }
-    async fn fork_session(&self, _: &str, _: NewSession) -> Result<SessionOpened, AgentError> {
-        unreachable!()
-    }
-    async fn list_sessions(
-        &self,
-        _: Option<std::path::PathBuf>,
-        _: Option<String>,
-    ) -> Result<SessionPage, AgentError> {
-        unreachable!()
-    }
-    async fn close_session(&self, _: &str) -> Result<(), AgentError> {
-        unreachable!()
-    }
-    async fn prompt(&self, _: &str, _: Vec<PromptBlock>) -> Result<TurnOutcome, AgentError> {
-        unreachable!()
-    }
-    fn cancel(&self, _: &str) {}
-    async fn set_mode(&self, _: &str, _: &str) -> Result<(), AgentError> {
-        unreachable!()
-    }
-    async fn set_config_option(
-        &self,
-        _: &str,
-        _: &str,
-        _: &str,
-    ) -> Result<Vec<ConfigOption>, AgentError> {
-        unreachable!()
-    }
-    async fn shutdown(&self) {}
 }
 
 /// One update of every kind the adapter sends; the match keeps it complete.
@@ -229,7 +178,7 @@ fn every_stable_item_of_the_schema_is_built_or_listed_as_not_supported() {
         "{paths:?}"
     );
     let init = initialize_response(
-        &Full,
+        &InstantCore,
         &acp::InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1),
     );
     let caps = serde_json::to_value(init.agent_capabilities).unwrap();
@@ -270,7 +219,7 @@ fn every_stable_item_of_the_schema_is_built_or_listed_as_not_supported() {
 #[test]
 fn the_system_prompt_is_advertised_in_both_modes() {
     let init = initialize_response(
-        &Full,
+        &InstantCore,
         &acp::InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1),
     );
     let caps = serde_json::to_value(init.agent_capabilities).unwrap();
