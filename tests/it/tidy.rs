@@ -60,14 +60,20 @@ fn is_test_file(name: &str) -> bool {
     name.contains("/tests/") || name.ends_with("/tests.rs")
 }
 
+/// The files of `src/` outside `allowed` whose production code names `needle`.
+fn production_files_naming(needle: &str, allowed: impl Fn(&str) -> bool) -> Vec<String> {
+    rust_files("src")
+        .into_iter()
+        .filter(|(name, _)| !allowed(name))
+        .filter(|(_, text)| production_code(text).contains(needle))
+        .map(|(name, _)| name)
+        .collect()
+}
+
 #[test]
 fn only_src_acp_imports_the_acp_sdk() {
-    let offenders: Vec<String> = rust_files("src")
-        .into_iter()
-        .filter(|(name, _)| !name.starts_with("src/acp/"))
-        .filter(|(_, text)| production_code(text).contains("agent_client_protocol"))
-        .map(|(name, _)| name)
-        .collect();
+    let offenders =
+        production_files_naming("agent_client_protocol", |name| name.starts_with("src/acp/"));
     assert!(
         offenders.is_empty(),
         "import the ACP SDK only in src/acp/: {offenders:?}"
@@ -131,12 +137,7 @@ fn only_src_claude_builds_claudes_stream_json() {
             || name == "src/demo.rs"
             || is_test_file(name)
     };
-    let builders: Vec<String> = rust_files("src")
-        .into_iter()
-        .filter(|(name, _)| !allowed(name))
-        .filter(|(_, text)| production_code(text).contains("json!"))
-        .map(|(name, _)| name)
-        .collect();
+    let builders = production_files_naming("json!", allowed);
     assert!(
         builders.is_empty(),
         "build claude's messages with the types in src/claude/wire.rs, not json!: {builders:?}"
@@ -459,12 +460,7 @@ fn no_rooms_import_each_other_in_a_circle() {
 
 #[test]
 fn only_the_permission_wing_serves_mcp_over_http() {
-    let offenders: Vec<String> = rust_files("src")
-        .into_iter()
-        .filter(|(name, _)| !name.starts_with("src/permissions/"))
-        .filter(|(_, text)| production_code(text).contains("rmcp::"))
-        .map(|(name, _)| name)
-        .collect();
+    let offenders = production_files_naming("rmcp::", |name| name.starts_with("src/permissions/"));
     assert!(
         offenders.is_empty(),
         "the permission MCP server lives in src/permissions/fallback/: {offenders:?}"
