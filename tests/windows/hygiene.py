@@ -17,10 +17,23 @@ import sys
 import time
 
 
+def ourselves():
+    """This script's pid and its ancestors': their command lines name the exes too (our argv)."""
+    pids, pid = set(), os.getpid()
+    while pid > 1:
+        pids.add(pid)
+        with open(f"/proc/{pid}/stat") as stat:
+            # The field after the parenthesised command name, which may itself hold spaces.
+            pid = int(stat.read().rsplit(")", 1)[1].split()[1])
+    return pids
+
+
 def processes(name):
-    """Linux pids of the Wine processes whose command line names `name`."""
+    """Linux pids of the Wine processes whose command line names `name` (never this script)."""
     out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
-    return [int(line.split()[0]) for line in out.splitlines() if name in line]
+    mine = ourselves()
+    found = [int(line.split()[0]) for line in out.splitlines() if name in line]
+    return [pid for pid in found if pid not in mine]
 
 
 def wait_until(check, seconds):
