@@ -162,11 +162,15 @@ mod tests {
     fn each_setting_reads_its_own_meta_key_and_values() {
         let meta = json!({"fileEdits": "disk", "terminal": "claude"});
         assert_eq!(
-            FILE_EDITS.initial(Some(ServedBy::Editor), Some(&meta)).unwrap(),
+            FILE_EDITS
+                .initial(Some(ServedBy::Editor), Some(&meta))
+                .unwrap(),
             Some(ServedBy::Claude)
         );
         assert_eq!(
-            TERMINAL.initial(Some(ServedBy::Editor), Some(&meta)).unwrap(),
+            TERMINAL
+                .initial(Some(ServedBy::Editor), Some(&meta))
+                .unwrap(),
             Some(ServedBy::Claude)
         );
         assert_eq!(
@@ -180,7 +184,9 @@ mod tests {
         );
         let editor = json!({"fileEdits": "editor"});
         assert_eq!(
-            FILE_EDITS.initial(Some(ServedBy::Claude), Some(&editor)).unwrap(),
+            FILE_EDITS
+                .initial(Some(ServedBy::Claude), Some(&editor))
+                .unwrap(),
             Some(ServedBy::Editor)
         );
         assert_eq!(TERMINAL.initial(None, Some(&meta)).unwrap(), None);
