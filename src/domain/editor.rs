@@ -129,6 +129,12 @@ pub trait EditorClient: Send + Sync + 'static {
         false
     }
 
+    /// Whether the editor asks its user before it carries out `fs/write_text_file` (acpx does by
+    /// default), so that an edit the user allowed in the permission prompt would be asked twice.
+    fn confirms_writes(&self) -> bool {
+        false
+    }
+
     /// The text of a file as the editor has it (`fs/read_text_file`), unsaved changes included.
     async fn read_text_file(&self, _session_id: &str, _path: &Path) -> Result<String, EditorError> {
         Err(EditorError::Unsupported("fs/read_text_file"))

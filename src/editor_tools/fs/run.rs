@@ -73,12 +73,12 @@ impl EditorFiles {
         }
     }
 
-    /// The file's text, `None` when it does not exist.
+    /// The file's text, `None` when it does not exist. A file the disk lacks may still be an
+    /// unsaved new buffer of the editor's: the editor is asked, and its error means "no file".
     async fn load(&self, path: &Path, holder: Holder) -> Result<Option<String>, Answer> {
-        if !path.exists() {
-            return Ok(None);
-        }
+        let on_disk = path.exists();
         match holder {
+            Holder::Disk if !on_disk => Ok(None),
             Holder::Disk => std::fs::read_to_string(path)
                 .map(Some)
                 .map_err(|e| Answer::error(format!("{e}"))),
@@ -86,6 +86,7 @@ impl EditorFiles {
                 let read = self.editor.read_text_file(&self.session_id, path);
                 match answer_bound::answer(self.bound, read).await {
                     Ok(Ok(text)) => Ok(Some(text)),
+                    Ok(Err(_)) if !on_disk => Ok(None),
                     Ok(Err(e)) => Err(Answer::error(format!(
                         "The editor could not read {}: {e}",
                         path.display()
@@ -206,11 +207,10 @@ impl EditorFiles {
         if path.is_dir() {
             return Answer::error(texts::read_directory(&path)).into();
         }
-        if !path.exists() {
-            return Answer::error(texts::missing(&self.cwd)).into();
-        }
+        // A file the disk lacks may be an unsaved new buffer: `load` asks the editor.
+        let on_disk = path.exists();
         // Images and binary files are claude's own business: served from disk as it would.
-        if let Some(media_type) = logic::image_type(&path) {
+        if on_disk && let Some(media_type) = logic::image_type(&path) {
             return match std::fs::read(&path) {
                 Ok(bytes) => Reply {
                     content: vec![McpContent::Image {
@@ -222,7 +222,7 @@ impl EditorFiles {
                 Err(e) => Reply::error(format!("{e}")),
             };
         }
-        if head_is_binary(&path) {
+        if on_disk && head_is_binary(&path) {
             let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
             return Answer::error(texts::binary_file(ext)).into();
         }

@@ -138,6 +138,39 @@ async fn read_and_edit_go_through_the_buffer_and_never_the_disk() {
 }
 
 #[tokio::test]
+async fn a_new_file_only_the_editor_holds_is_read_and_edited_from_its_buffer() {
+    let s = setup();
+    let path = s.dir.path().join("draft.txt");
+    s.editor
+        .files
+        .lock()
+        .unwrap()
+        .insert(path.clone(), "never saved\n".into());
+    let (text, error) = call(&s.files, "Read", json!({"file_path": path})).await;
+    assert_eq!((text.as_str(), error), ("1\tnever saved\n2\t", false));
+    let (text, error) = call(
+        &s.files,
+        "Edit",
+        json!({"file_path": path, "old_string": "never", "new_string": "not yet"}),
+    )
+    .await;
+    assert!(!error, "{text}");
+    assert_eq!(
+        *s.editor.writes.lock().unwrap(),
+        vec![(path.clone(), "not yet saved\n".to_owned())]
+    );
+    assert!(!path.exists());
+    // A file neither the disk nor the editor has is missing, in claude's words.
+    let (text, error) = call(
+        &s.files,
+        "Read",
+        json!({"file_path": s.dir.path().join("none.txt")}),
+    )
+    .await;
+    assert!(error && text.contains("File does not exist"), "{text}");
+}
+
+#[tokio::test]
 async fn an_editor_error_fails_the_call_with_its_message() {
     let s = setup();
     let path = s.dir.path().join("a.txt");
