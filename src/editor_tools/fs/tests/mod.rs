@@ -141,11 +141,7 @@ async fn read_and_edit_go_through_the_buffer_and_never_the_disk() {
 async fn a_new_file_only_the_editor_holds_is_read_and_edited_from_its_buffer() {
     let s = setup();
     let path = s.dir.path().join("draft.txt");
-    s.editor
-        .files
-        .lock()
-        .unwrap()
-        .insert(path.clone(), "never saved\n".into());
+    s.editor.set_buffer(path.clone(), "never saved\n");
     let (text, error) = call(&s.files, "Read", json!({"file_path": path})).await;
     assert_eq!((text.as_str(), error), ("1\tnever saved\n2\t", false));
     let (text, error) = call(
@@ -156,7 +152,7 @@ async fn a_new_file_only_the_editor_holds_is_read_and_edited_from_its_buffer() {
     .await;
     assert!(!error, "{text}");
     assert_eq!(
-        *s.editor.writes.lock().unwrap(),
+        s.editor.writes(),
         vec![(path.clone(), "not yet saved\n".to_owned())]
     );
     assert!(!path.exists());
