@@ -36,9 +36,10 @@ pub struct AcpEditor {
     client_name: OnceLock<String>,
 }
 
-/// Clients that ask their user before they carry out `fs/write_text_file`, by `clientInfo.name`:
-/// acpx 0.19.1 does unless run with `--approve-all` (its `confirmWrite`, read in its `dist/`).
-const CONFIRM_WRITES_THEMSELVES: &[&str] = &["acpx"];
+/// Clients that ask their user before they carry out `fs/write_text_file` and `terminal/create`,
+/// by `clientInfo.name`: acpx 0.19.1 does unless run with `--approve-all` (its `confirmWrite` and
+/// its terminal policy, read in its `dist/`).
+const CONFIRM_THEMSELVES: &[&str] = &["acpx"];
 
 impl AcpEditor {
     /// The editor at the other end of `transport`.
@@ -173,10 +174,10 @@ impl EditorClient for AcpEditor {
             .is_some_and(|c| c.fs.read_text_file && c.fs.write_text_file)
     }
 
-    fn confirms_writes(&self) -> bool {
+    fn confirms_itself(&self) -> bool {
         self.client_name
             .get()
-            .is_some_and(|name| CONFIRM_WRITES_THEMSELVES.contains(&name.as_str()))
+            .is_some_and(|name| CONFIRM_THEMSELVES.contains(&name.as_str()))
     }
 
     async fn read_text_file(&self, session_id: &str, path: &Path) -> Result<String, EditorError> {

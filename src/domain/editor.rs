@@ -129,9 +129,10 @@ pub trait EditorClient: Send + Sync + 'static {
         false
     }
 
-    /// Whether the editor asks its user before it carries out `fs/write_text_file` (acpx does by
-    /// default), so that an edit the user allowed in the permission prompt would be asked twice.
-    fn confirms_writes(&self) -> bool {
+    /// Whether the editor asks its user before it carries out `fs/write_text_file` and
+    /// `terminal/create` (acpx does by default), so that an edit or a command the user allowed in
+    /// the permission prompt would be asked twice.
+    fn confirms_itself(&self) -> bool {
         false
     }
 

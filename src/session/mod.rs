@@ -173,18 +173,18 @@ impl Sessions {
             }
             _ => None,
         };
-        // An editor that asks its user before it writes a file (acpx) would ask a second time
-        // after the permission prompt: its sessions start with claude writing to disk.
-        let edits_default = match self.editor.confirms_writes() {
+        // An editor that asks its user before it writes a file or runs a command (acpx) would
+        // ask a second time after the permission prompt: its sessions start on claude's own tools.
+        let default = match self.editor.confirms_itself() {
             true => ServedBy::Claude,
             false => ServedBy::Editor,
         };
         let file_edits = FILE_EDITS.initial(
-            self.editor.supports_text_files().then_some(edits_default),
+            self.editor.supports_text_files().then_some(default),
             req.meta.as_ref(),
         )?;
         let terminal = TERMINAL.initial(
-            self.editor.supports_terminal().then_some(ServedBy::Editor),
+            self.editor.supports_terminal().then_some(default),
             req.meta.as_ref(),
         )?;
         let spec = SessionSpec {

@@ -38,6 +38,13 @@ impl From<Answer> for Reply {
     }
 }
 
+/// Whether a file the disk lacks is asked of the editor (an unsaved new buffer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Unsaved {
+    Ask,
+    Skip,
+}
+
 /// Where a file's text lives for these tools.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Holder {
@@ -74,11 +81,19 @@ impl EditorFiles {
     }
 
     /// The file's text, `None` when it does not exist. A file the disk lacks may still be an
-    /// unsaved new buffer of the editor's: the editor is asked, and its error means "no file".
-    async fn load(&self, path: &Path, holder: Holder) -> Result<Option<String>, Answer> {
+    /// unsaved new buffer of the editor's: with `Unsaved::Ask` the editor is asked (its error
+    /// means "no file"); a Write, which replaces whatever is there, does not ask, so that an
+    /// editor that shows its failed requests (acpx) shows no error for each new file.
+    async fn load(
+        &self,
+        path: &Path,
+        holder: Holder,
+        unsaved: Unsaved,
+    ) -> Result<Option<String>, Answer> {
         let on_disk = path.exists();
         match holder {
             Holder::Disk if !on_disk => Ok(None),
+            Holder::Editor if !on_disk && unsaved == Unsaved::Skip => Ok(None),
             Holder::Disk => std::fs::read_to_string(path)
                 .map(Some)
                 .map_err(|e| Answer::error(format!("{e}"))),
@@ -237,7 +252,7 @@ impl EditorFiles {
                 vec![ToolContent::Text { text: text.into() }],
             );
         }
-        let text = match self.load(&path, holder).await {
+        let text = match self.load(&path, holder, Unsaved::Ask).await {
             Ok(Some(text)) => text,
             Ok(None) => return Answer::error(texts::missing(&self.cwd)).into(),
             Err(answer) => return answer.into(),
@@ -268,7 +283,7 @@ impl EditorFiles {
             return Answer::error(texts::write_directory(&path)).into();
         }
         let holder = self.holder(&path);
-        let current = match self.load(&path, holder).await {
+        let current = match self.load(&path, holder, Unsaved::Skip).await {
             Ok(current) => current,
             Err(answer) => return answer.into(),
         };
@@ -307,7 +322,7 @@ impl EditorFiles {
             replace_all: input.get("replace_all").and_then(Value::as_bool) == Some(true),
         };
         let holder = self.holder(&path);
-        let current = match self.load(&path, holder).await {
+        let current = match self.load(&path, holder, Unsaved::Ask).await {
             Ok(current) => current,
             Err(answer) => return answer.into(),
         };
@@ -346,7 +361,11 @@ impl EditorFiles {
     pub(crate) async fn preview(&self, tool: &str, input: &Value) -> Option<ToolContent> {
         let path = self.path_of(input).ok()?;
         let holder = self.holder(&path);
-        let current = self.load(&path, holder).await.ok()?;
+        let unsaved = match tool {
+            "Write" => Unsaved::Skip,
+            _ => Unsaved::Ask,
+        };
+        let current = self.load(&path, holder, unsaved).await.ok()?;
         let new = match tool {
             "Write" => input.get("content")?.as_str()?.to_owned(),
             "Edit" => {
