@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::acp_client::AcpClient;
+use crate::support::acp_client::{AcpClient, config_option};
 use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::real_cli::ClaudeEnv;
 use crate::support::real_session::claude_pid;
@@ -187,13 +187,7 @@ async fn auto_mode_is_offered_where_claude_has_it_and_claude_takes_it() {
         .await["update"]["configOptions"]
             .clone()
     };
-    let mode = options
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "mode")
-        .unwrap()
-        .clone();
+    let mode = config_option(&options, "mode").unwrap();
     let auto = mode["options"]
         .as_array()
         .unwrap()
@@ -219,13 +213,9 @@ async fn auto_mode_is_offered_where_claude_has_it_and_claude_takes_it() {
     assert!(mock.any_request_contains("in auto mode"));
 }
 
-fn find_option(options: &Value, id: &str) -> Option<Value> {
-    options.as_array()?.iter().find(|o| o["id"] == id).cloned()
-}
-
 /// The options once claude's models are known: in the answer, or in the update after it.
 async fn options_with_models(c: &AcpClient, opened: &Value) -> Value {
-    if find_option(&opened["configOptions"], "model").is_some() {
+    if config_option(&opened["configOptions"], "model").is_some() {
         return opened["configOptions"].clone();
     }
     c.wait_for_update(
@@ -252,7 +242,7 @@ async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_take
         .unwrap();
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     let options = options_with_models(&c, &opened).await;
-    let fast = find_option(&options, "fast").unwrap_or_else(|| panic!("Fast mode: {options}"));
+    let fast = config_option(&options, "fast").unwrap_or_else(|| panic!("Fast mode: {options}"));
     assert_eq!(fast["type"], "boolean", "{fast}");
     assert_eq!(fast["currentValue"], false, "{fast}");
     c.prompt(&id, "before fast").await.unwrap();
@@ -266,7 +256,7 @@ async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_take
         .await
         .unwrap();
     assert_eq!(
-        find_option(&reply["configOptions"], "fast").unwrap()["currentValue"],
+        config_option(&reply["configOptions"], "fast").unwrap()["currentValue"],
         true
     );
     c.prompt(&id, "with fast").await.unwrap();
@@ -298,7 +288,7 @@ async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_take
     assert_eq!(speed("fast off again"), None, "and back to standard speed");
     assert_eq!(claude_pid(c.pid()), Some(pid), "still without a restart");
 
-    let ultracode = find_option(&options, "ultracode")
+    let ultracode = config_option(&options, "ultracode")
         .unwrap_or_else(|| panic!("ultracode, which claude says can run: {options}"));
     assert_eq!(ultracode["type"], "boolean", "{ultracode}");
     let reply = c
@@ -309,7 +299,7 @@ async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_take
         .await
         .unwrap();
     assert_eq!(
-        find_option(&reply["configOptions"], "ultracode").unwrap()["currentValue"],
+        config_option(&reply["configOptions"], "ultracode").unwrap()["currentValue"],
         true
     );
 }
@@ -330,7 +320,7 @@ async fn the_model_picker_follows_a_model_command_typed_in_the_prompt() {
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     let options = options_with_models(&c, &opened).await;
     assert_eq!(
-        find_option(&options, "model").unwrap()["currentValue"],
+        config_option(&options, "model").unwrap()["currentValue"],
         "default"
     );
     // An unknown model is refused, naming claude's.
@@ -352,7 +342,7 @@ async fn the_model_picker_follows_a_model_command_typed_in_the_prompt() {
         .wait_for_update(
             |u| {
                 u["update"]["sessionUpdate"] == "config_option_update"
-                    && find_option(&u["update"]["configOptions"], "model")
+                    && config_option(&u["update"]["configOptions"], "model")
                         .is_some_and(|m| m["currentValue"] == "sonnet")
             },
             Duration::from_secs(20),
