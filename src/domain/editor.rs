@@ -75,8 +75,8 @@ pub enum ElicitationOutcome {
     Cancelled,
 }
 
-/// The editor as the session side sees it. `crate::acp` implements it over the SDK connection;
-/// tests implement it with a recording stub.
+/// The editor as the session side sees it. `crate::acp` implements it over our transport; tests
+/// use the one test double, `crate::testing::TestEditor`.
 #[async_trait]
 pub trait EditorClient: Send + Sync + 'static {
     /// Sends a `session/update` notification. Never blocks on the editor.
