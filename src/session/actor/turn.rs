@@ -79,6 +79,10 @@ impl SessionActor {
             self.start_context_turn(blocks, reply);
             return;
         }
+        if let Some(command) = translate::mcp_command(&blocks) {
+            self.start_mcp_turn(command, blocks, reply);
+            return;
+        }
         let message = translate::user_message(&self.ctx.id, &blocks);
         self.path.turn_started();
         self.tools.edit_log.start_turn();

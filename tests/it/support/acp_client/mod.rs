@@ -53,7 +53,7 @@ impl AcpClient {
     /// Spawns the built `claude-acp` with `args`, extra `env` (added to the inherited one) in
     /// `cwd`. Must be called inside a tokio runtime.
     pub fn spawn(args: &[&str], env: &[(&str, &str)], cwd: impl AsRef<Path>) -> Self {
-        Self::spawn_program(env!("CARGO_BIN_EXE_claude-acp"), args, env, cwd)
+        Self::spawn_program(crate::support::adapter(), args, env, cwd)
     }
 
     /// Like [`AcpClient::spawn`] for any program that speaks ACP on stdio.
@@ -191,7 +191,7 @@ impl AcpClient {
             self.shared.lock().pending.remove(&id);
             return Err(WaitError::Closed);
         }
-        match tokio::time::timeout(timeout, answered).await {
+        match tokio::time::timeout(timeout * crate::support::slowdown(), answered).await {
             Ok(Ok(outcome)) => Ok(outcome),
             Ok(Err(_)) => Err(WaitError::Closed),
             Err(_) => {
