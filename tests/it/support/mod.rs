@@ -5,32 +5,10 @@
 // Each test crate uses only part of the support code.
 #![allow(dead_code, unused_imports)]
 
-/// The claude-acp the tests drive: the one cargo built, or `CLAUDE_ACP_TEST_ADAPTER` (an absolute
-/// path), so that a build for another target runs the same tests (`.ci/aarch64`: an aarch64 build
-/// run under qemu-user).
-pub fn adapter() -> &'static str {
-    static ADAPTER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    ADAPTER.get_or_init(|| match std::env::var("CLAUDE_ACP_TEST_ADAPTER") {
-        Ok(path) if !path.is_empty() => path,
-        _ => env!("CARGO_BIN_EXE_claude-acp").to_owned(),
-    })
-}
-
-/// How many times longer than the tests' own limits a waiting client gives the adapter:
-/// `CLAUDE_ACP_TEST_SLOWDOWN` (a whole number, default 1), for builds run under emulation
-/// (`.ci/aarch64` sets 4: a debug build under qemu-user on two cores). Limits are not speed checks.
-pub fn slowdown() -> u32 {
-    static SLOWDOWN: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *SLOWDOWN.get_or_init(|| {
-        std::env::var("CLAUDE_ACP_TEST_SLOWDOWN")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&n| n >= 1)
-            .unwrap_or(1)
-    })
-}
-
 pub mod acp_client;
+// The adapter under test and how long a waiting client gives it live with the client, which the
+// benches share (`benches/shared/`).
+pub use acp_client::{adapter, slowdown};
 pub mod argv;
 pub mod editor_buffers;
 pub mod editor_terminals;
