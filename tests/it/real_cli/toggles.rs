@@ -1,7 +1,8 @@
 //! The session's toggles with the real claude against the mock API: the editor's `systemPrompt`
 //! (appended to claude's own, or replacing it) as the model's requests carry it, PDFs and text
 //! files in a prompt, claude's Auto mode offered and taken, Fast mode on then off as the model's
-//! requests show it (`speed`), ultracode taken, and the model picker following a `/model` prompt.
+//! requests show it (`speed`), ultracode taken, the model picker following a `/model` prompt, and a
+//! project agent offered and run once picked.
 
 use std::time::Duration;
 
