@@ -391,12 +391,7 @@ async fn a_project_agent_is_offered_and_the_model_runs_as_it_once_picked() {
     };
     let (plain, opened) = open().await;
     // The first session's answer waits for claude's own list: only the project's agent is offered.
-    let agent = opened["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "agent")
-        .cloned()
+    let agent = config_option(&opened["configOptions"], "agent")
         .unwrap_or_else(|| panic!("no Agent option: {opened}"));
     let ids: Vec<&str> = agent["options"]
         .as_array()

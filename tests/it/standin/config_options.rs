@@ -249,7 +249,7 @@ async fn a_custom_agent_is_offered_and_picked_before_the_first_prompt() {
     let opened = open(&c, &s).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     // claude's own agents are not personas: Default and the project's reviewer.
-    let agent = option(&opened["configOptions"], "agent").expect("an Agent option");
+    let agent = config_option(&opened["configOptions"], "agent").expect("an Agent option");
     assert_eq!(values(&agent), ["default", "reviewer"]);
     assert_eq!(agent["currentValue"], "default");
     assert_eq!(agent["options"][1]["description"], "Reviews diffs for bugs");
@@ -267,7 +267,7 @@ async fn a_custom_agent_is_offered_and_picked_before_the_first_prompt() {
     );
     let reply = pick("reviewer").await.unwrap();
     assert_eq!(
-        option(&reply["configOptions"], "agent").unwrap()["currentValue"],
+        config_option(&reply["configOptions"], "agent").unwrap()["currentValue"],
         "reviewer"
     );
     // The claude started with the session is stopped; the first prompt's runs as the reviewer.
