@@ -92,6 +92,16 @@ pub(super) fn initialize_response(
     } else {
         caps
     };
+    let caps = if f.prompt_queueing {
+        let mut meta = acp::Meta::new();
+        meta.insert(
+            "claudeCode".into(),
+            serde_json::json!({ "promptQueueing": true }),
+        );
+        caps.meta(meta)
+    } else {
+        caps
+    };
     let client = &req.client_capabilities;
     // The TypeScript adapter's extension: the client launches the command itself.
     let meta_terminal = client
@@ -329,18 +339,32 @@ pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> R
             .await
             .map(|()| acp::DeleteSessionResponse::new())
     });
-    let builder = spawned!(builder, core, |c,
-                                           req: acp::PromptRequest|
-     -> acp::PromptResponse {
-        let outcome = c
-            .prompt(&req.session_id.0, from_proto::prompt_blocks(req.prompt))
-            .await?;
-        Ok(
-            acp::PromptResponse::new(to_proto::stop_reason(outcome.stop_reason))
-                .usage(outcome.usage.map(to_proto::turn_usage))
-                .meta(to_proto::rate_limits_meta(&outcome.rate_limits)),
-        )
-    });
+    // By hand, not `spawned!`: the session is told when its answer is queued to the editor, so
+    // that a prompt waiting behind it shows nothing before this one is answered.
+    let builder = builder.on_receive_request(
+        {
+            let (core, editor) = (core.clone(), editor.clone());
+            async move |req: acp::PromptRequest,
+                        responder: Responder<acp::PromptResponse>,
+                        _cx| {
+                let written = serde_json::to_value(responder.raw_id())
+                    .ok()
+                    .map(|id| editor.when_answered(id));
+                let c = core.clone();
+                reply_later(responder, async move {
+                    let blocks = from_proto::prompt_blocks(req.prompt);
+                    let outcome = c.prompt(&req.session_id.0, blocks, written).await?;
+                    Ok(
+                        acp::PromptResponse::new(to_proto::stop_reason(outcome.stop_reason))
+                            .usage(outcome.usage.map(to_proto::turn_usage))
+                            .meta(to_proto::rate_limits_meta(&outcome.rate_limits)),
+                    )
+                });
+                Ok(())
+            }
+        },
+        on_receive_request!(),
+    );
     let builder = spawned!(builder, core, |c,
                                            req: acp::SetSessionModeRequest|
      -> acp::SetSessionModeResponse {

@@ -330,6 +330,11 @@ pub struct ResultMessage {
     pub fast_mode_state: Option<String>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub fast_mode_disabled_reason: Option<String>,
+    /// The `uuid`s of the user messages this turn consumed, in order: claude runs messages that
+    /// queued up while it was busy as one turn, and folds one in between tool rounds
+    /// (`None`: a claude that does not say, or a turn no user message started).
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub user_message_uuids: Option<Vec<String>>,
 }
 
 /// `{"type":"tool_progress"}`: claude's heartbeat for a tool call that is still running (a long
@@ -441,6 +446,12 @@ pub enum OutboundControl {
         append_system_prompt: Option<String>,
     },
     Interrupt,
+    /// An interrupt that also drops the user messages still waiting in claude's queue (claude
+    /// answers each with a `cancelled` lifecycle; a claude that predates it ignores the field).
+    #[serde(rename = "interrupt")]
+    InterruptAll {
+        cancel_queued: bool,
+    },
     SetPermissionMode {
         mode: String,
     },
@@ -495,6 +506,12 @@ pub enum ClaudeInput {
         message: UserInputMessage,
         parent_tool_use_id: Option<String>,
         session_id: String,
+        /// Ours, so that claude's `result` can name the messages it answers.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        uuid: Option<String>,
+        /// Where it goes in claude's queue while a turn runs (absent: behind what waits).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        priority: Option<Priority>,
     },
     ControlRequest {
         request_id: String,
@@ -503,6 +520,16 @@ pub enum ClaudeInput {
     ControlResponse {
         response: ControlResponse,
     },
+}
+
+/// How urgently claude takes a user message sent while it works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    /// Into the running turn at once (the generation under way is cut short).
+    Now,
+    /// Once what claude waits on (a permission ask, a question) is settled, so it stays asked.
+    Later,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -557,6 +584,19 @@ impl ClaudeInput {
         line.push(b'\n');
         // serde_json writes valid UTF-8.
         String::from_utf8(line).expect("JSON is UTF-8")
+    }
+
+    /// A user line given our `uuid` (claude names it in the `result` that answers it) and, for
+    /// one sent into a running turn, its priority. Other lines are left as they are.
+    pub fn addressed(mut self, id: String, urgency: Option<Priority>) -> Self {
+        if let ClaudeInput::User {
+            uuid, priority, ..
+        } = &mut self
+        {
+            *uuid = Some(id);
+            *priority = urgency;
+        }
+        self
     }
 
     pub fn success(request_id: impl Into<String>, response: Value) -> Self {

@@ -104,6 +104,11 @@ pub struct TurnOutcome {
     pub rate_limits: RateLimits,
 }
 
+/// Resolves once a `session/prompt`'s answer is queued to the editor (or never can be): the
+/// session holds the next turn's output until then, so the editor sees each answer before
+/// what claude does for the next prompt.
+pub type AnswerWritten = tokio::sync::oneshot::Receiver<()>;
+
 impl From<StopReason> for TurnOutcome {
     fn from(stop_reason: StopReason) -> Self {
         TurnOutcome {

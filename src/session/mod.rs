@@ -286,6 +286,7 @@ pub(crate) fn features() -> AgentFeatures {
         additional_directories: true,
         logout: true,
         system_prompt: true,
+        prompt_queueing: true,
         auth_methods: auth_methods(crate::claude::install::has_key()),
         auth_status: None,
     }
@@ -518,6 +519,7 @@ impl AgentCore for Sessions {
         &self,
         session_id: &str,
         blocks: Vec<PromptBlock>,
+        written: Option<crate::domain::AnswerWritten>,
     ) -> Result<TurnOutcome, AgentError> {
         crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
         if let Ok(handle) = self.handle(session_id) {
@@ -527,7 +529,11 @@ impl AgentCore for Sessions {
                 .expect("listing lock")
                 .prompted(&blocks);
         }
-        self.ask(session_id, |reply| Command::Prompt { blocks, reply })
+        self.ask(session_id, |reply| Command::Prompt {
+            blocks,
+            reply,
+            written,
+        })
             .await
     }
 

@@ -51,6 +51,8 @@ struct Queue {
 #[derive(Default)]
 pub(crate) struct Outbound {
     queue: Mutex<Queue>,
+    /// Those told when the SDK's answer to a request (by its JSON-RPC id) is queued.
+    answer_watchers: Mutex<Vec<(serde_json::Value, tokio::sync::oneshot::Sender<()>)>>,
     /// Wakes the writer when a line is queued.
     queued: Notify,
     /// Wakes those waiting in [`Outbound::room`] when the queue drops below the budget.
@@ -65,6 +67,49 @@ impl Outbound {
     /// Queues one line (without its newline). Never waits; after stdout is gone, drops it.
     pub(crate) fn push(&self, line: Vec<u8>) {
         self.enqueue(Line::Bytes(super::old_text::explicit_old_text(line)));
+    }
+
+    /// Queues a line the SDK wrote; if it answers a request someone watches, tells them once it
+    /// is queued, so what they queue next goes after it.
+    pub(crate) fn push_sdk_line(&self, line: Vec<u8>) {
+        let answered = self.answered_id(&line);
+        self.push(line);
+        if let Some(id) = answered {
+            let mut watchers = self.answer_watchers.lock().unwrap_or_else(|p| p.into_inner());
+            let mut index = 0;
+            while index < watchers.len() {
+                if watchers[index].0 == id || watchers[index].1.is_closed() {
+                    let (_, told) = watchers.swap_remove(index);
+                    let _ = told.send(());
+                } else {
+                    index += 1;
+                }
+            }
+        }
+    }
+
+    /// The id of the request `line` answers, if anyone watches for answers.
+    fn answered_id(&self, line: &[u8]) -> Option<serde_json::Value> {
+        #[derive(serde::Deserialize)]
+        struct Answer {
+            id: Option<serde_json::Value>,
+            method: Option<serde::de::IgnoredAny>,
+        }
+        if self.answer_watchers.lock().unwrap_or_else(|p| p.into_inner()).is_empty() {
+            return None;
+        }
+        let answer: Answer = serde_json::from_slice(line).ok()?;
+        answer.method.is_none().then_some(answer.id).flatten()
+    }
+
+    /// Resolves once the answer to request `id` is queued for the editor (or can never be).
+    pub(crate) fn when_answered(&self, id: serde_json::Value) -> tokio::sync::oneshot::Receiver<()> {
+        let (told, when) = tokio::sync::oneshot::channel();
+        let mut watchers = self.answer_watchers.lock().unwrap_or_else(|p| p.into_inner());
+        if !self.lock().closed {
+            watchers.push((id, told));
+        }
+        when
     }
 
     /// Queues one message as JSON, serialised once: straight into its line, or, above

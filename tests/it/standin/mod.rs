@@ -25,6 +25,7 @@ mod permissions;
 mod process_hygiene;
 mod progress;
 mod prompt_turns;
+mod queued_prompts;
 mod rewind;
 mod secrets;
 mod session_close;
