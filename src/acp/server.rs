@@ -344,9 +344,7 @@ pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> R
     let builder = builder.on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
-            async move |req: acp::PromptRequest,
-                        responder: Responder<acp::PromptResponse>,
-                        _cx| {
+            async move |req: acp::PromptRequest, responder: Responder<acp::PromptResponse>, _cx| {
                 let written = serde_json::to_value(responder.raw_id())
                     .ok()
                     .map(|id| editor.when_answered(id));

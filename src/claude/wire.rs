@@ -589,10 +589,7 @@ impl ClaudeInput {
     /// A user line given our `uuid` (claude names it in the `result` that answers it) and, for
     /// one sent into a running turn, its priority. Other lines are left as they are.
     pub fn addressed(mut self, id: String, urgency: Option<Priority>) -> Self {
-        if let ClaudeInput::User {
-            uuid, priority, ..
-        } = &mut self
-        {
+        if let ClaudeInput::User { uuid, priority, .. } = &mut self {
             *uuid = Some(id);
             *priority = urgency;
         }

@@ -534,7 +534,7 @@ impl AgentCore for Sessions {
             reply,
             written,
         })
-            .await
+        .await
     }
 
     fn cancel(&self, session_id: &str) {

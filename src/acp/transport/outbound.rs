@@ -75,7 +75,10 @@ impl Outbound {
         let answered = self.answered_id(&line);
         self.push(line);
         if let Some(id) = answered {
-            let mut watchers = self.answer_watchers.lock().unwrap_or_else(|p| p.into_inner());
+            let mut watchers = self
+                .answer_watchers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             let mut index = 0;
             while index < watchers.len() {
                 if watchers[index].0 == id || watchers[index].1.is_closed() {
@@ -95,7 +98,12 @@ impl Outbound {
             id: Option<serde_json::Value>,
             method: Option<serde::de::IgnoredAny>,
         }
-        if self.answer_watchers.lock().unwrap_or_else(|p| p.into_inner()).is_empty() {
+        if self
+            .answer_watchers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+        {
             return None;
         }
         let answer: Answer = serde_json::from_slice(line).ok()?;
@@ -103,9 +111,15 @@ impl Outbound {
     }
 
     /// Resolves once the answer to request `id` is queued for the editor (or can never be).
-    pub(crate) fn when_answered(&self, id: serde_json::Value) -> tokio::sync::oneshot::Receiver<()> {
+    pub(crate) fn when_answered(
+        &self,
+        id: serde_json::Value,
+    ) -> tokio::sync::oneshot::Receiver<()> {
         let (told, when) = tokio::sync::oneshot::channel();
-        let mut watchers = self.answer_watchers.lock().unwrap_or_else(|p| p.into_inner());
+        let mut watchers = self
+            .answer_watchers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         if !self.lock().closed {
             watchers.push((id, told));
         }

@@ -100,7 +100,8 @@ impl SessionActor {
         priority: Option<Priority>,
     ) {
         let uuid = uuid::Uuid::new_v4().to_string();
-        let message = translate::user_message(&self.ctx.id, blocks).addressed(uuid.clone(), priority);
+        let message =
+            translate::user_message(&self.ctx.id, blocks).addressed(uuid.clone(), priority);
         self.queue.ledger.wrote(serial, uuid, sent);
         let Some(handle) = self.claude.handle() else {
             return;

@@ -158,9 +158,7 @@ impl SessionActor {
         let handle = self.claude.handle();
         if turn.cancelled {
             // Prompts sent after the first cancel were not dropped by its interrupt.
-            if queued_in_claude
-                && let Some(h) = &handle
-            {
+            if queued_in_claude && let Some(h) = &handle {
                 interrupt(h);
             }
             return;

@@ -21,3 +21,4 @@ mod sessions;
 mod slash_commands;
 mod smoke;
 mod toggles;
+mod turn_queue;

@@ -207,57 +207,49 @@ async fn an_api_error_ends_the_turn_with_an_error_result_without_retries() {
 }
 
 #[tokio::test]
-async fn probe_queued_messages() {
+async fn messages_sent_during_a_turn_run_as_one_turn_whose_result_names_them() {
+    // What claude-acp's queue relies on: claude takes user messages while it works, runs those
+    // that queued up as one turn, and names the messages each result answers by our `uuid`s.
     let mock = MockApi::start(vec![
-        Rule::on_prompt("first", Reply::text("Answer one, streamed slowly so that others arrive meanwhile.").chunk_chars(2).chunk_delay(Duration::from_millis(40))),
-        Rule::on_prompt("second", Reply::text("Answer two.")),
-        Rule::on_prompt("third", Reply::text("Answer three.")),
-        Rule::always(Reply::text("Answer other.")),
+        Rule::on_prompt(
+            "first",
+            Reply::text("Answer one, streamed slowly so that the others arrive meanwhile.")
+                .chunk_chars(2)
+                .chunk_delay(Duration::from_millis(30)),
+        ),
+        Rule::always(Reply::text("Answer two.")),
     ]);
     let env = ClaudeEnv::new(&mock);
     let mut claude = spawn_claude(&env);
-    claude.send(&json!({"type":"user","uuid":"11111111-1111-4111-8111-111111111111","message":{"role":"user","content":"first prompt"},"parent_tool_use_id":null})).await;
-    claude.read_until("text delta", STEP, |m| m["event"]["delta"]["type"] == "text_delta").await;
-    claude.send(&json!({"type":"user","uuid":"22222222-2222-4222-8222-222222222222","message":{"role":"user","content":"second prompt"},"parent_tool_use_id":null})).await;
-    claude.send(&json!({"type":"user","uuid":"33333333-3333-4333-8333-333333333333","message":{"role":"user","content":"third prompt"},"parent_tool_use_id":null})).await;
-    let mut results = 0;
-    while results < 2 {
-        let Some(m) = claude.next_message(Duration::from_secs(20)).await else { break };
-        if m["type"] == "result" { eprintln!("PROBE RESULT {} {} {} {}", m["subtype"], m["user_message_uuid"], m["user_message_uuids"], m["result"]); } else if m["type"] != "stream_event" { eprintln!("PROBE {}", serde_json::to_string(&m).unwrap().chars().take(300).collect::<String>()); }
-        if is_result(&m) { results += 1; }
-    }
-    for r in mock.requests() { eprintln!("PROBE REQ {} {:?}", r.n, r.messages().iter().map(|m| m["content"].to_string().chars().take(200).collect::<String>()).collect::<Vec<_>>()); }
-    let _ = claude.finish(STEP).await;
-}
-
-async fn probe_drain(claude: &mut StreamJsonProcess, secs: u64) {
-    loop {
-        let m = match tokio::time::timeout(Duration::from_secs(secs), claude.next_message(Duration::from_secs(60))).await { Ok(Some(m)) => m, _ => break };
-        if m["type"] == "result" { eprintln!("PROBE RESULT {} {} {} {} {}", m["subtype"], m["terminal_reason"], m["user_message_uuid"], m["user_message_uuids"], m["result"]); } else if m["type"] != "stream_event" { eprintln!("PROBE {}", serde_json::to_string(&m).unwrap().chars().take(300).collect::<String>()); }
-    }
-}
-
-#[tokio::test]
-async fn probe_steer_and_cancel() {
-    let mock = MockApi::start(vec![
-        Rule::on_prompt("first", Reply::text("Answer one, streamed slowly so that others arrive meanwhile, a long one indeed.").chunk_chars(2).chunk_delay(Duration::from_millis(40))),
-        Rule::on_prompt("steer", Reply::text("Steered answer.")),
-        Rule::always(Reply::text("Answer other.")),
-    ]);
-    let env = ClaudeEnv::new(&mock);
-    let mut claude = spawn_claude(&env);
-    claude.send(&json!({"type":"user","uuid":"11111111-1111-4111-8111-111111111111","message":{"role":"user","content":"first prompt"},"parent_tool_use_id":null})).await;
-    claude.read_until("text delta", STEP, |m| m["event"]["delta"]["type"] == "text_delta").await;
-    claude.send(&json!({"type":"user","uuid":"22222222-2222-4222-8222-222222222222","priority":"now","message":{"role":"user","content":"steer this way"},"parent_tool_use_id":null})).await;
-    probe_drain(&mut claude, 4).await;
-    for r in mock.requests() { eprintln!("PROBE REQ {} {:?}", r.n, r.latest_prompt_text()); }
-    eprintln!("PROBE ---- cancel");
-    claude.send(&json!({"type":"user","uuid":"44444444-1111-4111-8111-111111111111","message":{"role":"user","content":"first prompt again"},"parent_tool_use_id":null})).await;
-    claude.read_until("text delta", STEP, |m| m["event"]["delta"]["type"] == "text_delta").await;
-    claude.send(&json!({"type":"user","uuid":"55555555-2222-4222-8222-222222222222","message":{"role":"user","content":"second prompt"},"parent_tool_use_id":null})).await;
-    claude.send(&json!({"type":"user","uuid":"66666666-2222-4222-8222-222222222222","message":{"role":"user","content":"third prompt"},"parent_tool_use_id":null})).await;
-    claude.send(&json!({"type":"control_request","request_id":"int1","request":{"subtype":"interrupt","cancel_queued":true}})).await;
-    probe_drain(&mut claude, 4).await;
-    for r in mock.requests() { eprintln!("PROBE REQ {} {:?}", r.n, r.latest_prompt_text()); }
+    let user = |uuid: &str, text: &str| {
+        json!({"type": "user", "uuid": uuid, "message": {"role": "user", "content": text},
+               "parent_tool_use_id": null})
+    };
+    let (one, two, three) = (
+        "11111111-1111-4111-8111-111111111111",
+        "22222222-2222-4222-8222-222222222222",
+        "33333333-3333-4333-8333-333333333333",
+    );
+    claude.send(&user(one, "first prompt")).await;
+    claude
+        .read_until("a text delta", STEP, |m| {
+            m["event"]["delta"]["type"] == "text_delta"
+        })
+        .await;
+    claude.send(&user(two, "second prompt")).await;
+    claude.send(&user(three, "third prompt")).await;
+    let first = claude.read_until("result", STEP, is_result).await;
+    assert_eq!(first["user_message_uuids"], json!([one]), "{first}");
+    let second = claude.read_until("result", STEP, is_result).await;
+    assert_eq!(
+        second["user_message_uuids"],
+        json!([two, three]),
+        "{second}"
+    );
+    assert_eq!(
+        mock.requests().len(),
+        2,
+        "the two queued prompts went in one request"
+    );
     let _ = claude.finish(STEP).await;
 }

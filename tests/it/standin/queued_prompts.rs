@@ -1,72 +1,13 @@
 //! Prompts sent while a turn runs: each written to claude at once, each answered once, in the
 //! order they were sent, with the text claude gave it; `session/cancel` ends them all.
 
-use std::future::Future;
 use std::time::Duration;
 
-use crate::support::acp_client::{AcpClient, RpcError};
+use crate::support::acp_client::AcpClient;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(10);
-
-/// Starts `session/prompt` with `text` and drives it until its request is written, so prompts go
-/// out in the order of the calls; the returned future then waits for the answer.
-async fn send_prompt<'a>(
-    c: &'a AcpClient,
-    id: &'a str,
-    text: &'a str,
-) -> std::pin::Pin<Box<dyn Future<Output = Result<Value, RpcError>> + 'a>> {
-    let before = c.sent().len();
-    let mut answer: std::pin::Pin<Box<dyn Future<Output = _> + 'a>> = Box::pin(c.prompt(id, text));
-    let written = async {
-        while c.sent().len() == before {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    };
-    tokio::select! {
-        early = &mut answer => return Box::pin(std::future::ready(early)),
-        () = written => {}
-    }
-    answer
-}
-
-/// The `session/prompt` requests the client sent, by their text, with their JSON-RPC ids.
-fn prompt_ids(c: &AcpClient) -> Vec<(String, Value)> {
-    c.sent()
-        .iter()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|m| m["method"] == "session/prompt")
-        .map(|m| {
-            let text = m["params"]["prompt"][0]["text"].as_str().unwrap().to_owned();
-            (text, m["id"].clone())
-        })
-        .collect()
-}
-
-/// What the editor saw, in order: each prompt's answer as `answer <text>: <stop reason>`, and
-/// the agent text streamed before it joined into one `text ...` entry.
-fn what_the_editor_saw(c: &AcpClient) -> Vec<String> {
-    let ids = prompt_ids(c);
-    let mut seen = Vec::new();
-    let mut text = String::new();
-    for message in c.transcript() {
-        if message["method"] == "session/update"
-            && message["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-        {
-            text.push_str(message["params"]["update"]["content"]["text"].as_str().unwrap_or(""));
-        } else if message.get("method").is_none()
-            && let Some((prompt, _)) = ids.iter().find(|(_, id)| *id == message["id"])
-        {
-            if !text.is_empty() {
-                seen.push(format!("text {}", std::mem::take(&mut text)));
-            }
-            let stop = message["result"]["stopReason"].as_str().unwrap_or("an error");
-            seen.push(format!("answer {prompt}: {stop}"));
-        }
-    }
-    seen
-}
 
 async fn session_with_first_prompt_streaming(s: &Standin) -> (AcpClient, String) {
     let c = s.adapter(&[]);
@@ -91,16 +32,16 @@ async fn wait_for_text(c: &AcpClient) {
 async fn two_prompts_sent_during_a_turn_are_answered_in_order_with_their_own_text() {
     let s = Standin::new("queued_two");
     let (c, id) = session_with_first_prompt_streaming(&s).await;
-    let first = send_prompt(&c, &id, "prompt one").await;
+    let first = c.send_prompt(&id, "prompt one").await;
     wait_for_text(&c).await;
-    let second = send_prompt(&c, &id, "prompt two").await;
-    let third = send_prompt(&c, &id, "prompt three").await;
+    let second = c.send_prompt(&id, "prompt two").await;
+    let third = c.send_prompt(&id, "prompt three").await;
     let (first, second, third) = tokio::join!(first, second, third);
     for answer in [first, second, third] {
         assert_eq!(answer.unwrap()["stopReason"], "end_turn");
     }
     assert_eq!(
-        what_the_editor_saw(&c),
+        c.answers_and_text(),
         [
             "text Answer one.",
             "answer prompt one: end_turn",
@@ -126,18 +67,24 @@ async fn two_prompts_sent_during_a_turn_are_answered_in_order_with_their_own_tex
 async fn five_queued_prompts_are_each_answered_once_in_order_however_claude_groups_them() {
     let s = Standin::new("queued_five");
     let (c, id) = session_with_first_prompt_streaming(&s).await;
-    let first = send_prompt(&c, &id, "prompt one").await;
+    let first = c.send_prompt(&id, "prompt one").await;
     wait_for_text(&c).await;
     let mut rest = Vec::new();
-    for text in ["prompt two", "prompt three", "prompt four", "prompt five", "prompt six"] {
-        rest.push(send_prompt(&c, &id, text).await);
+    for text in [
+        "prompt two",
+        "prompt three",
+        "prompt four",
+        "prompt five",
+        "prompt six",
+    ] {
+        rest.push(c.send_prompt(&id, text).await);
     }
     assert_eq!(first.await.unwrap()["stopReason"], "end_turn");
     for answer in futures::future::join_all(rest).await {
         assert_eq!(answer.unwrap()["stopReason"], "end_turn");
     }
     assert_eq!(
-        what_the_editor_saw(&c),
+        c.answers_and_text(),
         [
             "text Answer one.",
             "answer prompt one: end_turn",
@@ -155,7 +102,9 @@ async fn five_queued_prompts_are_each_answered_once_in_order_however_claude_grou
     let answers = c
         .transcript()
         .iter()
-        .filter(|m| m.get("method").is_none() && prompt_ids(&c).iter().any(|(_, id)| *id == m["id"]))
+        .filter(|m| {
+            m.get("method").is_none() && c.prompt_ids().iter().any(|(_, id)| *id == m["id"])
+        })
         .count();
     assert_eq!(answers, 6, "exactly one answer per prompt");
 }
@@ -164,10 +113,10 @@ async fn five_queued_prompts_are_each_answered_once_in_order_however_claude_grou
 async fn a_cancel_ends_the_running_prompt_and_both_queued_ones_and_the_next_prompt_runs() {
     let s = Standin::new("queued_cancel");
     let (c, id) = session_with_first_prompt_streaming(&s).await;
-    let first = send_prompt(&c, &id, "prompt one").await;
+    let first = c.send_prompt(&id, "prompt one").await;
     wait_for_text(&c).await;
-    let second = send_prompt(&c, &id, "prompt two").await;
-    let third = send_prompt(&c, &id, "prompt three").await;
+    let second = c.send_prompt(&id, "prompt two").await;
+    let third = c.send_prompt(&id, "prompt three").await;
     // Both are in claude's queue before the cancel.
     let deadline = tokio::time::Instant::now() + WAIT;
     while s.received().iter().filter(|l| l["type"] == "user").count() < 3 {
@@ -189,10 +138,14 @@ async fn a_cancel_ends_the_running_prompt_and_both_queued_ones_and_the_next_prom
 
     let stop = c.prompt(&id, "prompt four").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn");
-    assert!(c.agent_text(&id).ends_with("Answer four."), "{}", c.agent_text(&id));
+    assert!(
+        c.agent_text(&id).ends_with("Answer four."),
+        "{}",
+        c.agent_text(&id)
+    );
     c.quit(WAIT).await;
     assert_eq!(
-        what_the_editor_saw(&c)
+        c.answers_and_text()
             .into_iter()
             .filter(|e| e.starts_with("answer"))
             .collect::<Vec<_>>(),
@@ -223,9 +176,9 @@ async fn a_queued_prompt_whose_claude_dies_gets_the_running_ones_error() {
         script
     });
     let (c, id) = session_with_first_prompt_streaming(&s).await;
-    let first = send_prompt(&c, &id, "prompt one").await;
+    let first = c.send_prompt(&id, "prompt one").await;
     wait_for_text(&c).await;
-    let second = send_prompt(&c, &id, "prompt two").await;
+    let second = c.send_prompt(&id, "prompt two").await;
     let (first, second) = tokio::join!(first, second);
     let (first, second) = (first.unwrap_err(), second.unwrap_err());
     assert!(first.message.contains("claude exited"), "{}", first.message);
@@ -240,7 +193,10 @@ async fn past_sixteen_waiting_prompts_the_next_is_refused_with_a_clear_error() {
         let mut text = format!("{}\n", json!({"include": "initialize.jsonl"}));
         text += &format!("{}\n", json!({"expect": {"type": "user"}}));
         text += &format!("{}\n", json!({"include": "system_init.jsonl"}));
-        text += &format!("{}\n", json!({"emit": {"type": "assistant", "message": {"id": "m1", "type": "message", "role": "assistant", "model": "${model}", "content": [{"type": "text", "text": "Working."}], "stop_reason": null, "usage": null}, "parent_tool_use_id": null, "session_id": "${session_id}", "uuid": "a1"}}));
+        text += &format!(
+            "{}\n",
+            json!({"emit": {"type": "assistant", "message": {"id": "m1", "type": "message", "role": "assistant", "model": "${model}", "content": [{"type": "text", "text": "Working."}], "stop_reason": null, "usage": null}, "parent_tool_use_id": null, "session_id": "${session_id}", "uuid": "a1"}})
+        );
         for _ in 0..16 {
             text += &format!("{}\n", json!({"expect": {"type": "user"}}));
         }
@@ -249,13 +205,13 @@ async fn past_sixteen_waiting_prompts_the_next_is_refused_with_a_clear_error() {
         script
     });
     let (c, id) = session_with_first_prompt_streaming(&s).await;
-    let first = send_prompt(&c, &id, "prompt 0").await;
+    let first = c.send_prompt(&id, "prompt 0").await;
     wait_for_text(&c).await;
     let mut waiting = Vec::new();
     for n in 1..=16 {
         let text = format!("prompt {n}");
         let text: &'static str = Box::leak(text.into_boxed_str());
-        waiting.push(send_prompt(&c, &id, text).await);
+        waiting.push(c.send_prompt(&id, text).await);
     }
     let refused = c.prompt(&id, "one too many").await.unwrap_err();
     assert_eq!(refused.code, -32602, "{refused:?}");
