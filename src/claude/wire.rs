@@ -31,7 +31,7 @@ pub use permission_prompt::{PermissionPromptArgs, permission_prompt_schema};
 pub use permission_update::{
     PermissionDecision, PermissionRule, PermissionSettings, PermissionUpdate, UpdateKind,
 };
-pub use prompt::{ImageSource, InputBlock};
+pub use prompt::{ImageSource, InputBlock, Priority, UserInputMessage};
 pub use rate_limit::{RateLimitEvent, RateLimitInfo, RateLimitWindowInfo};
 pub use rewind::{FILE_CHECKPOINTING_ENV, RewindFilesRequest, RewindFilesResult};
 pub use tool_result::ToolResultContent;
@@ -522,22 +522,6 @@ pub enum ClaudeInput {
     },
 }
 
-/// How urgently claude takes a user message sent while it works.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Priority {
-    /// Into the running turn at once (the generation under way is cut short).
-    Now,
-    /// Once what claude waits on (a permission ask, a question) is settled, so it stays asked.
-    Later,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UserInputMessage {
-    pub role: &'static str,
-    pub content: Vec<InputBlock>,
-}
-
 /// One of our lines for claude's stdin, ready to write.
 pub(crate) enum InputLine {
     /// The whole line, newline included.
@@ -584,16 +568,6 @@ impl ClaudeInput {
         line.push(b'\n');
         // serde_json writes valid UTF-8.
         String::from_utf8(line).expect("JSON is UTF-8")
-    }
-
-    /// A user line given our `uuid` (claude names it in the `result` that answers it) and, for
-    /// one sent into a running turn, its priority. Other lines are left as they are.
-    pub fn addressed(mut self, id: String, urgency: Option<Priority>) -> Self {
-        if let ClaudeInput::User { uuid, priority, .. } = &mut self {
-            *uuid = Some(id);
-            *priority = urgency;
-        }
-        self
     }
 
     pub fn success(request_id: impl Into<String>, response: Value) -> Self {

@@ -344,6 +344,28 @@ mod tests {
     use tokio::io::AsyncReadExt;
 
     #[tokio::test]
+    async fn a_watcher_is_told_once_the_answer_to_its_request_is_queued() {
+        let outbound = Outbound::default();
+        let mut seven = outbound.when_answered(serde_json::json!(7));
+        let mut named = outbound.when_answered(serde_json::json!("a"));
+        // A request or notification with that id, and another answer, are not it.
+        outbound
+            .push_sdk_line(br#"{"jsonrpc":"2.0","id":7,"method":"fs/read_text_file"}"#.to_vec());
+        outbound.push_sdk_line(br#"{"jsonrpc":"2.0","id":8,"result":{}}"#.to_vec());
+        assert!(seven.try_recv().is_err());
+        outbound.push_sdk_line(
+            br#"{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}"#.to_vec(),
+        );
+        assert!(seven.try_recv().is_ok());
+        assert!(named.try_recv().is_err());
+        outbound.push_sdk_line(
+            br#"{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m"}}"#.to_vec(),
+        );
+        assert!(named.try_recv().is_ok());
+        assert_eq!(outbound.take_queued_json().len(), 4, "every line is queued");
+    }
+
+    #[tokio::test]
     async fn room_waits_while_the_reader_is_slow_and_every_line_arrives_in_order() {
         let outbound = Arc::new(Outbound::default());
         let (ours, mut editor) = tokio::io::duplex(64 * 1024);

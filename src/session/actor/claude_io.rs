@@ -161,7 +161,7 @@ impl SessionActor {
                     && turn.by_claude
                     && !self.queue.ledger.waits_on(turn.serial)
                 {
-                    turn.usage = end.usage.clone();
+                    turn.usage = end.usage;
                     self.finish_turn(outcome.clone());
                 }
             }
