@@ -19,5 +19,7 @@ pub mod platform;
 pub mod serve;
 pub mod session;
 pub mod standin;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod time;
 pub(crate) mod translate;

@@ -32,7 +32,14 @@ pub struct AcpEditor {
     pending: Arc<PendingRequests>,
     /// Set once, by `initialize` (the editor says it before anything else).
     capabilities: OnceLock<acp::ClientCapabilities>,
+    /// The editor's `clientInfo.name`, set by `initialize` when it sent one.
+    client_name: OnceLock<String>,
 }
+
+/// Clients that ask their user before they carry out `fs/write_text_file` and `terminal/create`,
+/// by `clientInfo.name`: acpx 0.19.1 does unless run with `--approve-all` (its `confirmWrite` and
+/// its terminal policy, read in its `dist/`).
+const CONFIRM_THEMSELVES: &[&str] = &["acpx"];
 
 impl AcpEditor {
     /// The editor at the other end of `transport`.
@@ -46,11 +53,16 @@ impl AcpEditor {
             outbound: transport.outbound.clone(),
             pending: transport.pending.clone(),
             capabilities: OnceLock::new(),
+            client_name: OnceLock::new(),
         })
     }
 
-    pub(super) fn set_capabilities(&self, caps: acp::ClientCapabilities) {
-        let _ = self.capabilities.set(caps);
+    /// What the editor declared at `initialize`: its capabilities and its name.
+    pub(super) fn set_declared(&self, request: &acp::InitializeRequest) {
+        let _ = self.capabilities.set(request.client_capabilities.clone());
+        if let Some(info) = &request.client_info {
+            let _ = self.client_name.set(info.name.clone());
+        }
     }
 
     /// Sends `request` and waits for the editor's answer, read as the SDK reads it. Dropping
@@ -165,6 +177,12 @@ impl EditorClient for AcpEditor {
         self.capabilities
             .get()
             .is_some_and(|c| c.fs.read_text_file && c.fs.write_text_file)
+    }
+
+    fn confirms_itself(&self) -> bool {
+        self.client_name
+            .get()
+            .is_some_and(|name| CONFIRM_THEMSELVES.contains(&name.as_str()))
     }
 
     async fn read_text_file(&self, session_id: &str, path: &Path) -> Result<String, EditorError> {

@@ -231,7 +231,7 @@ pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> R
             async move |req: acp::InitializeRequest,
                         responder: Responder<acp::InitializeResponse>,
                         _cx| {
-                editor.set_capabilities(req.client_capabilities.clone());
+                editor.set_declared(&req);
                 responder.respond(initialize_response(core.as_ref(), &req))
             }
         },

@@ -158,9 +158,9 @@ impl SystemMessage {
     }
 
     /// For `system/background_tasks_changed` (claude's whole set of live background tasks, sent
-    /// whenever it changes): how many of them are work claude must stay up for. Left out: tasks
-    /// claude marks `ambient` (not activity, such as watchers) and `off_host` (running elsewhere).
-    pub fn background_tasks_running(&self) -> Option<usize> {
+    /// whenever it changes): the ids of those claude must stay up for. Left out: tasks claude
+    /// marks `ambient` (not activity, such as watchers) and `off_host` (running elsewhere).
+    pub fn background_tasks_running(&self) -> Option<Vec<String>> {
         if self.subtype != "background_tasks_changed" {
             return None;
         }
@@ -170,7 +170,11 @@ impl SystemMessage {
             tasks
                 .iter()
                 .filter(|t| !flag(t, "ambient") && !flag(t, "off_host"))
-                .count(),
+                .map(|t| match t.get("task_id") {
+                    Some(Value::String(id)) => id.clone(),
+                    _ => String::new(),
+                })
+                .collect(),
         )
     }
 }

@@ -75,8 +75,8 @@ pub enum ElicitationOutcome {
     Cancelled,
 }
 
-/// The editor as the session side sees it. `crate::acp` implements it over the SDK connection;
-/// tests implement it with a recording stub.
+/// The editor as the session side sees it. `crate::acp` implements it over our transport; tests
+/// use the one test double, `crate::testing::TestEditor`.
 #[async_trait]
 pub trait EditorClient: Send + Sync + 'static {
     /// Sends a `session/update` notification. Never blocks on the editor.
@@ -126,6 +126,13 @@ pub trait EditorClient: Send + Sync + 'static {
 
     /// Whether the editor declared both `fs.readTextFile` and `fs.writeTextFile`.
     fn supports_text_files(&self) -> bool {
+        false
+    }
+
+    /// Whether the editor asks its user before it carries out `fs/write_text_file` and
+    /// `terminal/create` (acpx does by default), so that an edit or a command the user allowed in
+    /// the permission prompt would be asked twice.
+    fn confirms_itself(&self) -> bool {
         false
     }
 

@@ -91,11 +91,12 @@ impl ToolSetting {
         }
     }
 
-    /// The session's starting value: `None` where the editor cannot serve these tools (the option
-    /// is not offered, claude's own tools run), else the `_meta` key's, by default the editor.
+    /// The session's starting value: `None` where the editor cannot serve these tools (`default`
+    /// is `None`: the option is not offered, claude's own tools run), else the `_meta` key's, by
+    /// default `default`.
     pub(crate) fn initial(
         &self,
-        editor_serves: bool,
+        default: Option<ServedBy>,
         meta: Option<&Value>,
     ) -> Result<Option<ServedBy>, AgentError> {
         let key = self.meta_key;
@@ -109,7 +110,7 @@ impl ToolSetting {
                 )));
             }
         };
-        Ok(editor_serves.then(|| asked.unwrap_or(ServedBy::Editor)))
+        Ok(default.map(|default| asked.unwrap_or(default)))
     }
 
     /// The new value of a session's setting `current` (`None`: not offered) asked to be `value`.
@@ -161,21 +162,37 @@ mod tests {
     fn each_setting_reads_its_own_meta_key_and_values() {
         let meta = json!({"fileEdits": "disk", "terminal": "claude"});
         assert_eq!(
-            FILE_EDITS.initial(true, Some(&meta)).unwrap(),
+            FILE_EDITS
+                .initial(Some(ServedBy::Editor), Some(&meta))
+                .unwrap(),
             Some(ServedBy::Claude)
         );
         assert_eq!(
-            TERMINAL.initial(true, Some(&meta)).unwrap(),
+            TERMINAL
+                .initial(Some(ServedBy::Editor), Some(&meta))
+                .unwrap(),
             Some(ServedBy::Claude)
         );
         assert_eq!(
-            FILE_EDITS.initial(true, None).unwrap(),
+            FILE_EDITS.initial(Some(ServedBy::Editor), None).unwrap(),
             Some(ServedBy::Editor)
         );
-        assert_eq!(TERMINAL.initial(false, Some(&meta)).unwrap(), None);
+        // An editor that confirms writes itself starts on disk, and `_meta` still picks.
+        assert_eq!(
+            FILE_EDITS.initial(Some(ServedBy::Claude), None).unwrap(),
+            Some(ServedBy::Claude)
+        );
+        let editor = json!({"fileEdits": "editor"});
+        assert_eq!(
+            FILE_EDITS
+                .initial(Some(ServedBy::Claude), Some(&editor))
+                .unwrap(),
+            Some(ServedBy::Editor)
+        );
+        assert_eq!(TERMINAL.initial(None, Some(&meta)).unwrap(), None);
         let wrong = json!({"terminal": "disk"});
         let error = TERMINAL
-            .initial(true, Some(&wrong))
+            .initial(Some(ServedBy::Editor), Some(&wrong))
             .unwrap_err()
             .to_string();
         assert!(

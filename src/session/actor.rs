@@ -426,6 +426,7 @@ impl SessionActor {
         self.asks.withdraw_all();
         // Commands still running in the editor's terminals are killed and their terminals freed.
         self.abort_file_tasks();
+        self.stop_background_tasks().await;
         // With the process goes its MCP config, which may hold the editor's MCP secrets: gone
         // before the session says it is closed.
         if let Some(mut claude) = self.claude.ended() {

@@ -33,7 +33,7 @@ use crate::domain::{
     AgentCore, AgentError, AgentFeatures, AuthMethodInfo, AuthStatusInfo, ConfigOption,
     EditorClient, NewSession, PromptBlock, SessionOpened, SessionPage, TurnOutcome,
 };
-use crate::editor_tools::setting::{FILE_EDITS, TERMINAL};
+use crate::editor_tools::setting::{FILE_EDITS, ServedBy, TERMINAL};
 use crate::history::{self, HistoryError};
 
 /// The auth methods `initialize` offers; the editor runs `claude-acp login [--kind]` in a
@@ -173,9 +173,20 @@ impl Sessions {
             }
             _ => None,
         };
-        let file_edits =
-            FILE_EDITS.initial(self.editor.supports_text_files(), req.meta.as_ref())?;
-        let terminal = TERMINAL.initial(self.editor.supports_terminal(), req.meta.as_ref())?;
+        // An editor that asks its user before it writes a file or runs a command (acpx) would
+        // ask a second time after the permission prompt: its sessions start on claude's own tools.
+        let default = match self.editor.confirms_itself() {
+            true => ServedBy::Claude,
+            false => ServedBy::Editor,
+        };
+        let file_edits = FILE_EDITS.initial(
+            self.editor.supports_text_files().then_some(default),
+            req.meta.as_ref(),
+        )?;
+        let terminal = TERMINAL.initial(
+            self.editor.supports_terminal().then_some(default),
+            req.meta.as_ref(),
+        )?;
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),

@@ -4,8 +4,8 @@
 //! over 600 lines, a module's unit tests are its child module `tests`, production comments say
 //! "the pinned claude" rather than its version, and no file names a development machine's paths.
 //! The rooms of `src/` (its folders and top files) import downwards only ([`BELOW`]) and never in
-//! a circle, the permission wing alone serves MCP over HTTP, and one pending-request map serves
-//! both sides.
+//! a circle, the permission wing alone serves MCP over HTTP, one pending-request map serves both
+//! sides, and each seam has one test double.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -498,5 +498,32 @@ fn the_wings_do_not_use_doctor_either() {
     assert!(
         offenders.is_empty(),
         "what the wings need about claude's installation lives in src/claude/: {offenders:?}"
+    );
+}
+
+#[test]
+fn each_seam_has_one_test_double() {
+    // A second stand-in for the editor or the agent core drifts from the first: its answers and
+    // what it records are written again, and a test against it proves less.
+    let doubles: Vec<String> = ["src", "tests", "benches"]
+        .into_iter()
+        .flat_map(rust_files)
+        .flat_map(|(name, text)| {
+            ["EditorClient for ", "AgentCore for "]
+                .into_iter()
+                .filter(|seam| text.contains(&format!("impl {seam}")))
+                .map(move |seam| format!("{name}: {seam}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(
+        doubles,
+        [
+            "src/acp/client.rs: EditorClient for ",
+            "src/fuzzing.rs: AgentCore for ",
+            "src/session/mod.rs: AgentCore for ",
+            "src/testing/editor.rs: EditorClient for ",
+        ],
+        "the editor's test double is src/testing/editor.rs, the agent core's InstantCore"
     );
 }

@@ -4,7 +4,7 @@ use super::*;
 use serde_json::json;
 
 #[test]
-fn background_tasks_count_only_work_claude_must_stay_up_for() {
+fn background_tasks_name_only_work_claude_must_stay_up_for() {
     let line = json!({"type": "system", "subtype": "background_tasks_changed", "session_id": "s",
         "uuid": "u", "tasks": [
             {"task_id": "a", "task_type": "local_bash", "description": "sleep 60"},
@@ -14,7 +14,10 @@ fn background_tasks_count_only_work_claude_must_stay_up_for() {
     let ClaudeMessage::System(s) = ClaudeMessage::parse(&line.to_string()).unwrap() else {
         panic!()
     };
-    assert_eq!(s.background_tasks_running(), Some(2));
+    assert_eq!(
+        s.background_tasks_running(),
+        Some(vec!["a".to_owned(), "b".to_owned()])
+    );
     let ClaudeMessage::System(s) =
         ClaudeMessage::parse(r#"{"type":"system","subtype":"status"}"#).unwrap()
     else {

@@ -38,6 +38,13 @@ impl From<Answer> for Reply {
     }
 }
 
+/// Whether a file the disk lacks is asked of the editor (an unsaved new buffer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Unsaved {
+    Ask,
+    Skip,
+}
+
 /// Where a file's text lives for these tools.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Holder {
@@ -73,12 +80,20 @@ impl EditorFiles {
         }
     }
 
-    /// The file's text, `None` when it does not exist.
-    async fn load(&self, path: &Path, holder: Holder) -> Result<Option<String>, Answer> {
-        if !path.exists() {
-            return Ok(None);
-        }
+    /// The file's text, `None` when it does not exist. A file the disk lacks may still be an
+    /// unsaved new buffer of the editor's: with `Unsaved::Ask` the editor is asked (its error
+    /// means "no file"); a Write, which replaces whatever is there, does not ask, so that an
+    /// editor that shows its failed requests (acpx) shows no error for each new file.
+    async fn load(
+        &self,
+        path: &Path,
+        holder: Holder,
+        unsaved: Unsaved,
+    ) -> Result<Option<String>, Answer> {
+        let on_disk = path.exists();
         match holder {
+            Holder::Disk if !on_disk => Ok(None),
+            Holder::Editor if !on_disk && unsaved == Unsaved::Skip => Ok(None),
             Holder::Disk => std::fs::read_to_string(path)
                 .map(Some)
                 .map_err(|e| Answer::error(format!("{e}"))),
@@ -86,6 +101,7 @@ impl EditorFiles {
                 let read = self.editor.read_text_file(&self.session_id, path);
                 match answer_bound::answer(self.bound, read).await {
                     Ok(Ok(text)) => Ok(Some(text)),
+                    Ok(Err(_)) if !on_disk => Ok(None),
                     Ok(Err(e)) => Err(Answer::error(format!(
                         "The editor could not read {}: {e}",
                         path.display()
@@ -206,11 +222,10 @@ impl EditorFiles {
         if path.is_dir() {
             return Answer::error(texts::read_directory(&path)).into();
         }
-        if !path.exists() {
-            return Answer::error(texts::missing(&self.cwd)).into();
-        }
+        // A file the disk lacks may be an unsaved new buffer: `load` asks the editor.
+        let on_disk = path.exists();
         // Images and binary files are claude's own business: served from disk as it would.
-        if let Some(media_type) = logic::image_type(&path) {
+        if on_disk && let Some(media_type) = logic::image_type(&path) {
             return match std::fs::read(&path) {
                 Ok(bytes) => Reply {
                     content: vec![McpContent::Image {
@@ -222,7 +237,7 @@ impl EditorFiles {
                 Err(e) => Reply::error(format!("{e}")),
             };
         }
-        if head_is_binary(&path) {
+        if on_disk && head_is_binary(&path) {
             let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
             return Answer::error(texts::binary_file(ext)).into();
         }
@@ -237,7 +252,7 @@ impl EditorFiles {
                 vec![ToolContent::Text { text: text.into() }],
             );
         }
-        let text = match self.load(&path, holder).await {
+        let text = match self.load(&path, holder, Unsaved::Ask).await {
             Ok(Some(text)) => text,
             Ok(None) => return Answer::error(texts::missing(&self.cwd)).into(),
             Err(answer) => return answer.into(),
@@ -268,7 +283,7 @@ impl EditorFiles {
             return Answer::error(texts::write_directory(&path)).into();
         }
         let holder = self.holder(&path);
-        let current = match self.load(&path, holder).await {
+        let current = match self.load(&path, holder, Unsaved::Skip).await {
             Ok(current) => current,
             Err(answer) => return answer.into(),
         };
@@ -307,7 +322,7 @@ impl EditorFiles {
             replace_all: input.get("replace_all").and_then(Value::as_bool) == Some(true),
         };
         let holder = self.holder(&path);
-        let current = match self.load(&path, holder).await {
+        let current = match self.load(&path, holder, Unsaved::Ask).await {
             Ok(current) => current,
             Err(answer) => return answer.into(),
         };
@@ -346,7 +361,11 @@ impl EditorFiles {
     pub(crate) async fn preview(&self, tool: &str, input: &Value) -> Option<ToolContent> {
         let path = self.path_of(input).ok()?;
         let holder = self.holder(&path);
-        let current = self.load(&path, holder).await.ok()?;
+        let unsaved = match tool {
+            "Write" => Unsaved::Skip,
+            _ => Unsaved::Ask,
+        };
+        let current = self.load(&path, holder, unsaved).await.ok()?;
         let new = match tool {
             "Write" => input.get("content")?.as_str()?.to_owned(),
             "Edit" => {

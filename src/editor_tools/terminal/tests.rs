@@ -1,101 +1,16 @@
-//! Background commands and TaskStop against an editor whose terminals live in memory.
+//! Background commands and TaskStop against the test editor's scripted terminals, and `cd`
+//! against its real shell.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::domain::{
-    EditorError, PermissionAsk, PermissionOutcome, SessionUpdate, TerminalCommand, TerminalExit,
-    TerminalOutput,
-};
+use crate::testing::TestEditor;
 
-/// Terminals whose commands print `output` and end with `exit` (never, when `None`) until killed.
-#[derive(Default)]
-struct Terminals {
-    scripted: Mutex<HashMap<String, (String, Option<u32>)>>,
-    running: Mutex<HashMap<String, String>>,
-    killed: Mutex<Vec<String>>,
-    released: Mutex<Vec<String>>,
-}
-
-impl Terminals {
-    fn command_of(&self, id: &str) -> Result<(String, Option<u32>), EditorError> {
-        let command = self
-            .running
-            .lock()
-            .unwrap()
-            .get(id)
-            .cloned()
-            .ok_or_else(|| EditorError::Rejected(format!("no terminal {id}")))?;
-        Ok(self.scripted.lock().unwrap()[&command].clone())
-    }
-}
-
-#[async_trait]
-impl EditorClient for Terminals {
-    fn session_update(&self, _: &str, _: SessionUpdate) {}
-    async fn request_permission(&self, _: PermissionAsk) -> Result<PermissionOutcome, EditorError> {
-        Err(EditorError::Closed)
-    }
-    async fn create_terminal(&self, _: &str, c: TerminalCommand) -> Result<String, EditorError> {
-        let mut running = self.running.lock().unwrap();
-        let id = format!("term-{}", running.len() + 1);
-        running.insert(id.clone(), c.args[1].clone());
-        Ok(id)
-    }
-    async fn terminal_output(&self, _: &str, id: &str) -> Result<TerminalOutput, EditorError> {
-        let (output, exit) = self.command_of(id)?;
-        let killed = self.killed.lock().unwrap().iter().any(|k| k == id);
-        let exit = match (killed, exit) {
-            (true, _) => Some(TerminalExit {
-                code: None,
-                signal: Some("SIGKILL".into()),
-            }),
-            (false, code) => code.map(|code| TerminalExit {
-                code: Some(code),
-                signal: None,
-            }),
-        };
-        Ok(TerminalOutput {
-            output,
-            truncated: false,
-            exit,
-        })
-    }
-    async fn wait_for_terminal_exit(&self, _: &str, id: &str) -> Result<TerminalExit, EditorError> {
-        match self.command_of(id)?.1 {
-            Some(code) => Ok(TerminalExit {
-                code: Some(code),
-                signal: None,
-            }),
-            // Runs until killed; the caller's timeout ends the wait.
-            None => std::future::pending().await,
-        }
-    }
-    async fn kill_terminal(&self, _: &str, id: &str) -> Result<(), EditorError> {
-        self.killed.lock().unwrap().push(id.to_owned());
-        Ok(())
-    }
-    async fn release_terminal(&self, _: &str, id: &str) -> Result<(), EditorError> {
-        self.running.lock().unwrap().remove(id);
-        self.released.lock().unwrap().push(id.to_owned());
-        Ok(())
-    }
-}
-
-fn setup(scripted: &[(&str, &str, Option<u32>)]) -> (Arc<Terminals>, EditorTerminal) {
-    let editor = Arc::new(Terminals::default());
-    for (command, output, exit) in scripted {
-        editor
-            .scripted
-            .lock()
-            .unwrap()
-            .insert(command.to_string(), (output.to_string(), *exit));
-    }
+fn setup(scripted: &[(&str, &str, Option<u32>)]) -> (Arc<TestEditor>, EditorTerminal) {
+    let editor = Arc::new(TestEditor::default().with_scripted_terminals(scripted));
     let terminal = EditorTerminal::new(
         editor.clone(),
         "s-terminal-tests".into(),
@@ -149,7 +64,7 @@ async fn a_background_command_writes_its_output_file_and_task_stop_kills_it() {
         std::fs::read_to_string(&file).unwrap(),
         "listening on 3000\n"
     );
-    assert!(editor.released.lock().unwrap().is_empty(), "still running");
+    assert!(editor.released().is_empty(), "still running");
 
     let stopped = terminal
         .call("TaskStop", &json!({"task_id": id}), None)
@@ -160,8 +75,8 @@ async fn a_background_command_writes_its_output_file_and_task_stop_kills_it() {
         answer["message"],
         format!("Successfully stopped task: {id} (npm run dev)")
     );
-    assert_eq!(*editor.killed.lock().unwrap(), ["term-1"]);
-    assert_eq!(*editor.released.lock().unwrap(), ["term-1"]);
+    assert_eq!(editor.killed(), ["term-1"]);
+    assert_eq!(editor.released(), ["term-1"]);
     assert!(
         std::fs::read_to_string(&file)
             .unwrap()
@@ -182,8 +97,8 @@ async fn a_background_command_that_ends_leaves_its_exit_code_and_frees_its_termi
     let (editor, terminal) = setup(&[("make build", "built\n", Some(2))]);
     let input = json!({"command": "make build", "run_in_background": true});
     let (_, file) = started(&terminal.call("Bash", &input, None).await);
-    wait_for(|| !editor.released.lock().unwrap().is_empty()).await;
-    assert_eq!(*editor.released.lock().unwrap(), ["term-1"]);
+    wait_for(|| !editor.released().is_empty()).await;
+    assert_eq!(editor.released(), ["term-1"]);
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         "built\n\n[exited with code 2]\n"
@@ -197,9 +112,9 @@ async fn claudes_end_ends_the_background_commands() {
     let input = json!({"command": "tail -f log", "run_in_background": true});
     let (_, file) = started(&terminal.call("Bash", &input, None).await);
     terminal.end_background();
-    wait_for(|| !editor.released.lock().unwrap().is_empty()).await;
-    assert_eq!(*editor.killed.lock().unwrap(), ["term-1"]);
-    assert_eq!(*editor.released.lock().unwrap(), ["term-1"]);
+    wait_for(|| !editor.released().is_empty()).await;
+    assert_eq!(editor.killed(), ["term-1"]);
+    assert_eq!(editor.released(), ["term-1"]);
     let _ = std::fs::remove_file(file);
 }
 
@@ -208,9 +123,9 @@ async fn a_background_command_past_its_timeout_is_killed() {
     let (editor, terminal) = setup(&[("npm run watch", "watching\n", None)]);
     let input = json!({"command": "npm run watch", "run_in_background": true, "timeout": 300});
     let (_, file) = started(&terminal.call("Bash", &input, None).await);
-    wait_for(|| !editor.released.lock().unwrap().is_empty()).await;
-    assert_eq!(*editor.killed.lock().unwrap(), ["term-1"]);
-    assert_eq!(*editor.released.lock().unwrap(), ["term-1"]);
+    wait_for(|| !editor.released().is_empty()).await;
+    assert_eq!(editor.killed(), ["term-1"]);
+    assert_eq!(editor.released(), ["term-1"]);
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         "watching\n\n[killed: still running after its 300ms timeout]\n"
@@ -229,7 +144,7 @@ async fn a_foreground_command_past_its_timeout_after_some_output_moves_to_the_ba
         text.starts_with("ready on 3000\nCommand did not complete within its 200ms timeout and was moved to the background (ID: b"),
         "{text}"
     );
-    assert!(editor.killed.lock().unwrap().is_empty(), "it runs on");
+    assert!(editor.killed().is_empty(), "it runs on");
     let id = text
         .split("(ID: ")
         .nth(1)
@@ -241,60 +156,7 @@ async fn a_foreground_command_past_its_timeout_after_some_output_moves_to_the_ba
         .call("TaskStop", &json!({"task_id": id}), None)
         .await;
     assert_eq!(stopped["isError"], false);
-    assert_eq!(*editor.released.lock().unwrap(), ["term-1"]);
-}
-
-/// An editor whose terminals really run the command (to the end, at `terminal/create`).
-#[derive(Default)]
-struct RealShell {
-    ran: Mutex<HashMap<String, (String, u32)>>,
-    cwds: Mutex<Vec<std::path::PathBuf>>,
-}
-
-#[async_trait]
-impl EditorClient for RealShell {
-    fn session_update(&self, _: &str, _: SessionUpdate) {}
-    async fn request_permission(&self, _: PermissionAsk) -> Result<PermissionOutcome, EditorError> {
-        Err(EditorError::Closed)
-    }
-    async fn create_terminal(&self, _: &str, c: TerminalCommand) -> Result<String, EditorError> {
-        let out = std::process::Command::new(&c.command)
-            .args(&c.args)
-            .envs(c.env)
-            .current_dir(&c.cwd)
-            .output()
-            .map_err(|e| EditorError::Rejected(e.to_string()))?;
-        self.cwds.lock().unwrap().push(c.cwd);
-        let mut ran = self.ran.lock().unwrap();
-        let id = format!("term-{}", ran.len() + 1);
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let code = out.status.code().unwrap_or(1) as u32;
-        ran.insert(id.clone(), (text, code));
-        Ok(id)
-    }
-    async fn terminal_output(&self, _: &str, id: &str) -> Result<TerminalOutput, EditorError> {
-        let (output, code) = self.ran.lock().unwrap()[id].clone();
-        Ok(TerminalOutput {
-            output,
-            truncated: false,
-            exit: Some(TerminalExit {
-                code: Some(code),
-                signal: None,
-            }),
-        })
-    }
-    async fn wait_for_terminal_exit(&self, _: &str, id: &str) -> Result<TerminalExit, EditorError> {
-        Ok(TerminalExit {
-            code: Some(self.ran.lock().unwrap()[id].1),
-            signal: None,
-        })
-    }
-    async fn kill_terminal(&self, _: &str, _: &str) -> Result<(), EditorError> {
-        Ok(())
-    }
-    async fn release_terminal(&self, _: &str, _: &str) -> Result<(), EditorError> {
-        Ok(())
-    }
+    assert_eq!(editor.released(), ["term-1"]);
 }
 
 #[tokio::test]
@@ -302,7 +164,7 @@ async fn cd_carries_over_to_the_next_command_inside_the_workspace_only() {
     let work = std::env::temp_dir().join(format!("editor-terminal-cd-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(work.join("sub")).unwrap();
     let work = std::fs::canonicalize(&work).unwrap();
-    let editor = Arc::new(RealShell::default());
+    let editor = Arc::new(TestEditor::default().with_real_shell());
     let terminal = EditorTerminal::new(
         editor.clone(),
         "s-cd".into(),
@@ -329,7 +191,7 @@ async fn cd_carries_over_to_the_next_command_inside_the_workspace_only() {
         text_of(&terminal.call("Bash", &bash("pwd"), None).await),
         work.display().to_string()
     );
-    let cwds = editor.cwds.lock().unwrap().clone();
+    let cwds = editor.terminal_cwds();
     assert_eq!(
         cwds,
         [

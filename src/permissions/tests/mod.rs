@@ -1,13 +1,33 @@
-//! Unit tests of the permission flow against a recording stub editor.
+//! Unit tests of the permission flow against the test editor, its answers scripted.
 
 mod plan;
 mod questions;
-mod stub;
 mod tool_asks;
+
+use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::{Decision, SessionRules, decide};
 use crate::claude::wire::CanUseTool;
+use crate::domain::{EditorError, PermissionOutcome};
+use crate::testing::TestEditor;
+
+fn pick(option_id: &str) -> Result<PermissionOutcome, EditorError> {
+    Ok(PermissionOutcome::Selected {
+        option_id: option_id.into(),
+    })
+}
+
+/// Runs one ask in `/srv` with fresh session rules.
+async fn run(editor: &Arc<TestEditor>, req: CanUseTool) -> Decision {
+    run_with(editor, req, &SessionRules::new()).await
+}
+
+async fn run_with(editor: &Arc<TestEditor>, req: CanUseTool, rules: &SessionRules) -> Decision {
+    decide(editor.clone(), "sess-1", Path::new("/srv"), req, rules).await
+}
 
 /// A `can_use_tool` request as claude sends it.
 fn request(value: Value) -> CanUseTool {

@@ -1,12 +1,14 @@
 //! ExitPlanMode: the plan in the tool call, three ways on, the mode following the answer.
 
+use std::sync::Arc;
+
 use serde_json::json;
 
-use super::stub::{StubEditor, pick, run};
-use super::{request, wire};
+use super::{pick, request, run, wire};
 use crate::claude::wire::CanUseTool;
 use crate::domain::{EditorError, ToolContent};
 use crate::permissions::{ACCEPT_EDITS, APPROVE_EACH_EDIT, KEEP_PLANNING};
+use crate::testing::TestEditor;
 
 fn exit_plan(input: serde_json::Value) -> CanUseTool {
     request(
@@ -24,7 +26,7 @@ fn with_plan() -> CanUseTool {
 
 #[tokio::test]
 async fn the_plan_is_shown_with_three_ways_on() {
-    let editor = StubEditor::answering(vec![pick(KEEP_PLANNING)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(KEEP_PLANNING)]));
     run(&editor, with_plan()).await;
 
     let ask = &editor.asks()[0];
@@ -52,7 +54,7 @@ async fn approving_switches_to_the_chosen_mode() {
         (ACCEPT_EDITS, "acceptEdits"),
         (APPROVE_EACH_EDIT, "default"),
     ] {
-        let editor = StubEditor::answering(vec![pick(option)]);
+        let editor = Arc::new(TestEditor::answering(vec![pick(option)]));
         let decision = run(&editor, with_plan()).await;
         assert_eq!(
             wire(&decision),
@@ -67,7 +69,7 @@ async fn approving_switches_to_the_chosen_mode() {
 
 #[tokio::test]
 async fn keep_planning_denies_and_stays_in_plan_mode() {
-    let editor = StubEditor::answering(vec![pick(KEEP_PLANNING)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(KEEP_PLANNING)]));
     let decision = run(&editor, with_plan()).await;
     let reply = wire(&decision);
     assert_eq!(reply["behavior"], "deny");
@@ -77,7 +79,7 @@ async fn keep_planning_denies_and_stays_in_plan_mode() {
 
 #[tokio::test]
 async fn without_plan_text_the_call_says_so() {
-    let editor = StubEditor::answering(vec![pick(APPROVE_EACH_EDIT)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(APPROVE_EACH_EDIT)]));
     run(&editor, exit_plan(json!({}))).await;
     let content = format!("{:?}", editor.asks()[0].tool_call.content);
     assert!(content.contains("no plan text"), "{content}");
@@ -86,7 +88,7 @@ async fn without_plan_text_the_call_says_so() {
 #[tokio::test]
 async fn plan_approval_failures_deny_and_keep_the_mode() {
     for answer in [Err(EditorError::Closed), pick("allow_once")] {
-        let editor = StubEditor::answering(vec![answer]);
+        let editor = Arc::new(TestEditor::answering(vec![answer]));
         let decision = run(&editor, with_plan()).await;
         assert_eq!(wire(&decision)["behavior"], "deny");
         assert_eq!(decision.mode_change, None);

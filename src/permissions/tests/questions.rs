@@ -1,11 +1,13 @@
 //! AskUserQuestion: as a form, and as one prompt per question (multiple choice as toggles).
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
-use super::stub::{StubEditor, pick, run};
-use super::{request, wire};
+use super::{pick, request, run, wire};
 use crate::claude::wire::CanUseTool;
 use crate::domain::{EditorError, ElicitationOutcome, PermissionOptionKind, PermissionOutcome};
+use crate::testing::TestEditor;
 
 fn questions() -> Value {
     json!([
@@ -32,7 +34,7 @@ fn one_question() -> Value {
 
 #[tokio::test]
 async fn one_question_is_one_prompt_whose_options_are_its_labels_and_dismiss() {
-    let editor = StubEditor::answering(vec![pick("answer_1")]);
+    let editor = Arc::new(TestEditor::answering(vec![pick("answer_1")]));
     let decision = run(&editor, ask(one_question())).await;
 
     assert_eq!(editor.option_names(0), ["Blue", "Red", "Dismiss"]);
@@ -55,12 +57,12 @@ async fn one_question_is_one_prompt_whose_options_are_its_labels_and_dismiss() {
 #[tokio::test]
 async fn several_questions_are_asked_in_turn_and_multiple_choice_works_as_toggles() {
     // Red; then Large, Small, Done (Medium left unpicked).
-    let editor = StubEditor::answering(vec![
+    let editor = Arc::new(TestEditor::answering(vec![
         pick("answer_1"),
         pick("answer_2"),
         pick("answer_0"),
         pick("done"),
-    ]);
+    ]));
     let decision = run(&editor, ask(questions())).await;
 
     let asks = editor.asks();
@@ -90,7 +92,11 @@ async fn several_questions_are_asked_in_turn_and_multiple_choice_works_as_toggle
 
 #[tokio::test]
 async fn picking_every_label_of_a_multiple_choice_needs_no_done() {
-    let editor = StubEditor::answering(vec![pick("answer_0"), pick("answer_1"), pick("answer_2")]);
+    let editor = Arc::new(TestEditor::answering(vec![
+        pick("answer_0"),
+        pick("answer_1"),
+        pick("answer_2"),
+    ]));
     let decision = run(&editor, ask(json!([questions()[1].clone()]))).await;
 
     assert_eq!(editor.asks().len(), 3);
@@ -102,7 +108,10 @@ async fn picking_every_label_of_a_multiple_choice_needs_no_done() {
 
 #[tokio::test]
 async fn a_dismissed_question_is_a_deny_saying_so_and_nothing_more_is_asked() {
-    let editor = StubEditor::answering(vec![pick("dismiss"), pick("answer_0")]);
+    let editor = Arc::new(TestEditor::answering(vec![
+        pick("dismiss"),
+        pick("answer_0"),
+    ]));
     let reply = wire(&run(&editor, ask(questions())).await);
 
     assert_eq!(editor.asks().len(), 1);
@@ -126,7 +135,7 @@ async fn prompt_failures_deny_with_the_reason() {
         (Ok(PermissionOutcome::Cancelled), "cancelled the questions"),
     ];
     for (answer, reason) in cases {
-        let editor = StubEditor::answering(vec![answer]);
+        let editor = Arc::new(TestEditor::answering(vec![answer]));
         let reply = wire(&run(&editor, ask(questions())).await);
         assert_eq!(reply["behavior"], "deny");
         let message = reply["message"].as_str().unwrap();
@@ -139,7 +148,7 @@ async fn prompt_failures_deny_with_the_reason() {
 
 #[tokio::test]
 async fn an_ask_without_questions_is_denied_without_asking() {
-    let editor = StubEditor::answering(vec![]);
+    let editor = Arc::new(TestEditor::answering(vec![]));
     let reply = wire(&run(&editor, ask(json!([]))).await);
     assert!(editor.asks().is_empty());
     assert_eq!(reply["behavior"], "deny");
@@ -147,13 +156,12 @@ async fn an_ask_without_questions_is_denied_without_asking() {
 
 #[tokio::test]
 async fn with_forms_all_questions_are_one_form_with_a_field_each() {
-    let editor = StubEditor::with_forms(
-        vec![Ok(ElicitationOutcome::Accepted(vec![
+    let editor = Arc::new(TestEditor::answering(vec![]).with_forms(vec![Ok(
+        ElicitationOutcome::Accepted(vec![
             ("question_1".into(), vec!["Blue".into()]),
             ("question_2".into(), vec!["Small".into(), "Large".into()]),
-        ]))],
-        vec![],
-    );
+        ]),
+    )]));
     let decision = run(&editor, ask(questions())).await;
 
     assert!(
@@ -183,7 +191,8 @@ async fn with_forms_all_questions_are_one_form_with_a_field_each() {
 
 #[tokio::test]
 async fn a_declined_form_is_a_dismissal() {
-    let editor = StubEditor::with_forms(vec![Ok(ElicitationOutcome::Declined)], vec![]);
+    let editor =
+        Arc::new(TestEditor::answering(vec![]).with_forms(vec![Ok(ElicitationOutcome::Declined)]));
     let reply = wire(&run(&editor, ask(one_question())).await);
     assert_eq!(reply["behavior"], "deny");
     assert!(reply["message"].as_str().unwrap().contains("dismissed"));
@@ -197,9 +206,9 @@ async fn a_form_answer_outside_the_choices_or_missing_a_field_denies() {
         vec![],
     ];
     for fields in answers {
-        let editor = StubEditor::with_forms(
-            vec![Ok(ElicitationOutcome::Accepted(fields.clone()))],
-            vec![],
+        let editor = Arc::new(
+            TestEditor::answering(vec![])
+                .with_forms(vec![Ok(ElicitationOutcome::Accepted(fields.clone()))]),
         );
         let reply = wire(&run(&editor, ask(one_question())).await);
         assert_eq!(reply["behavior"], "deny", "{fields:?}");
@@ -214,9 +223,9 @@ async fn a_form_answer_outside_the_choices_or_missing_a_field_denies() {
 
 #[tokio::test]
 async fn a_form_the_editor_cannot_show_falls_back_to_prompts_and_other_errors_deny() {
-    let editor = StubEditor::with_forms(
-        vec![Err(EditorError::Unsupported("form elicitation"))],
-        vec![pick("answer_0")],
+    let editor = Arc::new(
+        TestEditor::answering(vec![pick("answer_0")])
+            .with_forms(vec![Err(EditorError::Unsupported("form elicitation"))]),
     );
     let decision = run(&editor, ask(one_question())).await;
     assert_eq!(
@@ -224,7 +233,9 @@ async fn a_form_the_editor_cannot_show_falls_back_to_prompts_and_other_errors_de
         json!({"Which color should the button be?": "Blue"})
     );
 
-    let editor = StubEditor::with_forms(vec![Err(EditorError::Closed)], vec![pick("answer_0")]);
+    let editor = Arc::new(
+        TestEditor::answering(vec![pick("answer_0")]).with_forms(vec![Err(EditorError::Closed)]),
+    );
     let reply = wire(&run(&editor, ask(one_question())).await);
     assert_eq!(reply["behavior"], "deny");
     assert!(editor.asks().is_empty());

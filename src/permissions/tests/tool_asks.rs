@@ -1,15 +1,17 @@
 //! Ordinary tool asks: the options offered, each reply shape, and every fail-closed path.
 
+use std::sync::Arc;
+
 use serde_json::json;
 
-use super::stub::{StubEditor, pick, run, run_with};
-use super::{bash_ask, request, wire, write_ask};
+use super::{bash_ask, pick, request, run, run_with, wire, write_ask};
 use crate::domain::{EditorError, PermissionOptionKind, PermissionOutcome, ToolContent};
 use crate::permissions::{ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ALWAYS, REJECT_ONCE, SessionRules};
+use crate::testing::TestEditor;
 
 #[tokio::test]
 async fn a_write_ask_shows_the_diff_and_offers_all_four_choices() {
-    let editor = StubEditor::answering(vec![pick(ALLOW_ONCE)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(ALLOW_ONCE)]));
     run(&editor, write_ask()).await;
 
     let ask = &editor.asks()[0];
@@ -43,7 +45,7 @@ async fn a_write_ask_shows_the_diff_and_offers_all_four_choices() {
 
 #[tokio::test]
 async fn allow_once_answers_with_the_input_and_no_rules() {
-    let editor = StubEditor::answering(vec![pick(ALLOW_ONCE)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(ALLOW_ONCE)]));
     let decision = run(&editor, write_ask()).await;
 
     assert_eq!(
@@ -57,7 +59,7 @@ async fn allow_once_answers_with_the_input_and_no_rules() {
 
 #[tokio::test]
 async fn allow_always_applies_the_suggested_rule_and_says_where_it_is_kept() {
-    let editor = StubEditor::answering(vec![pick(ALLOW_ALWAYS)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(ALLOW_ALWAYS)]));
     let decision = run(&editor, bash_ask()).await;
 
     assert_eq!(
@@ -77,7 +79,7 @@ async fn allow_always_applies_the_suggested_rule_and_says_where_it_is_kept() {
 
 #[tokio::test]
 async fn allow_all_edits_switches_the_mode_for_the_session() {
-    let editor = StubEditor::answering(vec![pick(ALLOW_ALWAYS)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(ALLOW_ALWAYS)]));
     let decision = run(&editor, write_ask()).await;
 
     assert_eq!(
@@ -100,7 +102,7 @@ async fn several_suggestions_make_one_option_naming_each_and_applying_all() {
         json!({"tool_name": "Bash", "input": {"command": "touch /w/n.txt"},
         "permission_suggestions": suggestions, "tool_use_id": "t"}),
     );
-    let editor = StubEditor::answering(vec![pick(ALLOW_ALWAYS)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(ALLOW_ALWAYS)]));
     let decision = run(&editor, req).await;
 
     assert_eq!(
@@ -133,7 +135,10 @@ async fn allow_always_for_this_session_is_kept_for_a_restarted_claude_and_saved_
     );
     let rules = SessionRules::new();
     assert_eq!(rules.flag_settings(), None);
-    let editor = StubEditor::answering(vec![pick(ALLOW_ALWAYS), pick(REJECT_ALWAYS)]);
+    let editor = Arc::new(TestEditor::answering(vec![
+        pick(ALLOW_ALWAYS),
+        pick(REJECT_ALWAYS),
+    ]));
     run_with(&editor, req, &rules).await;
     let kept = json!({"allow": ["mcp__acp__note", "Bash(echo \\(x\\))"],
                       "additionalDirectories": ["/w"]});
@@ -151,7 +156,7 @@ async fn allow_always_for_this_session_is_kept_for_a_restarted_claude_and_saved_
 async fn no_usable_suggestion_means_no_allow_always_and_picking_it_anyway_denies() {
     let req = request(json!({"tool_name": "WebSearch", "input": {"query": "rust"},
         "permission_suggestions": [{"type": "somethingNew", "destination": "session"}]}));
-    let editor = StubEditor::answering(vec![pick(ALLOW_ALWAYS)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(ALLOW_ALWAYS)]));
     let decision = run(&editor, req).await;
 
     assert_eq!(
@@ -170,7 +175,7 @@ async fn no_usable_suggestion_means_no_allow_always_and_picking_it_anyway_denies
 
 #[tokio::test]
 async fn reject_once_denies_with_a_message_the_model_reads() {
-    let editor = StubEditor::answering(vec![pick(REJECT_ONCE)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(REJECT_ONCE)]));
     let decision = run(&editor, write_ask()).await;
 
     assert_eq!(
@@ -183,7 +188,10 @@ async fn reject_once_denies_with_a_message_the_model_reads() {
 #[tokio::test]
 async fn reject_always_denies_and_puts_every_rule_of_the_session_in_force() {
     let rules = SessionRules::new();
-    let editor = StubEditor::answering(vec![pick(REJECT_ALWAYS), pick(REJECT_ALWAYS)]);
+    let editor = Arc::new(TestEditor::answering(vec![
+        pick(REJECT_ALWAYS),
+        pick(REJECT_ALWAYS),
+    ]));
     let first = run_with(&editor, bash_ask(), &rules).await;
     let second = run_with(&editor, write_ask(), &rules).await;
 
@@ -231,7 +239,7 @@ async fn reject_always_rules_are_built_from_the_input_when_claude_suggests_none(
         ),
     ];
     for (req, rule) in cases {
-        let editor = StubEditor::answering(vec![pick(REJECT_ALWAYS)]);
+        let editor = Arc::new(TestEditor::answering(vec![pick(REJECT_ALWAYS)]));
         let decision = run(&editor, request(req)).await;
         assert_eq!(
             decision.flag_settings,
@@ -248,7 +256,7 @@ async fn an_mcp_ask_is_titled_with_the_server_and_tool_display_names() {
         "input": {"text": "milk"}, "server_policy_ask_only": true, "tool_use_id": "toolu_mcp",
         "permission_suggestions": [{"type": "addRules", "rules": [{"toolName": "mcp__acp__write_note"}],
             "behavior": "allow", "destination": "localSettings"}]}));
-    let editor = StubEditor::answering(vec![pick(ALLOW_ONCE)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(ALLOW_ONCE)]));
     run(&editor, req).await;
 
     assert_eq!(
@@ -283,7 +291,7 @@ async fn every_failure_to_get_an_answer_denies_and_names_the_reason() {
         ),
     ];
     for (answer, reason) in cases {
-        let editor = StubEditor::answering(vec![answer]);
+        let editor = Arc::new(TestEditor::answering(vec![answer]));
         let reply = wire(&run(&editor, write_ask()).await);
         assert_eq!(reply["behavior"], "deny", "{reason}");
         let message = reply["message"].as_str().unwrap();
@@ -300,7 +308,7 @@ async fn every_failure_to_get_an_answer_denies_and_names_the_reason() {
 
 #[tokio::test]
 async fn an_input_that_is_not_an_object_is_allowed_as_an_empty_one() {
-    let editor = StubEditor::answering(vec![pick(ALLOW_ONCE)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(ALLOW_ONCE)]));
     let decision = run(&editor, request(json!({"tool_name": "Bash"}))).await;
     assert_eq!(
         wire(&decision),
@@ -316,7 +324,7 @@ async fn deny_rules_escape_parentheses_as_claude_writes_them_but_labels_do_not()
             "rules": [{"toolName": "Bash", "ruleContent": "python3 -c 'print(42)'"}],
             "behavior": "allow", "destination": "localSettings"}]}),
     );
-    let editor = StubEditor::answering(vec![pick(REJECT_ALWAYS)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(REJECT_ALWAYS)]));
     let decision = run(&editor, req).await;
 
     assert_eq!(
@@ -331,7 +339,10 @@ async fn deny_rules_escape_parentheses_as_claude_writes_them_but_labels_do_not()
 
 #[tokio::test]
 async fn an_ask_without_a_tool_use_id_still_shows_a_tool_call_with_an_id_of_its_own() {
-    let editor = StubEditor::answering(vec![pick(ALLOW_ONCE), pick(ALLOW_ONCE)]);
+    let editor = Arc::new(TestEditor::answering(vec![
+        pick(ALLOW_ONCE),
+        pick(ALLOW_ONCE),
+    ]));
     let mut ask = write_ask();
     ask.tool_use_id = None;
     run(&editor, ask.clone()).await;
@@ -352,7 +363,7 @@ async fn a_powershell_ask_is_ruled_on_per_command_like_bash() {
     let req = request(json!({"tool_name": "PowerShell",
         "input": {"command": "Remove-Item build -Recurse", "description": "Clean"},
         "permission_suggestions": []}));
-    let editor = StubEditor::answering(vec![pick(REJECT_ONCE)]);
+    let editor = Arc::new(TestEditor::answering(vec![pick(REJECT_ONCE)]));
     let decision = run(&editor, req).await;
 
     assert_eq!(

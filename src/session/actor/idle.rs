@@ -8,20 +8,24 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::SessionActor;
-use crate::claude::wire::ClaudeMessage;
+use crate::claude::wire::{ClaudeMessage, OutboundControl};
 use crate::domain::AgentError;
 
 /// How long a stopping claude (stdin closed, nothing to finish) may take before it is killed.
 pub(super) const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// How long a session's end waits for claude to stop its background tasks (`stop_task`), all of
+/// them together, before it closes claude's stdin anyway.
+const STOP_TASKS_WAIT: Duration = Duration::from_secs(1);
 
 /// When the session last did anything, and what claude still runs in the background.
 pub(super) struct Idle {
     /// `None`: never stop.
     timeout: Option<Duration>,
     last_activity: Instant,
-    /// claude's background tasks (shells, subagents) that keep it busy, from its latest
-    /// `system/background_tasks_changed`.
-    background_tasks: usize,
+    /// The ids of claude's background tasks (shells, subagents) that keep it busy, from its
+    /// latest `system/background_tasks_changed`.
+    background_tasks: Vec<String>,
     /// claude was stopped for being idle and is started again on demand.
     stopped: bool,
 }
@@ -31,7 +35,7 @@ impl Idle {
         Self {
             timeout,
             last_activity: Instant::now(),
-            background_tasks: 0,
+            background_tasks: Vec::new(),
             stopped: false,
         }
     }
@@ -52,7 +56,7 @@ impl Idle {
 
     /// A new claude process: it has no background tasks yet (claude sends the set only on change).
     pub(super) fn claude_started(&mut self) {
-        self.background_tasks = 0;
+        self.background_tasks.clear();
         self.stopped = false;
         self.touch();
     }
@@ -67,7 +71,7 @@ impl SessionActor {
         let busy = !self.claude.is_running()
             || self.turn.is_some()
             || self.asks.any_open()
-            || self.idle.background_tasks > 0
+            || !self.idle.background_tasks.is_empty()
             || self
                 .tools
                 .served
@@ -75,6 +79,26 @@ impl SessionActor {
                 .as_ref()
                 .is_some_and(|t| t.has_background());
         (!busy).then(|| self.idle.last_activity + timeout)
+    }
+
+    /// The session ends: claude is asked to stop each of its background tasks (`stop_task`) before
+    /// its stdin closes, so that it ends them as its own and says so in its transcript (a resumed
+    /// conversation does not wait on a job that is gone). Whatever is left is killed with claude's
+    /// tree afterwards, so a claude that does not answer only costs `STOP_TASKS_WAIT`.
+    pub(super) async fn stop_background_tasks(&mut self) {
+        let Some(handle) = self.claude.handle() else {
+            return;
+        };
+        let stops: Vec<_> = std::mem::take(&mut self.idle.background_tasks)
+            .into_iter()
+            .filter(|id| !id.is_empty())
+            .map(|task_id| handle.request(OutboundControl::StopTask { task_id }, STOP_TASKS_WAIT))
+            .collect();
+        if stops.is_empty() {
+            return;
+        }
+        let stopped = tokio::time::timeout(STOP_TASKS_WAIT, futures::future::join_all(stops)).await;
+        tracing::debug!(session = %self.ctx.id, answered = stopped.is_ok(), "asked claude to stop its background tasks");
     }
 
     /// The idle timeout has passed: stops claude cleanly (stdin closed, so it ends as it would

@@ -238,7 +238,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::editor_tools::fs::tests::buffers::Buffers;
+    use crate::testing::TestEditor;
 
     fn prompt_at(timestamp: &str) -> StoredPrompt {
         StoredPrompt {
@@ -250,22 +250,21 @@ mod tests {
     }
 
     /// A turn that edited a.txt and created b.txt through the editor.
-    async fn one_turn(editor: &Buffers) -> (EditLog, StoredPrompt) {
+    async fn one_turn(editor: &TestEditor) -> (EditLog, StoredPrompt) {
         let log = EditLog::new(None, "s".into());
         let prompt = prompt_at(&crate::time::now_rfc3339());
         log.start_turn();
         log.note_write(Path::new("/w/a.txt"), Some("one\nsecond\n"))
             .await;
         log.note_write(Path::new("/w/b.txt"), None).await;
-        let mut files = editor.files.lock().unwrap();
-        files.insert("/w/a.txt".into(), "one\n2nd\n".into());
-        files.insert("/w/b.txt".into(), "bee\n".into());
+        editor.set_buffer("/w/a.txt", "one\n2nd\n");
+        editor.set_buffer("/w/b.txt", "bee\n");
         (log, prompt)
     }
 
     #[tokio::test]
     async fn the_dry_run_names_the_files_and_lines_and_the_restore_writes_them_back() {
-        let editor = Buffers::default();
+        let editor = TestEditor::default().with_buffers();
         let (log, prompt) = one_turn(&editor).await;
         let plan = plan(&log, &editor, "s", &prompt).await;
         let said = plan.describe(Path::new("/w")).unwrap();
@@ -278,17 +277,16 @@ mod tests {
         );
         assert_eq!(plan.paths(), ["/w/a.txt", "/w/b.txt"]);
         plan.restore(&editor, "s", Path::new("/w")).await.unwrap();
-        let files = editor.files.lock().unwrap();
-        assert_eq!(files[Path::new("/w/a.txt")], "one\nsecond\n");
-        assert_eq!(files[Path::new("/w/b.txt")], "");
+        let buffer = |path: &str| editor.buffer(Path::new(path)).unwrap();
+        assert_eq!(buffer("/w/a.txt"), "one\nsecond\n");
+        assert_eq!(buffer("/w/b.txt"), "");
     }
 
     #[tokio::test]
     async fn a_refused_write_stops_the_restore_and_says_what_went_back() {
-        let editor = Buffers {
-            read_only: Some("/w/b.txt".into()),
-            ..Buffers::default()
-        };
+        let editor = TestEditor::default()
+            .with_buffers()
+            .with_read_only("/w/b.txt");
         let (log, prompt) = one_turn(&editor).await;
         let plan = plan(&log, &editor, "s", &prompt).await;
         let failed = plan
@@ -304,7 +302,7 @@ mod tests {
 
     #[tokio::test]
     async fn nothing_written_through_the_editor_since_the_prompt_adds_nothing() {
-        let editor = Buffers::default();
+        let editor = TestEditor::default().with_buffers();
         let (log, _) = one_turn(&editor).await;
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         let later = prompt_at(&crate::time::now_rfc3339());
@@ -317,7 +315,7 @@ mod tests {
         assert!(plan_is_empty(&log, &editor, &no_time).await);
     }
 
-    async fn plan_is_empty(log: &EditLog, editor: &Buffers, prompt: &StoredPrompt) -> bool {
+    async fn plan_is_empty(log: &EditLog, editor: &TestEditor, prompt: &StoredPrompt) -> bool {
         plan(log, editor, "s", prompt).await.paths().is_empty()
     }
 

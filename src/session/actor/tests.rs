@@ -1,43 +1,25 @@
 //! The actor's behaviour in-process, fast: claude is the stand-in running as a task (through the
-//! launcher seam), the editor a recording stub, and the session driven through its commands.
+//! launcher seam), the editor the test editor, and the session driven through its commands.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Command, SessionActor, SessionSpec};
 use crate::claude::ClaudeCommand;
 use crate::domain::{
-    AgentError, ContentChunk, EditorClient, EditorError, PermissionAsk, PermissionOutcome,
-    PromptBlock, SessionUpdate, StopReason, TurnOutcome,
+    AgentError, ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome,
 };
 use crate::permissions::PermissionTransport;
 use crate::session::config::AdapterConfig;
 use crate::session::spawn::{SessionFlags, Start};
 use crate::standin::{Script, StandinLauncher};
+use crate::testing::TestEditor;
 
 const ID: &str = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 /// Far above what any of these turns takes; only a broken session gets near it.
 const TURN_LIMIT: Duration = Duration::from_secs(20);
-
-/// An editor that forwards every session update to the test and answers no permission ask.
-struct Editor(mpsc::UnboundedSender<SessionUpdate>);
-
-#[async_trait]
-impl EditorClient for Editor {
-    fn session_update(&self, _session_id: &str, update: SessionUpdate) {
-        let _ = self.0.send(update);
-    }
-
-    async fn request_permission(
-        &self,
-        _ask: PermissionAsk,
-    ) -> Result<PermissionOutcome, EditorError> {
-        Err(EditorError::Closed)
-    }
-}
 
 struct Session {
     commands: mpsc::UnboundedSender<Command>,
@@ -66,7 +48,9 @@ fn open(fixture: &str) -> Session {
         options_cache: Arc::new(crate::session::options_cache::OptionsCache::new(None)),
         options_wait: crate::session::options_cache::OPTIONS_WAIT,
     };
-    let (updates_tx, updates) = mpsc::unbounded_channel();
+    // It answers no permission ask.
+    let editor = Arc::new(TestEditor::default());
+    let updates = editor.updates_from_now();
     let spec = SessionSpec {
         id: ID.into(),
         cwd: std::env::temp_dir(),
@@ -79,7 +63,7 @@ fn open(fixture: &str) -> Session {
         file_edits: None,
         terminal: None,
     };
-    let mut actor = SessionActor::new(spec, Arc::new(config), Arc::new(Editor(updates_tx)));
+    let mut actor = SessionActor::new(spec, Arc::new(config), editor);
     actor.start().expect("claude starts");
     let (commands, rx) = mpsc::unbounded_channel();
     tokio::spawn(actor.run(rx));

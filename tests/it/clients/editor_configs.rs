@@ -16,10 +16,10 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::process::Command;
 
-const ADAPTER: &str = env!("CARGO_BIN_EXE_claude-acp");
+pub(super) const ADAPTER: &str = env!("CARGO_BIN_EXE_claude-acp");
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-fn repo(relative: &str) -> PathBuf {
+pub(super) fn repo(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
 }
 
@@ -65,11 +65,11 @@ async fn first_tool(names: &[&str], install: &str) -> String {
 }
 
 /// `value` as one single-quoted shell word.
-fn sh_quote(value: &str) -> String {
+pub(super) fn sh_quote(value: &str) -> String {
     format!("'{}'", value.replace('\'', r"'\''"))
 }
 
-fn write_executable(path: &Path, body: &str) {
+pub(super) fn write_executable(path: &Path, body: &str) {
     std::fs::write(path, body).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
@@ -489,7 +489,7 @@ const ACPX_INSTALL: &str = "Node.js and npm on PATH (e.g. apt-get install nodejs
 /// Installs the locked acpx unless it is already there. `npm install --no-save` rather than
 /// `npm ci`: acpx 0.19.1 lists platform packages that were never published (e.g.
 /// `@openclaw/fs-safe-darwin-arm64`), which npm cannot lock and `npm ci` then rejects.
-async fn ensure_acpx(client_dir: &Path) {
+pub(super) async fn ensure_acpx(client_dir: &Path) {
     if client_dir.join("node_modules/acpx/package.json").is_file() {
         return;
     }

@@ -219,3 +219,47 @@ async fn switching_file_edits_to_disk_restarts_claude_with_its_own_tools() {
     assert!(!argvs[1].contains("--disallowedTools"), "{}", argvs[1]);
     assert!(s.work.join("hello.txt").exists(), "claude's own Write ran");
 }
+
+#[tokio::test]
+async fn an_editor_that_confirms_writes_itself_starts_on_disk_and_asks_once_per_edit() {
+    // acpx declares fs and then asks its user again before each `fs/write_text_file`.
+    let s = Standin::new("write_allow");
+    let editor = Buffers::default();
+    let c = s.adapter(&[]);
+    editor.serve(&c);
+    c.allow_permissions();
+    c.request(
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": fs_capabilities(),
+               "clientInfo": {"name": "acpx", "version": "0.19.1"}}),
+    )
+    .await
+    .unwrap();
+    let opened = c
+        .request("session/new", json!({"cwd": s.work, "mcpServers": []}))
+        .await
+        .unwrap();
+    let option = opened["configOptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "file_edits")
+        .cloned()
+        .expect("a File edits option, to switch to the editor's buffers");
+    assert_eq!(option["currentValue"], "disk");
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    c.prompt(&id, "Please create hello.txt").await.unwrap();
+    // The user's one answer was the permission prompt's; the file was written by claude.
+    let methods: Vec<String> = c.requests().into_iter().map(|r| r.method).collect();
+    assert_eq!(
+        methods
+            .iter()
+            .filter(|m| *m == "session/request_permission")
+            .count(),
+        1,
+        "{methods:?}"
+    );
+    assert!(editor.writes().is_empty(), "{:?}", editor.writes());
+    assert!(s.work.join("hello.txt").exists());
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+}

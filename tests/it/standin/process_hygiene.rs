@@ -308,8 +308,23 @@ async fn detached_shells_end_when_the_editor_closes_stdin() {
 }
 
 #[tokio::test]
+async fn detached_shells_end_with_session_delete() {
+    detached_shells_end_with_the_session(End::Delete).await;
+}
+
+#[tokio::test]
 async fn detached_shells_end_on_sigterm() {
     detached_shells_end_with_the_session(End::Sigterm).await;
+}
+
+#[tokio::test]
+async fn detached_shells_end_on_sigint() {
+    detached_shells_end_with_the_session(End::Sigint).await;
+}
+
+#[tokio::test]
+async fn detached_shells_end_on_sighup() {
+    detached_shells_end_with_the_session(End::Sighup).await;
 }
 
 #[tokio::test]

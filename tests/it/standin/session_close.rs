@@ -125,3 +125,32 @@ async fn the_mcp_config_does_not_outlive_the_adapter() {
     assert!(c.wait_exit(Duration::from_secs(10)).await.is_some());
     assert!(!config.exists(), "{} left behind", config.display());
 }
+
+#[tokio::test]
+async fn closing_asks_claude_to_stop_its_background_commands_before_its_stdin_closes() {
+    // The script expects `stop_task` for the running command, and fails if stdin closes first.
+    let s = Standin::new("background_task_stop");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    let pid = s.wait_started(1, Duration::from_secs(10)).await[0];
+    let outcome = c.prompt(&id, "start the dev server").await.unwrap();
+    assert_eq!(outcome["stopReason"], "end_turn");
+    c.request("session/close", json!({"sessionId": id}))
+        .await
+        .unwrap();
+    assert!(procs::wait_until_gone(&[pid], Duration::from_secs(5)).await);
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    // Asked for the command only (the ambient watcher is not work), and before stdin closed.
+    let stops: Vec<Value> = s
+        .received()
+        .into_iter()
+        .filter(|line| line["request"]["subtype"] == "stop_task")
+        .map(|line| line["request"]["task_id"].clone())
+        .collect();
+    assert_eq!(
+        stops,
+        [json!("bgtask1")],
+        "claude was not asked to stop its command"
+    );
+}

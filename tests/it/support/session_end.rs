@@ -1,5 +1,6 @@
 //! The ways a session ends, for the checks that nothing it started outlives it: the editor's
-//! `session/close`, its closing claude-acp's stdin, SIGTERM, and SIGKILL of claude-acp.
+//! `session/close` or `session/delete`, its closing claude-acp's stdin, SIGTERM, SIGINT, SIGHUP,
+//! and SIGKILL of claude-acp.
 
 use std::time::Duration;
 
@@ -14,8 +15,11 @@ pub const GONE_WITHIN: Duration = Duration::from_secs(3);
 #[derive(Debug, Clone, Copy)]
 pub enum End {
     Close,
+    Delete,
     Eof,
     Sigterm,
+    Sigint,
+    Sighup,
     Sigkill,
 }
 
@@ -28,8 +32,15 @@ impl End {
                     .await
                     .unwrap_or_else(|e| panic!("session/close: {e}\n{}", c.diagnostics()));
             }
+            End::Delete => {
+                c.request("session/delete", json!({"sessionId": id}))
+                    .await
+                    .unwrap_or_else(|e| panic!("session/delete: {e}\n{}", c.diagnostics()));
+            }
             End::Eof => c.close_stdin().await,
             End::Sigterm => c.signal(libc::SIGTERM),
+            End::Sigint => c.signal(libc::SIGINT),
+            End::Sighup => c.signal(libc::SIGHUP),
             End::Sigkill => c.signal(libc::SIGKILL),
         }
     }

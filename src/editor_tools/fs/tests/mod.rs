@@ -4,13 +4,11 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-pub(crate) mod buffers;
-
-use self::buffers::Buffers;
 use super::*;
 use crate::claude::sdk_mcp::McpMessage;
 use crate::domain::SessionUpdate;
 use crate::domain::tool_names::SERVER_NAME;
+use crate::testing::TestEditor;
 
 fn msg(message: Value) -> McpMessage {
     McpMessage {
@@ -21,14 +19,14 @@ fn msg(message: Value) -> McpMessage {
 
 struct Setup {
     dir: tempfile::TempDir,
-    editor: Arc<Buffers>,
+    editor: Arc<TestEditor>,
     files: EditorFiles,
     log: EditLog,
 }
 
 fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
-    let editor = Arc::new(Buffers::default());
+    let editor = Arc::new(TestEditor::default().with_buffers());
     let cwd = dir.path().to_path_buf();
     let log = EditLog::new(None, "s".into());
     let files = EditorFiles::new(
@@ -107,11 +105,7 @@ async fn read_and_edit_go_through_the_buffer_and_never_the_disk() {
     let s = setup();
     let path = s.dir.path().join("a.txt");
     std::fs::write(&path, "on disk\n").unwrap();
-    s.editor
-        .files
-        .lock()
-        .unwrap()
-        .insert(path.clone(), "unsaved one\ntwo\n".into());
+    s.editor.set_buffer(path.clone(), "unsaved one\ntwo\n");
     let (text, error) = call(&s.files, "Read", json!({"file_path": path})).await;
     assert_eq!(
         (text.as_str(), error),
@@ -125,11 +119,11 @@ async fn read_and_edit_go_through_the_buffer_and_never_the_disk() {
     .await;
     assert!(!error, "{text}");
     assert_eq!(
-        *s.editor.writes.lock().unwrap(),
+        s.editor.writes(),
         vec![(path.clone(), "unsaved one\n2\n".to_owned())]
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "on disk\n");
-    let updates = s.editor.updates.lock().unwrap();
+    let updates = s.editor.updates();
     let SessionUpdate::ToolCallUpdate(update) = updates.last().unwrap() else {
         panic!()
     };
@@ -144,11 +138,40 @@ async fn read_and_edit_go_through_the_buffer_and_never_the_disk() {
 }
 
 #[tokio::test]
+async fn a_new_file_only_the_editor_holds_is_read_and_edited_from_its_buffer() {
+    let s = setup();
+    let path = s.dir.path().join("draft.txt");
+    s.editor.set_buffer(path.clone(), "never saved\n");
+    let (text, error) = call(&s.files, "Read", json!({"file_path": path})).await;
+    assert_eq!((text.as_str(), error), ("1\tnever saved\n2\t", false));
+    let (text, error) = call(
+        &s.files,
+        "Edit",
+        json!({"file_path": path, "old_string": "never", "new_string": "not yet"}),
+    )
+    .await;
+    assert!(!error, "{text}");
+    assert_eq!(
+        s.editor.writes(),
+        vec![(path.clone(), "not yet saved\n".to_owned())]
+    );
+    assert!(!path.exists());
+    // A file neither the disk nor the editor has is missing, in claude's words.
+    let (text, error) = call(
+        &s.files,
+        "Read",
+        json!({"file_path": s.dir.path().join("none.txt")}),
+    )
+    .await;
+    assert!(error && text.contains("File does not exist"), "{text}");
+}
+
+#[tokio::test]
 async fn an_editor_error_fails_the_call_with_its_message() {
     let s = setup();
     let path = s.dir.path().join("a.txt");
     std::fs::write(&path, "x\n").unwrap();
-    *s.editor.refuse.lock().unwrap() = Some("buffer locked".into());
+    s.editor.refuse_reads("buffer locked");
     let (text, error) = call(
         &s.files,
         "Edit",
@@ -157,7 +180,7 @@ async fn an_editor_error_fails_the_call_with_its_message() {
     .await;
     assert!(error);
     assert!(text.contains("buffer locked"), "{text}");
-    assert!(s.editor.writes.lock().unwrap().is_empty());
+    assert!(s.editor.writes().is_empty());
 }
 
 /// acpx asks its user before it writes a file: an answer that takes 45 s (past the 30 s bound
@@ -166,10 +189,11 @@ async fn an_editor_error_fails_the_call_with_its_message() {
 #[tokio::test(start_paused = true)]
 async fn an_editor_that_answers_a_write_after_45_s_still_gets_the_edit() {
     let dir = tempfile::tempdir().unwrap();
-    let editor = Arc::new(Buffers {
-        write_answer_after: Some(std::time::Duration::from_secs(45)),
-        ..Buffers::default()
-    });
+    let editor = Arc::new(
+        TestEditor::default()
+            .with_buffers()
+            .with_writes_answered_after(std::time::Duration::from_secs(45)),
+    );
     let cwd = dir.path().to_path_buf();
     let files = EditorFiles::new(
         editor.clone(),
@@ -188,10 +212,7 @@ async fn an_editor_that_answers_a_write_after_45_s_still_gets_the_edit() {
     .await;
     assert!(!error, "the edit failed: {text}");
     assert!(started.elapsed() >= std::time::Duration::from_secs(45));
-    assert_eq!(
-        editor.files.lock().unwrap().get(&path).map(String::as_str),
-        Some("allowed at last\n")
-    );
+    assert_eq!(editor.buffer(&path).as_deref(), Some("allowed at last\n"));
 }
 
 #[tokio::test]
@@ -210,7 +231,7 @@ async fn files_outside_the_workspace_are_read_and_written_on_disk() {
     .await;
     assert!(!error);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "near\n");
-    assert!(s.editor.writes.lock().unwrap().is_empty());
+    assert!(s.editor.writes().is_empty());
     let noted = s.log.since("1970-01-01T00:00:00.000Z".into()).await;
     assert!(noted.files.is_empty(), "only editor writes are noted");
 }
@@ -221,11 +242,7 @@ async fn each_turns_first_write_of_a_file_notes_what_the_editor_held_before() {
     let s = setup();
     let (a, b) = (s.dir.path().join("a.txt"), s.dir.path().join("b.txt"));
     std::fs::write(&a, "on disk\n").unwrap();
-    s.editor
-        .files
-        .lock()
-        .unwrap()
-        .insert(a.clone(), "one\ntwo\n".into());
+    s.editor.set_buffer(a.clone(), "one\ntwo\n");
     let edit = |old: &str, new: &str| json!({"file_path": a, "old_string": old, "new_string": new});
     s.log.start_turn();
     let first_turn = crate::time::now_rfc3339();

@@ -1,5 +1,5 @@
 //! The permission flow against the real pinned claude CLI: claude is spawned directly in stream-json
-//! mode, every `can_use_tool` goes through `permissions::decide` with a scripted editor, and the
+//! mode, every `can_use_tool` goes through `permissions::decide` with the test editor choosing by a script, and the
 //! replies (and deny rules) go back exactly as the session actor sends them.
 
 use std::sync::{Arc, Mutex};
@@ -8,57 +8,20 @@ use std::time::Duration;
 use crate::support::mock_api::{Block, MockApi, Reply, Rule};
 use crate::support::real_cli::ClaudeEnv;
 use crate::support::stream_json::StreamJsonProcess;
-use async_trait::async_trait;
 use claude_acp::claude::wire::CanUseTool;
-use claude_acp::domain::{
-    EditorClient, EditorError, PermissionAsk, PermissionOutcome, SessionUpdate,
-};
+use claude_acp::domain::PermissionAsk;
 use claude_acp::permissions::{
     self, ACCEPT_EDITS, ALLOW_ALWAYS, Decision, REJECT_ALWAYS, SessionRules,
 };
+use claude_acp::testing::TestEditor;
 use serde_json::{Value, json};
 
 const STEP: Duration = Duration::from_secs(30);
 
-type Answer = Box<dyn Fn(&PermissionAsk) -> String + Send + Sync>;
-
-/// An editor that picks an option by looking at the ask, and remembers every ask.
-struct ScriptedEditor {
-    answer: Answer,
-    asks: Mutex<Vec<PermissionAsk>>,
-}
-
-impl ScriptedEditor {
-    fn new(answer: impl Fn(&PermissionAsk) -> String + Send + Sync + 'static) -> Arc<Self> {
-        Arc::new(Self {
-            answer: Box::new(answer),
-            asks: Mutex::new(Vec::new()),
-        })
-    }
-
-    fn asks(&self) -> Vec<PermissionAsk> {
-        self.asks.lock().unwrap().clone()
-    }
-}
-
-#[async_trait]
-impl EditorClient for ScriptedEditor {
-    fn session_update(&self, _session_id: &str, _update: SessionUpdate) {}
-
-    async fn request_permission(
-        &self,
-        ask: PermissionAsk,
-    ) -> Result<PermissionOutcome, EditorError> {
-        let option_id = (self.answer)(&ask);
-        self.asks.lock().unwrap().push(ask);
-        Ok(PermissionOutcome::Selected { option_id })
-    }
-}
-
 /// One claude session with the adapter's permission handling.
 struct Session {
     claude: StreamJsonProcess,
-    editor: Arc<ScriptedEditor>,
+    editor: Arc<TestEditor>,
     rules: SessionRules,
     cwd: std::path::PathBuf,
     decisions: Vec<Decision>,
@@ -66,7 +29,7 @@ struct Session {
 }
 
 impl Session {
-    fn start(env: &ClaudeEnv, editor: Arc<ScriptedEditor>, extra: &[&str]) -> Session {
+    fn start(env: &ClaudeEnv, editor: Arc<TestEditor>, extra: &[&str]) -> Session {
         let session_id = uuid::Uuid::new_v4().to_string();
         let mut args = vec!["--session-id", session_id.as_str()];
         args.extend_from_slice(extra);
@@ -146,7 +109,7 @@ async fn always_allow_applies_claudes_suggestion_so_the_same_call_is_not_asked_a
         Rule::on_tool_result(Reply::text("ran it")),
     ]);
     let env = ClaudeEnv::new(&mock);
-    let editor = ScriptedEditor::new(|_| ALLOW_ALWAYS.to_owned());
+    let editor = Arc::new(TestEditor::choosing(|_| ALLOW_ALWAYS.to_owned()));
     let mut session = Session::start(&env, editor.clone(), &[]);
 
     session.turn("first run").await;
@@ -201,7 +164,7 @@ async fn always_reject_denies_the_same_call_later_without_asking() {
     ] {
         mock.push_rule(rule);
     }
-    let editor = ScriptedEditor::new(|_| REJECT_ALWAYS.to_owned());
+    let editor = Arc::new(TestEditor::choosing(|_| REJECT_ALWAYS.to_owned()));
     let mut session = Session::start(&env, editor.clone(), &[]);
 
     session.turn("first run").await;
@@ -255,7 +218,9 @@ async fn ask_user_question_answers_reach_the_model() {
     let env = ClaudeEnv::new(&mock);
     // Red; then Large, Small and Done.
     let script = Mutex::new(vec!["answer_1", "answer_2", "answer_0", "done"].into_iter());
-    let editor = ScriptedEditor::new(move |_| script.lock().unwrap().next().unwrap().to_owned());
+    let editor = Arc::new(TestEditor::choosing(move |_| {
+        script.lock().unwrap().next().unwrap().to_owned()
+    }));
     let mut session = Session::start(&env, editor.clone(), &[]);
 
     let result = session.turn("ask me things").await;
@@ -288,10 +253,12 @@ fn plan_file(mock: &MockApi) -> String {
 async fn exit_plan_mode_shows_the_plan_and_approving_it_accepts_edits() {
     let mock = MockApi::start(vec![Rule::on_prompt("hello", Reply::text("hi")).once()]);
     let env = ClaudeEnv::new(&mock);
-    let editor = ScriptedEditor::new(|ask| match ask.tool_call.title.as_deref() {
-        Some("Ready to code") => ACCEPT_EDITS.to_owned(),
-        _ => permissions::ALLOW_ONCE.to_owned(),
-    });
+    let editor = Arc::new(TestEditor::choosing(|ask| {
+        match ask.tool_call.title.as_deref() {
+            Some("Ready to code") => ACCEPT_EDITS.to_owned(),
+            _ => permissions::ALLOW_ONCE.to_owned(),
+        }
+    }));
     let mut session = Session::start(&env, editor.clone(), &["--permission-mode", "plan"]);
     session.turn("hello").await;
     let plan = "1. Write done.txt\n2. Stop";

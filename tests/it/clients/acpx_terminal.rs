@@ -1,0 +1,138 @@
+//! acpx at a terminal, as its user meets it: acpx run in a tmux pane with its default permission
+//! policy, which asks on the terminal before a tool runs and again before it writes a file for the
+//! agent (`fs/write_text_file`). claude-acp's Write is asked once: acpx's own second question never
+//! comes, because a client named acpx starts on "Write to disk". The test answers each `(y/N)`
+//! question acpx prints, as a user would, and counts them.
+//!
+//! Needs tmux (Debian `tmux`), Node.js and npm; `.ci/test` installs them and runs it.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use super::editor_configs::{ADAPTER, ensure_acpx, repo, sh_quote, write_executable};
+
+/// A tmux server of the test's own (its socket in the test's directory), killed when dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn command(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .args(["-S", &self.socket])
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("tmux: {e}. This test needs tmux (apt-get install tmux)."))
+    }
+
+    /// What the pane shows, its scrollback included.
+    fn screen(&self) -> String {
+        let out = self.command(&["capture-pane", "-p", "-J", "-S", "-2000", "-t", "acpx"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command(&["kill-server"]);
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs tmux (installed by .ci/test, which runs it)"]
+async fn acpx_at_a_terminal_asks_its_user_once_per_edit() {
+    let client_dir = repo("tests/acpx-client");
+    ensure_acpx(&client_dir).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let (bin, home, project) = (
+        scratch.path().join("bin"),
+        scratch.path().join("home"),
+        scratch.path().join("project"),
+    );
+    for dir in [&bin, &home, &project] {
+        std::fs::create_dir(dir).unwrap();
+    }
+    std::os::unix::fs::symlink(ADAPTER, bin.join("claude-acp")).unwrap();
+    std::fs::copy(
+        repo("editors/acpx/config.json"),
+        project.join(".acpxrc.json"),
+    )
+    .unwrap();
+    // claude: the stand-in, which writes hello.txt itself once its Write is allowed.
+    let claude = bin.join("claude");
+    write_executable(
+        &claude,
+        &format!(
+            "#!/bin/sh\necho \"$@\" >> {}\nexec {} standin --script {} \"$@\"\n",
+            sh_quote(&scratch.path().join("argv").display().to_string()),
+            sh_quote(ADAPTER),
+            sh_quote(
+                &repo("fixtures/standin/write_either_mode.jsonl")
+                    .display()
+                    .to_string()
+            )
+        ),
+    );
+    let q = |p: &Path| sh_quote(&p.display().to_string());
+    let line = format!(
+        "cd {project} && env PATH={bin}:\"$PATH\" HOME={home} CLAUDE_CODE_EXECUTABLE={claude} \
+         CLAUDE_CONFIG_DIR={config} node {cli} claude-acp exec 'Please create hello.txt'; \
+         echo ACPX-EXIT=$?; sleep 60",
+        project = q(&project),
+        bin = q(&bin),
+        home = q(&home),
+        claude = q(&claude),
+        config = q(&home.join(".claude")),
+        cli = q(&client_dir.join("node_modules/acpx/dist/cli.js")),
+    );
+    let tmux = Tmux {
+        socket: scratch.path().join("tmux.sock").display().to_string(),
+    };
+    let started = tmux.command(&[
+        "new-session",
+        "-d",
+        "-s",
+        "acpx",
+        "-x",
+        "200",
+        "-y",
+        "50",
+        &line,
+    ]);
+    assert!(started.status.success(), "tmux new-session: {started:?}");
+
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut answered = 0;
+    let screen = loop {
+        let screen = tmux.screen();
+        if screen.contains("ACPX-EXIT=") {
+            break screen;
+        }
+        assert!(Instant::now() < deadline, "acpx never finished:\n{screen}");
+        // Each question ends in "(y/N)"; one not yet answered gets the user's "y".
+        if screen.matches("(y/N)").count() > answered {
+            answered += 1;
+            tmux.command(&["send-keys", "-t", "acpx", "y", "Enter"]);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let argv = std::fs::read_to_string(scratch.path().join("argv")).unwrap_or_default();
+    assert!(
+        screen.contains("ACPX-EXIT=0"),
+        "acpx failed:\n{screen}\nclaude's argv: {argv}"
+    );
+    assert_eq!(
+        screen.matches("(y/N)").count(),
+        1,
+        "the user was asked more than once for one edit:\n{screen}"
+    );
+    assert!(
+        screen.contains("[permission] Allow") && !screen.contains("Allow write to"),
+        "{screen}"
+    );
+    assert!(
+        project.join("hello.txt").exists(),
+        "the allowed Write did not land:\n{screen}"
+    );
+}
