@@ -11,6 +11,7 @@ use agent_client_protocol::{
 
 use super::client::AcpEditor;
 use super::errors::to_rpc;
+use super::extensions::{self, SteeringRequest, SteeringResponse};
 use super::transport::Transport;
 use super::{from_proto, to_proto};
 use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened};
@@ -133,9 +134,14 @@ pub(super) fn initialize_response(
                     .title("Claude Code (claude-acp)"),
             )
             .auth_methods(auth_methods);
+    let mut meta = acp::Meta::new();
     if let Some(status) = f.auth_status {
-        let mut meta = acp::Meta::new();
         meta.insert("claudeCode".into(), serde_json::json!({ "auth": status }));
+    }
+    if f.steering {
+        meta.insert("steering".into(), extensions::steering_meta());
+    }
+    if !meta.is_empty() {
         response = response.meta(meta);
     }
     // ACP v1 is the only version spoken; a client asking for another gets v1 and decides.
@@ -158,8 +164,8 @@ fn terminal_auth_meta(label: &str, args: &[String]) -> acp::Meta {
     meta
 }
 
-/// The ACP methods (and the cancel notification) this agent has a handler for; the conformance
-/// test checks the schema's methods against it.
+/// The ACP methods (and the cancel notification) this agent has a handler for, then the
+/// extensions of `extensions.rs`; the conformance test checks the schema's methods against it.
 #[cfg(test)]
 pub(super) const HANDLED_METHODS: &[&str] = &[
     "initialize",
@@ -176,6 +182,7 @@ pub(super) const HANDLED_METHODS: &[&str] = &[
     "session/set_mode",
     "session/set_config_option",
     "session/cancel",
+    "_session/steering",
 ];
 
 /// Registers a handler for one request type that answers from a task of its own: the SDK's
@@ -391,6 +398,14 @@ pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> R
         Ok(acp::SetSessionConfigOptionResponse::new(
             to_proto::config_options(options),
         ))
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: SteeringRequest|
+     -> SteeringResponse {
+        let steer = req.parse()?;
+        c.steer(&steer.session_id, steer.blocks, steer.idle)
+            .await
+            .map(SteeringResponse::from)
     });
     builder
         .on_receive_notification(

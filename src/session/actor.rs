@@ -72,6 +72,12 @@ pub(crate) enum Command {
         written: Option<crate::domain::AnswerWritten>,
     },
     Cancel,
+    /// `_session/steering`: into the running turn, or per `idle` when none runs.
+    Steer {
+        blocks: Vec<PromptBlock>,
+        idle: crate::domain::IdleBehavior,
+        reply: Reply<crate::domain::SteerOutcome>,
+    },
     SetMode {
         mode: String,
         reply: Reply<()>,
@@ -365,6 +371,11 @@ impl SessionActor {
                 written,
             } => self.start_turn(blocks, reply, written),
             Command::Cancel => self.cancel(),
+            Command::Steer {
+                blocks,
+                idle,
+                reply,
+            } => self.steer(blocks, idle, reply),
             Command::SetMode { mode, reply } => self.set_mode(mode, SettingReply::Mode(reply)),
             Command::SetConfigOption { id, value, reply } => match id.as_str() {
                 "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),

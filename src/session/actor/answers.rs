@@ -11,7 +11,6 @@ pub(super) enum Sent {
     /// The prompt's own text (claude runs these in the order they came).
     Prompt,
     /// A steer into the prompt's turn (claude takes it ahead of what waits).
-    #[cfg_attr(not(test), expect(dead_code, reason = "steering is the next step"))]
     Steer,
 }
 

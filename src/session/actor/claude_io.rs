@@ -156,10 +156,11 @@ impl SessionActor {
                 }
                 let outcome = end.outcome.map_err(turn_error);
                 // The turn, and the prompts behind it this same result answered (claude ran
-                // them as one turn), each answered with it.
+                // them as one turn), each answered with it. A cancelled turn ends at its first
+                // result: what it still waited on (a steer) was dropped with the interrupt.
                 while let Some(turn) = self.turn.as_mut()
                     && turn.by_claude
-                    && !self.queue.ledger.waits_on(turn.serial)
+                    && (turn.cancelled || !self.queue.ledger.waits_on(turn.serial))
                 {
                     turn.usage = end.usage;
                     self.finish_turn(outcome.clone());

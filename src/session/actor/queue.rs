@@ -10,7 +10,9 @@ use super::answers::{Ledger, Sent};
 use super::turn::Turn;
 use super::{Reply, SessionActor};
 use crate::claude::wire::Priority;
-use crate::domain::{AgentError, AnswerWritten, PromptBlock, StopReason, TurnOutcome};
+use crate::domain::{
+    AgentError, AnswerWritten, IdleBehavior, PromptBlock, SteerOutcome, StopReason, TurnOutcome,
+};
 use crate::translate;
 
 /// The most prompts that may wait behind the running turn of one session.
@@ -84,6 +86,44 @@ impl SessionActor {
             self.claude.generation()
         });
         self.queue.waiting.push_back(Waiting { turn, written_to });
+    }
+
+    /// `_session/steering`: into the turn claude runs now (at once, or once the ask the editor
+    /// shows is answered, so that it stays asked); with none, per `idle`.
+    pub(super) fn steer(
+        &mut self,
+        blocks: Vec<PromptBlock>,
+        idle: IdleBehavior,
+        reply: Reply<SteerOutcome>,
+    ) {
+        let running = self
+            .turn
+            .as_ref()
+            .filter(|t| t.by_claude && !t.cancelled && self.claude.is_running())
+            .map(|t| t.serial);
+        if let Some(serial) = running {
+            let priority = if self.asks.any_open() {
+                Priority::Later
+            } else {
+                Priority::Now
+            };
+            self.write_message(serial, &blocks, Sent::Steer, Some(priority));
+            let _ = reply.send(Ok(SteerOutcome::Injected));
+            return;
+        }
+        if idle == IdleBehavior::PromptRequired {
+            let _ = reply.send(Ok(SteerOutcome::PromptRequired));
+            return;
+        }
+        // A prompt of its own, which no `session/prompt` waits for. (With a turn of claude-acp's
+        // own running, or one being cancelled, it waits behind it like any prompt.)
+        let (answer, mut answered) = tokio::sync::oneshot::channel();
+        self.start_turn(blocks, answer, None);
+        let _ = reply.send(match answered.try_recv() {
+            // Refused at once: claude could not start, or too many wait.
+            Ok(Err(e)) => Err(e),
+            _ => Ok(SteerOutcome::StartedNewTurn),
+        });
     }
 
     /// Writes a prompt's user message to claude (which is running), noted for its answer.

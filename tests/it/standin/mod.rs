@@ -35,4 +35,5 @@ mod session_options;
 mod session_title;
 mod sessions;
 mod setting_changes;
+mod steering;
 mod transport;
