@@ -188,6 +188,9 @@ fn subtype_of(request: &OutboundControl) -> &'static str {
         OutboundControl::RewindFiles(_) => "rewind_files",
         OutboundControl::StopTask { .. } => "stop_task",
         OutboundControl::GetSettings => "get_settings",
+        OutboundControl::McpStatus => "mcp_status",
+        OutboundControl::McpReconnect { .. } => "mcp_reconnect",
+        OutboundControl::McpToggle { .. } => "mcp_toggle",
     }
 }
 

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use super::lenient;
 use crate::json_size::json_size;
 
+mod mcp;
 mod mcp_config;
 mod permission_prompt;
 mod permission_update;
@@ -22,6 +23,7 @@ mod rewind;
 mod tool_result;
 
 pub use super::replies::{ContextCategory, ContextUsage, ModelInfo};
+pub use mcp::{ElicitationAnswer, ElicitationAsk, McpServerStatus};
 pub(crate) use mcp_config::remove_stale_config_files;
 pub use mcp_config::{
     ConfigFileError, McpConfig, McpConfigFile, McpServerConfig, PERMISSION_SERVER_NAME,
@@ -479,11 +481,21 @@ pub enum OutboundControl {
     StopTask {
         task_id: String,
     },
+    /// Each MCP server claude knows, with its state (`McpServerStatus`).
+    McpStatus,
+    McpReconnect {
+        #[serde(rename = "serverName")]
+        server_name: String,
+    },
+    /// Enables or disables an MCP server, for the rest of this claude's life.
+    McpToggle {
+        #[serde(rename = "serverName")]
+        server_name: String,
+        enabled: bool,
+    },
 }
 
 impl OutboundControl {
-    /// Sets the session's effort level (`None`: back to the model's default) in claude's
-    /// flag-settings layer, which the running claude applies from its next request on.
     /// Sets on/off settings (`fastMode`, `ultracode`) in claude's flag-settings layer.
     pub fn set_switches(switches: &[(&str, bool)]) -> Self {
         let settings: Map<String, Value> = switches
@@ -495,6 +507,8 @@ impl OutboundControl {
         }
     }
 
+    /// Sets the session's effort level (`None`: back to the model's default), applied by the
+    /// running claude from its next request on.
     pub fn set_effort(level: Option<&str>) -> Self {
         OutboundControl::ApplyFlagSettings {
             settings: serde_json::json!({ "effortLevel": level }),

@@ -45,6 +45,7 @@ mod effort;
 mod files;
 mod idle;
 mod logout;
+mod mcp;
 mod next_claude;
 mod options;
 mod queue;
@@ -123,6 +124,8 @@ enum Internal {
     OptionsDeadline,
     /// claude's answer to `get_context_usage`, for a `/context` prompt.
     ContextUsage(Result<Value, String>),
+    /// The answer to a `/mcp` prompt.
+    McpDone(String),
     /// A `/undo` or `/rewind` has run its course.
     RewindDone(Result<RewindDone, AgentError>),
     /// The claude a switch to the MCP permission path stopped has exited.
@@ -423,6 +426,7 @@ impl SessionActor {
             }
             Internal::OptionsDeadline => self.options_known(),
             Internal::ContextUsage(answer) => self.on_context_usage(answer),
+            Internal::McpDone(text) => self.on_mcp_done(text),
             Internal::RewindDone(done) => self.on_rewind_done(done).await,
             Internal::SwitchReady(symptom) => self.retry_on_mcp(symptom),
             Internal::SettingDone {

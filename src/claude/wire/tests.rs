@@ -101,6 +101,30 @@ fn control_requests_serialize_as_claude_expects() {
 }
 
 #[test]
+fn mcp_control_requests_are_the_shapes_the_cli_takes() {
+    // As the pinned claude answered them (a server toggled off and on, reconnected).
+    let cases = [
+        (OutboundControl::McpStatus, json!({"subtype": "mcp_status"})),
+        (
+            OutboundControl::McpReconnect {
+                server_name: "echo".into(),
+            },
+            json!({"subtype": "mcp_reconnect", "serverName": "echo"}),
+        ),
+        (
+            OutboundControl::McpToggle {
+                server_name: "echo".into(),
+                enabled: false,
+            },
+            json!({"subtype": "mcp_toggle", "serverName": "echo", "enabled": false}),
+        ),
+    ];
+    for (request, wire) in cases {
+        assert_eq!(serde_json::to_value(&request).unwrap(), wire);
+    }
+}
+
+#[test]
 fn models_keep_their_effort_levels_only_when_they_support_effort() {
     let reply = json!({"models": [
         {"value": "default", "displayName": "Default (recommended)", "description": "Opus",

@@ -1,6 +1,6 @@
 //! Prompts that arrive while a turn runs. Each is written to claude at once as its own user
 //! message (claude runs it after the current one, or folds it in), unless it has to wait here:
-//! behind a turn claude-acp runs itself, or being one (`/undo`, `/context`, ...). Each is
+//! behind a turn claude-acp runs itself, or being one (`/undo`, `/context`, `/mcp`, ...). Each is
 //! answered once, in the order they came, when a `result` answers it (`answers.rs` says which);
 //! the session's turn is always the oldest one not answered.
 
@@ -210,4 +210,5 @@ fn is_local_command(blocks: &[PromptBlock]) -> bool {
     super::rewind::RewindCommand::of(blocks).is_some()
         || translate::is_usage_command(blocks)
         || translate::is_context_command(blocks)
+        || translate::mcp_command(blocks).is_some()
 }

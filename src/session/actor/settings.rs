@@ -311,6 +311,7 @@ impl SessionActor {
             commands.retain(|c| !ours.iter().any(|o| o.name == c.name));
             commands.extend(ours);
             let commands = translate::with_usage_command(translate::with_context_command(commands));
+            let commands = translate::with_mcp_command(commands);
             self.ctx
                 .editor
                 .session_update(&self.ctx.id, SessionUpdate::AvailableCommands { commands });

@@ -25,7 +25,7 @@ pub(super) struct Turn {
     /// Names the prompt among those claude has not answered yet (the ledger's owner).
     pub(super) serial: u64,
     /// Whether claude's results answer it (a prompt written to claude), rather than claude-acp
-    /// itself (`/context`, `/undo`, `/rewind`, `/usage`).
+    /// itself (`/context`, `/undo`, `/rewind`, `/usage`, `/mcp`).
     pub(super) by_claude: bool,
     pub(super) reply: Reply<TurnOutcome>,
     /// Told when the answer is queued to the editor.
@@ -114,6 +114,11 @@ impl SessionActor {
         }
         if translate::is_context_command(&blocks) {
             self.start_context_turn(blocks, reply);
+            self.turn_written(written);
+            return;
+        }
+        if let Some(command) = translate::mcp_command(&blocks) {
+            self.start_mcp_turn(command, blocks, reply);
             self.turn_written(written);
             return;
         }

@@ -10,6 +10,7 @@ mod editor_terminal;
 mod editor_tools;
 mod history_fixture;
 mod idle;
+mod mcp_health;
 mod mock_api;
 mod nothing_outlives;
 mod notices;

@@ -19,6 +19,7 @@ mod hard_kill;
 mod idle;
 mod logging;
 mod logout;
+mod mcp_commands;
 mod method_dispatch;
 mod modes;
 mod permissions;
