@@ -343,6 +343,29 @@ pub struct ResultMessage {
     /// (`None`: a claude that does not say, or a turn no user message started).
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub user_message_uuids: Option<Vec<String>>,
+    /// What started the turn when it was not a user message (`{"kind": "task-notification"}`:
+    /// claude's follow-up to a background job that ended).
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub origin: Option<Value>,
+}
+
+impl ResultMessage {
+    /// Whether claude started this turn on its own (a background job's follow-up, a message from
+    /// a peer agent), so that it answers no prompt unless it names one.
+    pub fn autonomous(&self) -> bool {
+        const KINDS: [&str; 5] = [
+            "task-notification",
+            "peer",
+            "coordinator",
+            "observer",
+            "observer-activity",
+        ];
+        self.origin
+            .as_ref()
+            .and_then(|o| o.get("kind"))
+            .and_then(Value::as_str)
+            .is_some_and(|kind| KINDS.contains(&kind))
+    }
 }
 
 /// `{"type":"tool_progress"}`: claude's heartbeat for a tool call that is still running (a long

@@ -43,8 +43,9 @@ impl Ledger {
 
     /// A `result`, naming the messages it answered (`named`), or naming none (`None`: a claude
     /// that does not say). Returns whether it answered any of ours; one that names only messages
-    /// we never wrote (a turn claude started on its own) answers nothing.
-    pub(super) fn result(&mut self, named: Option<&[String]>) -> bool {
+    /// we never wrote, or a turn claude started on its own (`autonomous`) naming none, answers
+    /// nothing.
+    pub(super) fn result(&mut self, named: Option<&[String]>, autonomous: bool) -> bool {
         let before = self.waiting.len();
         let results_before = self.results;
         self.results += 1;
@@ -68,6 +69,7 @@ impl Ledger {
                     !answered
                 });
             }
+            None if autonomous => return false,
             None => {
                 // Without names: the oldest message is answered, and so is every message that
                 // was already waiting when the previous result came, since claude takes all it
@@ -107,19 +109,22 @@ mod tests {
         Wrote(u64, &'static str, Sent),
         /// A result naming these uuids (`None`: naming none); then the owners still waited on.
         Result(Option<&'static [&'static str]>, bool, &'static [u64]),
+        /// The same for a turn claude started on its own.
+        Autonomous(Option<&'static [&'static str]>, bool, &'static [u64]),
     }
     use Sent::{Prompt, Steer};
-    use Step::{Result, Wrote};
+    use Step::{Autonomous, Result, Wrote};
 
     fn play(steps: &[Step]) {
         let mut ledger = Ledger::default();
         for (n, step) in steps.iter().enumerate() {
             match step {
                 Wrote(owner, uuid, sent) => ledger.wrote(*owner, (*uuid).into(), *sent),
-                Result(named, ours, waiting) => {
+                Result(named, ours, waiting) | Autonomous(named, ours, waiting) => {
                     let named: Option<Vec<String>> =
                         named.map(|u| u.iter().map(|s| (*s).to_owned()).collect());
-                    assert_eq!(ledger.result(named.as_deref()), *ours, "step {n}");
+                    let autonomous = matches!(step, Autonomous(..));
+                    assert_eq!(ledger.result(named.as_deref(), autonomous), *ours, "step {n}");
                     let left: Vec<u64> = (1..=6).filter(|o| ledger.waits_on(*o)).collect();
                     assert_eq!(left, *waiting, "step {n}: {ledger:?}");
                 }
@@ -212,6 +217,18 @@ mod tests {
             ),
             ("a result with nothing waiting", &[Result(None, false, &[])]),
             (
+                "a background job's follow-up turn answers no prompt",
+                &[
+                    Wrote(1, "a", Prompt),
+                    Autonomous(None, false, &[1]),
+                    Result(Some(&["a"]), true, &[]),
+                ],
+            ),
+            (
+                "unless it names one it took in",
+                &[Wrote(1, "a", Prompt), Autonomous(Some(&["a"]), true, &[])],
+            ),
+            (
                 "an empty list counts as no names",
                 &[Wrote(1, "a", Prompt), Result(Some(&[]), true, &[])],
             ),
@@ -232,6 +249,6 @@ mod tests {
         assert!(!ledger.waits_on(2));
         ledger.clear();
         assert!(!ledger.waits_on(1));
-        assert!(!ledger.result(None));
+        assert!(!ledger.result(None, false));
     }
 }

@@ -140,11 +140,8 @@ impl SessionActor {
                 }
                 // A result no prompt of ours waits on (a background task's follow-up, or one
                 // during `/undo`) ends no turn.
-                if !self
-                    .queue
-                    .ledger
-                    .result(result.user_message_uuids.as_deref())
-                {
+                let named = result.user_message_uuids.as_deref();
+                if !self.queue.ledger.result(named, result.autonomous()) {
                     tracing::debug!(session = %self.ctx.id, "a result outside any turn was dropped");
                     return;
                 }
