@@ -37,7 +37,11 @@ use crate::permissions::fallback::{BreakSymptom, PermissionPath};
 use crate::permissions::{self, asker::PermissionAsker};
 use crate::translate::TurnTranslator;
 
+<<<<<<< HEAD
 mod answers;
+=======
+mod agent;
+>>>>>>> main
 mod asks;
 mod claude_io;
 mod context;
@@ -384,6 +388,10 @@ impl SessionActor {
                 "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
                 "model" => self.set_model(value, SettingReply::ConfigOption(reply)),
                 "effort" => self.set_effort(value, SettingReply::ConfigOption(reply)),
+                agent::AGENT_ID => {
+                    let result = self.set_agent(&value).map(|()| self.config_options());
+                    let _ = reply.send(result);
+                }
                 toggles::FAST_ID => self.set_toggle(
                     toggles::Toggle::Fast,
                     &value,
