@@ -22,13 +22,9 @@ mod rate_limit;
 mod rewind;
 mod tool_result;
 
-<<<<<<< HEAD
-pub use super::replies::{ContextCategory, ContextUsage, ModelInfo};
+pub use super::replies::{AgentInfo, ContextCategory, ContextUsage, ModelInfo};
 pub use input::ClaudeInput;
 pub(crate) use input::InputLine;
-=======
-pub use super::replies::{AgentInfo, ContextCategory, ContextUsage, ModelInfo};
->>>>>>> main
 pub use mcp::{ElicitationAnswer, ElicitationAsk, McpServerStatus};
 pub(crate) use mcp_config::remove_stale_config_files;
 pub use mcp_config::{

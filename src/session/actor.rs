@@ -37,11 +37,8 @@ use crate::permissions::fallback::{BreakSymptom, PermissionPath};
 use crate::permissions::{self, asker::PermissionAsker};
 use crate::translate::TurnTranslator;
 
-<<<<<<< HEAD
-mod answers;
-=======
 mod agent;
->>>>>>> main
+mod answers;
 mod asks;
 mod claude_io;
 mod context;
