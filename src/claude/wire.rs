@@ -346,7 +346,14 @@ pub struct ResultMessage {
     /// What started the turn when it was not a user message (`{"kind": "task-notification"}`:
     /// claude's follow-up to a background job that ended).
     #[serde(default, deserialize_with = "lenient::any_shape")]
-    pub origin: Option<Value>,
+    pub origin: Option<ResultOrigin>,
+}
+
+/// `origin` of a `result`: what started the turn.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ResultOrigin {
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub kind: Option<String>,
 }
 
 impl ResultMessage {
@@ -362,8 +369,7 @@ impl ResultMessage {
         ];
         self.origin
             .as_ref()
-            .and_then(|o| o.get("kind"))
-            .and_then(Value::as_str)
+            .and_then(|o| o.kind.as_deref())
             .is_some_and(|kind| KINDS.contains(&kind))
     }
 }

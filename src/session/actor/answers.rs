@@ -124,7 +124,11 @@ mod tests {
                     let named: Option<Vec<String>> =
                         named.map(|u| u.iter().map(|s| (*s).to_owned()).collect());
                     let autonomous = matches!(step, Autonomous(..));
-                    assert_eq!(ledger.result(named.as_deref(), autonomous), *ours, "step {n}");
+                    assert_eq!(
+                        ledger.result(named.as_deref(), autonomous),
+                        *ours,
+                        "step {n}"
+                    );
                     let left: Vec<u64> = (1..=6).filter(|o| ledger.waits_on(*o)).collect();
                     assert_eq!(left, *waiting, "step {n}: {ledger:?}");
                 }
