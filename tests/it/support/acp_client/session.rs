@@ -10,6 +10,11 @@ use serde_json::{Value, json};
 
 use super::{AcpClient, RpcError};
 
+/// The option `id` of an answer's or update's `configOptions` list, if there is one.
+pub fn config_option(options: &Value, id: &str) -> Option<Value> {
+    options.as_array()?.iter().find(|o| o["id"] == id).cloned()
+}
+
 /// A responder for `session/request_permission` that selects the first option of `kind`
 /// (`allow_once`, `allow_always`, `reject_once`, `reject_always`).
 pub fn choose_permission(
