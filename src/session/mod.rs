@@ -4,6 +4,7 @@ mod actor;
 pub mod config;
 mod delete;
 mod directories;
+mod features;
 mod id_locks;
 mod incoming;
 mod listing;
@@ -26,22 +27,18 @@ use tokio::sync::{mpsc, oneshot};
 
 use self::actor::{Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
+pub(crate) use self::features::features;
+use self::features::{
+    CONSOLE_LOGIN, LOGIN_METHOD, SSO_LOGIN, SUBSCRIPTION_LOGIN, auth_status_info,
+};
 use self::listing::OpenSession;
 use self::spawn::{Start, SystemPromptParts};
-use crate::claude::auth::{AuthStatus, LoginKind};
 use crate::domain::{
-    AgentCore, AgentError, AgentFeatures, AuthMethodInfo, AuthStatusInfo, ConfigOption,
-    EditorClient, NewSession, PromptBlock, SessionOpened, SessionPage, TurnOutcome,
+    AgentCore, AgentError, AgentFeatures, AuthStatusInfo, ConfigOption, EditorClient, NewSession,
+    PromptBlock, SessionOpened, SessionPage, TurnOutcome,
 };
 use crate::editor_tools::setting::{FILE_EDITS, ServedBy, TERMINAL};
 use crate::history::{self, HistoryError};
-
-/// The auth methods `initialize` offers; the editor runs `claude-acp login [--kind]` in a
-/// terminal. The ids are the TypeScript adapter's where it has the same login.
-const LOGIN_METHOD: &str = "claude-login";
-const SUBSCRIPTION_LOGIN: &str = "claude-ai-login";
-const CONSOLE_LOGIN: &str = "console-login";
-const SSO_LOGIN: &str = "sso-login";
 
 /// A running session as the registry holds it.
 #[derive(Clone)]
@@ -283,83 +280,6 @@ impl Sessions {
     }
 }
 
-/// What this adapter offers the editor (`initialize`).
-pub(crate) fn features() -> AgentFeatures {
-    AgentFeatures {
-        load_session: true,
-        mcp_http: true,
-        mcp_sse: true,
-        list_sessions: true,
-        resume_session: true,
-        fork_session: true,
-        close_session: true,
-        delete_session: true,
-        additional_directories: true,
-        logout: true,
-        system_prompt: true,
-        auth_methods: auth_methods(crate::claude::install::has_key()),
-        auth_status: None,
-    }
-}
-
-/// The logins offered: with a key or token in the environment, claude's own screen only (as
-/// before: the key is what claude uses); else the subscription, Console and SSO logins too, for
-/// editors that run terminal logins.
-fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
-    let method = |id: &str, name: &str, description: &str, kind: LoginKind| AuthMethodInfo {
-        id: id.into(),
-        name: name.into(),
-        description: description.into(),
-        args: kind
-            .adapter_args()
-            .iter()
-            .map(|a| (*a).to_owned())
-            .collect(),
-        needs_terminal_client: kind != LoginKind::Screen,
-    };
-    let screen = method(
-        LOGIN_METHOD,
-        "Log in to Claude",
-        "Runs claude's own login (`claude /login`) in a terminal",
-        LoginKind::Screen,
-    );
-    if key_in_env {
-        return vec![screen];
-    }
-    vec![
-        method(
-            SUBSCRIPTION_LOGIN,
-            "Claude subscription",
-            "Use your Claude Pro, Max, Team or Enterprise plan (`claude auth login --claudeai`)",
-            LoginKind::Subscription,
-        ),
-        method(
-            CONSOLE_LOGIN,
-            "Anthropic Console",
-            "Use an Anthropic Console account, billed per API use (`claude auth login --console`)",
-            LoginKind::Console,
-        ),
-        method(
-            SSO_LOGIN,
-            "Single sign-on",
-            "Log in through your organisation's SSO (`claude auth login --sso`)",
-            LoginKind::Sso,
-        ),
-        screen,
-    ]
-}
-
-/// claude's own report of its login, for the editor.
-fn auth_status_info(status: &AuthStatus) -> AuthStatusInfo {
-    AuthStatusInfo {
-        logged_in: status.logged_in,
-        method: status.auth_method.clone(),
-        provider: status.api_provider.clone(),
-        email: status.masked_email(),
-        summary: status.describe(),
-    }
-}
-
 fn history_error(e: HistoryError) -> AgentError {
     match e {
         HistoryError::NotFound(_)
@@ -529,6 +449,7 @@ impl AgentCore for Sessions {
         &self,
         session_id: &str,
         blocks: Vec<PromptBlock>,
+        written: Option<crate::domain::AnswerWritten>,
     ) -> Result<TurnOutcome, AgentError> {
         crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
         if let Ok(handle) = self.handle(session_id) {
@@ -538,8 +459,35 @@ impl AgentCore for Sessions {
                 .expect("listing lock")
                 .prompted(&blocks);
         }
-        self.ask(session_id, |reply| Command::Prompt { blocks, reply })
-            .await
+        self.ask(session_id, |reply| Command::Prompt {
+            blocks,
+            reply,
+            written,
+        })
+        .await
+    }
+
+    async fn steer(
+        &self,
+        session_id: &str,
+        blocks: Vec<PromptBlock>,
+        idle: crate::domain::IdleBehavior,
+    ) -> Result<crate::domain::SteerOutcome, AgentError> {
+        let blank = blocks
+            .iter()
+            .all(|b| matches!(b, PromptBlock::Text(text) if text.trim().is_empty()));
+        if blank {
+            return Err(AgentError::InvalidParams(
+                "_session/steering: the prompt is empty".into(),
+            ));
+        }
+        crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
+        self.ask(session_id, |reply| Command::Steer {
+            blocks,
+            idle,
+            reply,
+        })
+        .await
     }
 
     fn cancel(&self, session_id: &str) {
