@@ -14,7 +14,8 @@ mod update;
 pub use core::{AgentCore, AgentFeatures, AuthMethodInfo, AuthStatusInfo};
 pub use editor::{
     EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
-    TerminalCommand, TerminalExit, TerminalOutput,
+    McpElicitation, McpElicitationAnswer, McpElicitationMode, TerminalCommand, TerminalExit,
+    TerminalOutput,
 };
 pub use error::AgentError;
 pub use request::*;

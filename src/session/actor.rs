@@ -41,6 +41,7 @@ mod asks;
 mod claude_io;
 mod context;
 mod effort;
+mod elicit;
 mod files;
 mod idle;
 mod logout;
@@ -109,7 +110,7 @@ enum Internal {
     Initialized(Value),
     /// claude's answer to `get_settings`, asked when it starts.
     ClaudeSettings(Value),
-    /// A permission ask has been answered (or withdrawn).
+    /// A permission ask or an MCP server's question has been answered (or withdrawn).
     PermissionDone { request_id: String },
     /// A session that waited for claude's models waited long enough.
     OptionsDeadline,

@@ -24,6 +24,7 @@ pub(crate) mod kind {
     pub(crate) const MCP_SERVER_FAILED: &str = "mcp_server_failed";
     pub(crate) const MCP_SERVER_NEEDS_AUTH: &str = "mcp_server_needs_auth";
     pub(crate) const MCP_SERVER_DISABLED: &str = "mcp_server_disabled";
+    pub(crate) const MCP_ELICITATION_DECLINED: &str = "mcp_elicitation_declined";
     pub(crate) const MODEL_FALLBACK: &str = "model_fallback";
     pub(crate) const HOOK_BLOCKED: &str = "hook_blocked";
     pub(crate) const HOOK_MESSAGE: &str = "hook_message";
@@ -300,6 +301,17 @@ impl Notices {
             _ => {}
         }
     }
+}
+
+/// An MCP server's question that was answered no without the user (`why`: what the editor lacks,
+/// or how showing it failed), so that a tool that then fails is not a mystery.
+pub(crate) fn elicitation_declined(server: &str, why: String) -> Notice {
+    notice(
+        NoticeSeverity::Warning,
+        kind::MCP_ELICITATION_DECLINED,
+        format!("MCP server {server} asked for your input; declined"),
+        Some(why),
+    )
 }
 
 fn notice(

@@ -1,6 +1,7 @@
 //! The session's claude: starting it (with the right permission transport and history), and what
 //! it says: output translated for the editor, control requests answered, its exit handled.
 
+use super::asks::AskKind;
 use super::turn::turn_error;
 use super::{CONTROL_TIMEOUT, Internal, SessionActor, deliver};
 use crate::claude::wire::{ClaudeMessage, OutboundControl};
@@ -189,6 +190,7 @@ impl SessionActor {
             ControlAction::Reply(value) => deliver(handle.respond_success(&request_id, value)),
             ControlAction::Fail(error) => deliver(handle.respond_error(&request_id, &error)),
             ControlAction::Mcp(message) => self.on_mcp_message(request_id, handle, message),
+            ControlAction::Elicit(ask) => self.on_elicitation(request_id, handle, *ask),
             ControlAction::AskPermission(ask) => {
                 self.path
                     .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
@@ -200,7 +202,7 @@ impl SessionActor {
                     let _ = handle.answer_permission(&rid, reply).await;
                     let _ = internal.send(Internal::PermissionDone { request_id: rid });
                 });
-                self.asks.started(request_id, task);
+                self.asks.started(request_id, task, AskKind::Permission);
             }
         }
     }

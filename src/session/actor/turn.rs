@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::asks::AskKind;
 use super::rewind::RewindCommand;
 use super::{CONTROL_TIMEOUT, Reply, SessionActor, deliver};
-use crate::claude::wire::{OutboundControl, PermissionDecision};
+use crate::claude::wire::{ElicitationAnswer, OutboundControl, PermissionDecision};
 use crate::domain::{
     AgentError, ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome, TurnUsage,
 };
@@ -118,13 +119,19 @@ impl SessionActor {
         self.cancel_file_calls();
         // Pending asks end now: the editor's request is withdrawn and claude gets a deny.
         let handle = self.claude.handle();
-        for request_id in self.asks.withdraw_all() {
-            if let Some(h) = &handle {
-                let decision = PermissionDecision::Deny {
-                    message: "The user cancelled the turn.".into(),
-                    interrupt: true,
-                };
-                deliver(h.answer_permission(&request_id, decision));
+        for (request_id, kind) in self.asks.withdraw_all() {
+            let Some(h) = &handle else { continue };
+            match kind {
+                AskKind::Permission => {
+                    let decision = PermissionDecision::Deny {
+                        message: "The user cancelled the turn.".into(),
+                        interrupt: true,
+                    };
+                    deliver(h.answer_permission(&request_id, decision));
+                }
+                AskKind::Elicitation => {
+                    deliver(h.respond_success(&request_id, ElicitationAnswer::Cancel.to_value()))
+                }
             }
         }
         if let Some(h) = handle {
