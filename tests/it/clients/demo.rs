@@ -4,7 +4,7 @@
 #[test]
 fn the_demo_plays_a_whole_session_offline_and_shows_the_written_file() {
     let home = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"))
+    let out = std::process::Command::new(crate::support::adapter())
         .arg("demo")
         // No claude anywhere and no account: the demo needs neither.
         .env_clear()

@@ -19,7 +19,7 @@ on_each_claude! {
 }
 
 fn adapter(env: &ClaudeEnv) -> AcpClient {
-    let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
+    let c = AcpClient::from_command(env.command(crate::support::adapter()));
     c.set_timeout(Duration::from_secs(60));
     c
 }
@@ -206,7 +206,7 @@ async fn logout_then_the_next_prompt_is_auth_required() {
         json!({"primaryApiKey": "sk-ant-test-key"}).to_string(),
     )
     .unwrap();
-    let mut command = env.command(env!("CARGO_BIN_EXE_claude-acp"));
+    let mut command = env.command(crate::support::adapter());
     command.env_remove("ANTHROPIC_API_KEY");
     let c = AcpClient::from_command(command);
     c.set_timeout(Duration::from_secs(60));

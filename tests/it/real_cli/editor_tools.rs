@@ -13,7 +13,7 @@ use crate::support::real_editor::STEP;
 pub(super) fn adapter_on_mock(args: &[&str]) -> (MockApi, ClaudeEnv, AcpClient) {
     let mock = MockApi::start(Vec::new());
     let env = ClaudeEnv::for_version(&mock, pinned_version());
-    let mut command = env.command(env!("CARGO_BIN_EXE_claude-acp"));
+    let mut command = env.command(crate::support::adapter());
     command.args(args);
     let c = AcpClient::from_command(command);
     c.set_timeout(STEP);

@@ -14,7 +14,7 @@ use crate::support::real_cli::ClaudeEnv;
 async fn two_turns_with_a_broken_server(notices: bool) -> (AcpClient, String) {
     let mock = MockApi::start(vec![Rule::always(Reply::text("Hi."))]);
     let env = ClaudeEnv::new(&mock);
-    let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
+    let c = AcpClient::from_command(env.command(crate::support::adapter()));
     c.set_timeout(Duration::from_secs(60));
     let mut caps =
         json!({"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false});
@@ -100,7 +100,7 @@ async fn a_subscription_s_limits_show_in_usage_and_in_slash_usage() {
     let env = ClaudeEnv::new(&mock)
         .without_env("ANTHROPIC_API_KEY")
         .with_env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-mock");
-    let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
+    let c = AcpClient::from_command(env.command(crate::support::adapter()));
     c.set_timeout(Duration::from_secs(60));
     c.initialize_with_capabilities(json!({"session": {"notices": {}}}))
         .await;

@@ -24,7 +24,7 @@ fn option(options: &Value, id: &str) -> Value {
 }
 
 fn adapter(env: &ClaudeEnv, args: &[&str]) -> AcpClient {
-    let mut command = env.command(env!("CARGO_BIN_EXE_claude-acp"));
+    let mut command = env.command(crate::support::adapter());
     command.args(args);
     let c = AcpClient::from_command(command);
     c.set_timeout(Duration::from_secs(60));

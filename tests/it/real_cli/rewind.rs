@@ -107,7 +107,7 @@ async fn undo_and_rewind_restore_files_and_history_after_a_confirm_and_across_a_
     // A new claude-acp process: the thread replayed is the rewound one, and the model continues it.
     e.c.close_stdin().await;
     assert!(e.c.wait_exit(Duration::from_secs(20)).await.is_some());
-    let c = AcpClient::from_command(e.env.command(env!("CARGO_BIN_EXE_claude-acp")));
+    let c = AcpClient::from_command(e.env.command(crate::support::adapter()));
     c.set_timeout(Duration::from_secs(60));
     c.initialize().await;
     let load = json!({"sessionId": e.id, "cwd": e.env.work_dir(), "mcpServers": []});
@@ -171,7 +171,7 @@ async fn rewind_puts_back_edits_made_on_disk_and_through_the_editor_in_one_sessi
     let env = ClaudeEnv::for_version(&mock, pinned_version());
     let (a, b) = (env.work_dir().join("a.txt"), env.work_dir().join("b.txt"));
     std::fs::write(&a, "on disk\n").unwrap();
-    let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
+    let c = AcpClient::from_command(env.command(crate::support::adapter()));
     c.set_timeout(STEP);
     let editor = Buffers::default();
     editor.open(&a, BUFFER);

@@ -25,7 +25,7 @@ on_each_claude! {
 }
 
 fn adapter(env: &ClaudeEnv) -> AcpClient {
-    let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
+    let c = AcpClient::from_command(env.command(crate::support::adapter()));
     c.set_timeout(Duration::from_secs(60));
     c
 }

@@ -19,7 +19,7 @@ async fn a_slash_command_prompt_is_run_by_claude_as_the_command() {
     )
     .unwrap();
 
-    let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
+    let c = AcpClient::from_command(env.command(crate::support::adapter()));
     c.set_timeout(Duration::from_secs(60));
     c.initialize().await;
     let id = c.new_session(env.work_dir()).await;

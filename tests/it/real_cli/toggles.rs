@@ -13,7 +13,7 @@ use crate::support::real_cli::ClaudeEnv;
 use crate::support::real_session::claude_pid;
 
 fn adapter(env: &ClaudeEnv) -> AcpClient {
-    let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
+    let c = AcpClient::from_command(env.command(crate::support::adapter()));
     c.set_timeout(Duration::from_secs(60));
     c
 }

@@ -149,7 +149,7 @@ async fn bad_input_gets_clear_errors_and_the_adapter_goes_on() {
 #[tokio::test]
 async fn a_missing_claude_fails_session_new_saying_where_it_looked_and_how_to_install() {
     let dir = tempfile::tempdir().unwrap();
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
+    let mut cmd = tokio::process::Command::new(crate::support::adapter());
     // A trimmed environment, as some editors start agents: no claude anywhere.
     cmd.env_clear()
         .env("PATH", dir.path())

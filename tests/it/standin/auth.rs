@@ -130,7 +130,7 @@ async fn a_terminal_login_runs_claude_s_login_and_authenticate_checks_it() {
     let s = Standin::new("not_logged_in");
     let config = s.config_dir();
     let login = |kind: &str, extra: &[(&str, &str)]| {
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
+        let mut command = std::process::Command::new(crate::support::adapter());
         command
             .args(["--claude-path", s.claude.to_str().unwrap(), "login", kind])
             .env("CLAUDE_CONFIG_DIR", &config)

@@ -7,7 +7,7 @@ use crate::support::real_cli::{
 use crate::support::standin::Standin;
 
 fn doctor(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
+    let mut cmd = std::process::Command::new(crate::support::adapter());
     cmd.env_clear()
         .env("PATH", "/usr/bin:/bin")
         .arg("doctor")
@@ -56,7 +56,7 @@ fn no_claude_is_a_failure_that_says_how_to_install() {
 #[test]
 fn login_runs_claudes_own_login() {
     let s = Standin::new("text");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"))
+    let out = std::process::Command::new(crate::support::adapter())
         .args(["login", "--claude-path", s.claude.to_str().unwrap()])
         .envs(s.env())
         .stdin(std::process::Stdio::null())

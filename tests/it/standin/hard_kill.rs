@@ -29,7 +29,7 @@ async fn busy_claude() -> Busy {
         format!(
             "#!/bin/sh\nsleep 1000 &\necho $! > '{}'\nexec '{}' standin \"$@\"\n",
             child_pid.display(),
-            env!("CARGO_BIN_EXE_claude-acp"),
+            crate::support::adapter(),
         ),
     )
     .unwrap();

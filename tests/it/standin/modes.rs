@@ -177,7 +177,7 @@ async fn bypass_permissions_is_offered_only_where_claude_accepts_it() {
     let is_root = unsafe { libc::geteuid() } == 0;
     for sandbox in [false, true] {
         let s = Standin::new("set_permission_mode");
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
+        let mut cmd = tokio::process::Command::new(crate::support::adapter());
         cmd.arg("--claude-path")
             .arg(&s.claude)
             .envs(s.env())

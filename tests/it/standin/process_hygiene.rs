@@ -169,7 +169,7 @@ async fn two_sessions_run_side_by_side_each_with_its_own_claude() {
 #[tokio::test]
 async fn a_trimmed_environment_without_anthropic_variables_still_works() {
     let s = Standin::new("text");
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
+    let mut cmd = tokio::process::Command::new(crate::support::adapter());
     cmd.env_clear()
         .env("PATH", "/usr/bin:/bin")
         .arg("--claude-path")
@@ -201,7 +201,7 @@ async fn claude_gets_the_adapters_environment_unchanged_and_runs_in_the_session_
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = format!("/usr/bin:/bin:{}", s.dir().display());
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_claude-acp"));
+    let mut cmd = tokio::process::Command::new(crate::support::adapter());
     cmd.env_clear()
         .env("PATH", &path)
         .env("MY_EDITOR_SETTING", "kept as is")

@@ -6,6 +6,9 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod acp_client;
+// The adapter under test and how long a waiting client gives it live with the client, which the
+// benches share (`benches/shared/`).
+pub use acp_client::{adapter, slowdown};
 pub mod argv;
 pub mod editor_buffers;
 pub mod editor_terminals;

@@ -24,7 +24,7 @@ pub struct RawEditor {
 impl RawEditor {
     /// claude-acp with `standin` as its claude.
     pub fn spawn(standin: &Standin) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_claude-acp"))
+        let mut child = Command::new(crate::support::adapter())
             .args(["--claude-path", standin.claude.to_str().unwrap()])
             .envs(standin.env())
             .env("CLAUDE_CONFIG_DIR", standin.config_dir())

@@ -51,9 +51,14 @@ pub fn scenario_versions() -> [&'static str; 3] {
     [OLDEST_VERSION, MIDDLE_VERSION, pinned_version()]
 }
 
-/// Path of the pinned `claude` binary (see [`pinned_version`]).
+/// Path of the pinned `claude` binary (see [`pinned_version`]), or `CLAUDE_ACP_TEST_CLAUDE` (an
+/// absolute path to the same version built for another platform: `.ci/aarch64` gives the
+/// linux-arm64 build, run under qemu-user).
 pub fn claude_binary() -> PathBuf {
-    claude_binary_of(pinned_version())
+    match std::env::var_os("CLAUDE_ACP_TEST_CLAUDE") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => claude_binary_of(pinned_version()),
+    }
 }
 
 /// Path of claude `version`, installed into `<target dir>/claude-code/<version>/` on first use.
@@ -205,7 +210,10 @@ impl ClaudeEnv {
 
     /// A new environment whose API is `mock`, for claude `version` (installed if missing).
     pub fn for_version(mock: &MockApi, version: &str) -> ClaudeEnv {
-        let claude = claude_binary_of(version);
+        let claude = match version == pinned_version() {
+            true => claude_binary(),
+            false => claude_binary_of(version),
+        };
         let root = TempDir::with_prefix("claude-acp-test-").expect("temp dir for ClaudeEnv");
         for sub in ["home", "tmp", "xdg", "work"] {
             fs::create_dir(root.path().join(sub)).expect("ClaudeEnv sub directory");
@@ -288,6 +296,10 @@ impl ClaudeEnv {
         .into_iter()
         .map(|(key, value)| (key.to_string(), value))
         .collect();
+        // Where foreign-architecture programs find their libraries under qemu-user (`.ci/aarch64`).
+        if let Ok(prefix) = std::env::var("QEMU_LD_PREFIX") {
+            vars.push(("QEMU_LD_PREFIX".into(), prefix));
+        }
         for (key, value) in &self.extra_env {
             vars.retain(|(existing, _)| existing != key);
             vars.push((key.clone(), value.clone()));

@@ -36,7 +36,7 @@ impl Editor {
     }
 
     pub async fn start_in(mock: MockApi, env: ClaudeEnv, args: &[&str], forms: bool) -> Editor {
-        let mut command = env.command(env!("CARGO_BIN_EXE_claude-acp"));
+        let mut command = env.command(crate::support::adapter());
         command.args(args);
         let c = AcpClient::from_command(command);
         c.set_timeout(STEP);

@@ -49,7 +49,7 @@ impl RealSession {
         for (key, value) in vars {
             env = env.with_env(*key, *value);
         }
-        let client = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
+        let client = AcpClient::from_command(env.command(crate::support::adapter()));
         client.initialize().await;
         let id = client.new_session(env.work_dir()).await;
         RealSession {

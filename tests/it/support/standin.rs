@@ -66,7 +66,7 @@ impl Standin {
         std::fs::create_dir(&work).expect("work dir");
         Self {
             dir,
-            claude: PathBuf::from(env!("CARGO_BIN_EXE_claude-acp")),
+            claude: PathBuf::from(crate::support::adapter()),
             scripts,
             starts,
             log,

@@ -36,6 +36,31 @@ pub const GRACEFUL_DROP_WAIT: Duration = Duration::from_secs(5);
 /// All methods take `&self`, so a test can await a prompt while, concurrently, it answers a
 /// permission request or sends `session/cancel`. Dropping the client kills the adapter process
 /// (only that process: its own children are the adapter's job, which process tests check).
+/// The claude-acp the tests drive: the one cargo built, or `CLAUDE_ACP_TEST_ADAPTER` (an absolute
+/// path), so that a build for another target runs the same tests (`.ci/aarch64`: an aarch64 build
+/// run under qemu-user).
+pub fn adapter() -> &'static str {
+    static ADAPTER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ADAPTER.get_or_init(|| match std::env::var("CLAUDE_ACP_TEST_ADAPTER") {
+        Ok(path) if !path.is_empty() => path,
+        _ => env!("CARGO_BIN_EXE_claude-acp").to_owned(),
+    })
+}
+
+/// How many times longer than the tests' own limits a waiting client gives the adapter:
+/// `CLAUDE_ACP_TEST_SLOWDOWN` (a whole number, default 1), for builds run under emulation
+/// (`.ci/aarch64` sets 4: a debug build under qemu-user on two cores). Limits are not speed checks.
+pub fn slowdown() -> u32 {
+    static SLOWDOWN: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *SLOWDOWN.get_or_init(|| {
+        std::env::var("CLAUDE_ACP_TEST_SLOWDOWN")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n| n >= 1)
+            .unwrap_or(1)
+    })
+}
+
 pub struct AcpClient {
     shared: Arc<Shared>,
     writer: Arc<Writer>,
@@ -53,7 +78,7 @@ impl AcpClient {
     /// Spawns the built `claude-acp` with `args`, extra `env` (added to the inherited one) in
     /// `cwd`. Must be called inside a tokio runtime.
     pub fn spawn(args: &[&str], env: &[(&str, &str)], cwd: impl AsRef<Path>) -> Self {
-        Self::spawn_program(env!("CARGO_BIN_EXE_claude-acp"), args, env, cwd)
+        Self::spawn_program(adapter(), args, env, cwd)
     }
 
     /// Like [`AcpClient::spawn`] for any program that speaks ACP on stdio.
@@ -191,7 +216,7 @@ impl AcpClient {
             self.shared.lock().pending.remove(&id);
             return Err(WaitError::Closed);
         }
-        match tokio::time::timeout(timeout, answered).await {
+        match tokio::time::timeout(timeout * slowdown(), answered).await {
             Ok(Ok(outcome)) => Ok(outcome),
             Ok(Err(_)) => Err(WaitError::Closed),
             Err(_) => {

@@ -96,7 +96,7 @@ impl Shared {
         mut check: impl FnMut(&mut Record) -> Option<T>,
     ) -> Result<T, WaitError> {
         let mut changes = self.changed.subscribe();
-        let deadline = tokio::time::Instant::now() + timeout;
+        let deadline = tokio::time::Instant::now() + timeout * super::slowdown();
         loop {
             changes.borrow_and_update();
             {
