@@ -11,7 +11,7 @@ mod request;
 pub(crate) mod tool_names;
 mod update;
 
-pub use core::{AgentCore, AgentFeatures, AuthMethodInfo, AuthStatusInfo};
+pub use core::{AgentCore, AgentFeatures, AuthMethodInfo, AuthStatusInfo, Gateway};
 pub use editor::{
     EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
     McpElicitation, McpElicitationAnswer, McpElicitationMode, TerminalCommand, TerminalExit,

@@ -93,6 +93,9 @@ pub(crate) enum Command {
     LoggedOut {
         reply: oneshot::Sender<()>,
     },
+    /// claude's route changed (the editor's gateway): the claude running is replaced as soon as
+    /// no turn runs, the next resuming the conversation.
+    RouteChanged,
     /// Makes the session's task panic where a bug would (built for unit tests only).
     #[cfg(test)]
     PanicForTest,
@@ -253,7 +256,7 @@ impl SessionActor {
                 edit_log,
                 served: ToolServer::default(),
                 file_tasks: Vec::new(),
-                restart_for_files: false,
+                restart_due: false,
             },
             ctx: SessionContext {
                 id,
@@ -379,6 +382,10 @@ impl SessionActor {
             Command::LoggedOut { reply } => {
                 self.end_claude_for_logout().await;
                 let _ = reply.send(());
+            }
+            Command::RouteChanged => {
+                self.tools.restart_due = self.claude.is_running();
+                self.restart_if_due();
             }
             Command::Close { .. } => unreachable!("handled in run"),
             #[cfg(test)]

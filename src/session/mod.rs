@@ -1,6 +1,7 @@
 //! Sessions: one claude per ACP session, and the turns that run in it.
 
 mod actor;
+mod auth;
 pub mod config;
 mod delete;
 mod directories;
@@ -28,20 +29,12 @@ use self::actor::{Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
 use self::listing::OpenSession;
 use self::spawn::{Start, SystemPromptParts};
-use crate::claude::auth::{AuthStatus, LoginKind};
 use crate::domain::{
-    AgentCore, AgentError, AgentFeatures, AuthMethodInfo, AuthStatusInfo, ConfigOption,
-    EditorClient, NewSession, PromptBlock, SessionOpened, SessionPage, TurnOutcome,
+    AgentCore, AgentError, AgentFeatures, AuthStatusInfo, ConfigOption, EditorClient, Gateway,
+    NewSession, PromptBlock, SessionOpened, SessionPage, TurnOutcome,
 };
 use crate::editor_tools::setting::{FILE_EDITS, ServedBy, TERMINAL};
 use crate::history::{self, HistoryError};
-
-/// The auth methods `initialize` offers; the editor runs `claude-acp login [--kind]` in a
-/// terminal. The ids are the TypeScript adapter's where it has the same login.
-const LOGIN_METHOD: &str = "claude-login";
-const SUBSCRIPTION_LOGIN: &str = "claude-ai-login";
-const CONSOLE_LOGIN: &str = "console-login";
-const SSO_LOGIN: &str = "sso-login";
 
 /// A running session as the registry holds it.
 #[derive(Clone)]
@@ -297,66 +290,8 @@ pub(crate) fn features() -> AgentFeatures {
         additional_directories: true,
         logout: true,
         system_prompt: true,
-        auth_methods: auth_methods(crate::claude::install::has_key()),
+        auth_methods: auth::auth_methods(crate::claude::install::has_key()),
         auth_status: None,
-    }
-}
-
-/// The logins offered: with a key or token in the environment, claude's own screen only (as
-/// before: the key is what claude uses); else the subscription, Console and SSO logins too, for
-/// editors that run terminal logins.
-fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
-    let method = |id: &str, name: &str, description: &str, kind: LoginKind| AuthMethodInfo {
-        id: id.into(),
-        name: name.into(),
-        description: description.into(),
-        args: kind
-            .adapter_args()
-            .iter()
-            .map(|a| (*a).to_owned())
-            .collect(),
-        needs_terminal_client: kind != LoginKind::Screen,
-    };
-    let screen = method(
-        LOGIN_METHOD,
-        "Log in to Claude",
-        "Runs claude's own login (`claude /login`) in a terminal",
-        LoginKind::Screen,
-    );
-    if key_in_env {
-        return vec![screen];
-    }
-    vec![
-        method(
-            SUBSCRIPTION_LOGIN,
-            "Claude subscription",
-            "Use your Claude Pro, Max, Team or Enterprise plan (`claude auth login --claudeai`)",
-            LoginKind::Subscription,
-        ),
-        method(
-            CONSOLE_LOGIN,
-            "Anthropic Console",
-            "Use an Anthropic Console account, billed per API use (`claude auth login --console`)",
-            LoginKind::Console,
-        ),
-        method(
-            SSO_LOGIN,
-            "Single sign-on",
-            "Log in through your organisation's SSO (`claude auth login --sso`)",
-            LoginKind::Sso,
-        ),
-        screen,
-    ]
-}
-
-/// claude's own report of its login, for the editor.
-fn auth_status_info(status: &AuthStatus) -> AuthStatusInfo {
-    AuthStatusInfo {
-        logged_in: status.logged_in,
-        method: status.auth_method.clone(),
-        provider: status.api_provider.clone(),
-        email: status.masked_email(),
-        summary: status.describe(),
     }
 }
 
@@ -378,44 +313,12 @@ impl AgentCore for Sessions {
         }
     }
 
-    async fn authenticate(&self, method_id: &str) -> Result<(), AgentError> {
-        let what = match method_id {
-            LOGIN_METHOD => None,
-            SUBSCRIPTION_LOGIN => Some("Claude subscription"),
-            CONSOLE_LOGIN => Some("Anthropic Console"),
-            SSO_LOGIN => Some("SSO"),
-            _ => {
-                return Err(AgentError::InvalidParams(format!(
-                    "unknown auth method `{method_id}`"
-                )));
-            }
-        };
-        let Some(what) = what else {
-            return if crate::claude::install::has_credentials() {
-                Ok(())
-            } else {
-                Err(AgentError::AuthRequired(
-                    "claude is not logged in: run `claude-acp login` in a terminal, or set ANTHROPIC_API_KEY".into(),
-                ))
-            };
-        };
-        // The editor ran the login in a terminal: see whether it took.
-        let command = self.config.claude.clone().map_err(AgentError::Internal)?;
-        let status = crate::claude::auth::status(&command, &[])
-            .await
-            .map_err(|e| {
-                AgentError::Internal(format!("could not ask claude for its login: {e}"))
-            })?;
-        tracing::info!(login = %status.describe(), "after the {what} login");
-        if status.logged_in {
-            self.auth_changed(auth_status_info(&status));
-            Ok(())
-        } else {
-            Err(AgentError::AuthRequired(format!(
-                "the {what} login did not complete: claude reports no login. Run it again; \
-                 the sessions keep whatever login they had."
-            )))
-        }
+    async fn authenticate(
+        &self,
+        method_id: &str,
+        gateway: Option<Gateway>,
+    ) -> Result<(), AgentError> {
+        self.log_in(method_id, gateway).await
     }
 
     async fn new_session(&self, req: NewSession) -> Result<SessionOpened, AgentError> {

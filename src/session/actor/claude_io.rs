@@ -39,7 +39,7 @@ impl SessionActor {
             .flags
             .with_secret_files()
             .map_err(AgentError::Internal)?;
-        let opts = spawn::options(
+        let mut opts = spawn::options(
             &command,
             &self.ctx.cwd,
             &self.ctx.id,
@@ -47,6 +47,8 @@ impl SessionActor {
             &flags,
             &permission_args,
         );
+        // Last, so that the editor's gateway wins over the environment's route.
+        opts.extra_env.extend(self.ctx.config.route.env());
         let launched = self
             .ctx
             .config
