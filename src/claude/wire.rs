@@ -22,7 +22,7 @@ mod rate_limit;
 mod rewind;
 mod tool_result;
 
-pub use super::replies::{ContextCategory, ContextUsage, ModelInfo};
+pub use super::replies::{AgentInfo, ContextCategory, ContextUsage, ModelInfo};
 pub use mcp::{ElicitationAnswer, ElicitationAsk, McpServerStatus};
 pub(crate) use mcp_config::remove_stale_config_files;
 pub use mcp_config::{

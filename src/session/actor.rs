@@ -37,6 +37,7 @@ use crate::permissions::fallback::{BreakSymptom, PermissionPath};
 use crate::permissions::{self, asker::PermissionAsker};
 use crate::translate::TurnTranslator;
 
+mod agent;
 mod asks;
 mod claude_io;
 mod context;
@@ -356,6 +357,10 @@ impl SessionActor {
                 "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
                 "model" => self.set_model(value, SettingReply::ConfigOption(reply)),
                 "effort" => self.set_effort(value, SettingReply::ConfigOption(reply)),
+                agent::AGENT_ID => {
+                    let result = self.set_agent(&value).map(|()| self.config_options());
+                    let _ = reply.send(result);
+                }
                 toggles::FAST_ID => self.set_toggle(
                     toggles::Toggle::Fast,
                     &value,

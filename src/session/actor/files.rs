@@ -191,8 +191,9 @@ impl SessionActor {
         Ok(())
     }
 
-    /// A setting claude takes only at its start changed ("File edits", "Terminal"): claude is
-    /// stopped now if idle, else after the turn, and the editor sees the options as they are now.
+    /// A setting claude takes only at its start changed ("File edits", "Terminal", "Agent"):
+    /// claude is stopped now if idle, else after the turn, and the editor sees the options as
+    /// they are now.
     pub(super) fn tool_setting_changed(&mut self) {
         self.tools.restart_due = self.claude.is_running();
         self.restart_if_due();

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor};
-use crate::claude::wire::{ModelInfo, OutboundControl};
+use crate::claude::wire::{AgentInfo, ModelInfo, OutboundControl};
 use crate::claude::{ClaudeError, ClaudeHandle};
 use crate::domain::{AgentError, ConfigOption, SessionUpdate};
 use crate::editor_tools::setting::{FILE_EDITS, TERMINAL};
@@ -72,6 +72,11 @@ pub(super) struct Settings {
     pub(super) announced: super::options::Announced,
     /// Fast mode and ultracode.
     pub(super) toggles: super::toggles::Toggles,
+    /// claude's custom agents (its `initialize` reply); empty when it has none or has not said.
+    pub(super) agents: Vec<AgentInfo>,
+    /// The agent the main thread runs as (`--agent`, `_meta`, the agent option); `None`: claude's
+    /// standard agent.
+    pub(super) agent: Option<String>,
 }
 
 impl Settings {
@@ -84,6 +89,8 @@ impl Settings {
             effort: flags.value_of("--effort").map(str::to_owned),
             announced: super::options::Announced::default(),
             toggles: super::toggles::Toggles::default(),
+            agents: Vec::new(),
+            agent: flags.value_of("--agent").map(str::to_owned),
         }
     }
 
@@ -162,6 +169,7 @@ impl SessionActor {
             self.settings
                 .toggle_options(self.ctx.editor.supports_boolean_options()),
         );
+        options.extend(self.settings.agent_option());
         options.extend(self.tools.file_edits.map(|v| FILE_EDITS.config_option(v)));
         options.extend(self.tools.terminal.map(|v| TERMINAL.config_option(v)));
         options
@@ -322,6 +330,7 @@ impl SessionActor {
                 .and_then(Value::as_str);
             self.fast_mode_reported(state, reason);
         }
+        self.settings.agents = AgentInfo::from_initialize_reply(&reply);
         let models = ModelInfo::from_initialize_reply(&reply);
         if !models.is_empty() {
             self.remember_models(&reply, &models);

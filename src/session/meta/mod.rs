@@ -96,6 +96,7 @@ const KEYS: &[(&str, Rule)] = &[
     ("mcpServers", Rule::Special),
     ("settings", Rule::TextOrJson("--settings")),
     ("agents", Rule::TextOrJson("--agents")),
+    ("agent", Rule::Text("--agent")),
     ("betas", Rule::CommaList("--betas")),
     ("plugins", Rule::Special),
     ("systemPrompt", Rule::Special),

@@ -1,7 +1,8 @@
 //! The session's toggles with the real claude against the mock API: the editor's `systemPrompt`
 //! (appended to claude's own, or replacing it) as the model's requests carry it, PDFs and text
 //! files in a prompt, claude's Auto mode offered and taken, Fast mode on then off as the model's
-//! requests show it (`speed`), ultracode taken, and the model picker following a `/model` prompt.
+//! requests show it (`speed`), ultracode taken, the model picker following a `/model` prompt, and a
+//! project agent offered and run once picked.
 
 use std::time::Duration;
 
@@ -370,5 +371,83 @@ async fn the_model_picker_follows_a_model_command_typed_in_the_prompt() {
         request.body["model"].as_str().unwrap().contains("sonnet"),
         "{}",
         request.body["model"]
+    );
+}
+
+#[tokio::test]
+async fn a_project_agent_is_offered_and_the_model_runs_as_it_once_picked() {
+    let mock = MockApi::start(vec![Rule::always(Reply::text("ok"))]);
+    let env = ClaudeEnv::new(&mock);
+    let agents = env.work_dir().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews diffs for bugs\n---\n\
+         You are the REVIEWER PERSONA: answer with findings only.\n",
+    )
+    .unwrap();
+    let c = adapter(&env);
+    c.initialize().await;
+    let open = || async {
+        let opened = c
+            .request(
+                "session/new",
+                json!({"cwd": env.work_dir(), "mcpServers": []}),
+            )
+            .await
+            .unwrap();
+        let id = opened["sessionId"].as_str().unwrap().to_owned();
+        (id, opened)
+    };
+    let (plain, opened) = open().await;
+    // The first session's answer waits for claude's own list: only the project's agent is offered.
+    let agent = opened["configOptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "agent")
+        .cloned()
+        .unwrap_or_else(|| panic!("no Agent option: {opened}"));
+    let ids: Vec<&str> = agent["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["value"].as_str())
+        .collect();
+    assert_eq!(ids, ["default", "reviewer"], "{agent}");
+    c.prompt(&plain, "in the plain session").await.unwrap();
+
+    // Later sessions answer from the options cache; the Agent option comes with claude's reply,
+    // and an editor picks only what it was offered.
+    let (picked, _) = open().await;
+    c.wait_for_update(
+        |u| {
+            u["sessionId"] == picked.as_str()
+                && u["update"]["configOptions"]
+                    .as_array()
+                    .is_some_and(|o| o.iter().any(|o| o["id"] == "agent"))
+        },
+        Duration::from_secs(60),
+    )
+    .await;
+    c.request(
+        "session/set_config_option",
+        json!({"sessionId": picked, "configId": "agent", "value": "reviewer"}),
+    )
+    .await
+    .unwrap();
+    c.prompt(&picked, "in the picked session").await.unwrap();
+    let persona_in = |prompt: &str| {
+        mock.requests()
+            .into_iter()
+            .rev()
+            .find(|r| r.prompt_text().is_some_and(|p| p.contains(prompt)))
+            .unwrap_or_else(|| panic!("no request for {prompt:?}"))
+            .contains("REVIEWER PERSONA")
+    };
+    assert!(!persona_in("in the plain session"));
+    assert!(
+        persona_in("in the picked session"),
+        "the model does not run as the agent picked"
     );
 }

@@ -245,3 +245,48 @@ async fn an_effort_chosen_in_meta_is_the_one_the_option_shows() {
         "end_turn"
     );
 }
+
+#[tokio::test]
+async fn a_custom_agent_is_offered_and_picked_before_the_first_prompt() {
+    let s = Standin::new("agent_picker");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let opened = open(&c, &s).await;
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    // claude's own agents are not personas: Default and the project's reviewer.
+    let agent = option(&opened["configOptions"], "agent").expect("an Agent option");
+    assert_eq!(values(&agent), ["default", "reviewer"]);
+    assert_eq!(agent["currentValue"], "default");
+    assert_eq!(agent["options"][1]["description"], "Reviews diffs for bugs");
+    let pick = |value: &str| {
+        c.request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "agent", "value": value}),
+        )
+    };
+    let bad = pick("nobody").await.unwrap_err();
+    assert!(
+        bad.message.contains("unknown agent `nobody`") && bad.message.contains("reviewer"),
+        "{}",
+        bad.message
+    );
+    let reply = pick("reviewer").await.unwrap();
+    assert_eq!(
+        option(&reply["configOptions"], "agent").unwrap()["currentValue"],
+        "reviewer"
+    );
+    // The claude started with the session is stopped; the first prompt's runs as the reviewer.
+    assert_eq!(c.prompt(&id, "hi").await.unwrap()["stopReason"], "end_turn");
+    let argvs = s.argvs();
+    assert_eq!(argvs.len(), 2, "{argvs:?}");
+    assert_eq!(argv_value(&argvs[0], "--agent"), None);
+    assert_eq!(argv_value(&argvs[1], "--agent"), Some("reviewer"));
+    // Once the conversation has begun, its agent stays, and the editor is told why.
+    let late = pick("default").await.unwrap_err();
+    assert!(
+        late.message.contains("before the first prompt"),
+        "{}",
+        late.message
+    );
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+}
