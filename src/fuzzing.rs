@@ -191,7 +191,12 @@ impl AgentCore for InstantCore {
     async fn close_session(&self, _: &str) -> Result<(), AgentError> {
         Ok(())
     }
-    async fn prompt(&self, _: &str, blocks: Vec<PromptBlock>) -> Result<TurnOutcome, AgentError> {
+    async fn prompt(
+        &self,
+        _: &str,
+        blocks: Vec<PromptBlock>,
+        _: Option<crate::domain::AnswerWritten>,
+    ) -> Result<TurnOutcome, AgentError> {
         Ok(if blocks.is_empty() {
             StopReason::Refusal
         } else {

@@ -43,6 +43,11 @@ const CONFIRM_THEMSELVES: &[&str] = &["acpx"];
 
 impl AcpEditor {
     /// The editor at the other end of `transport`.
+    /// Resolves once the answer to the editor's request `id` is queued to it.
+    pub(crate) fn when_answered(&self, id: serde_json::Value) -> crate::domain::AnswerWritten {
+        self.outbound.when_answered(id)
+    }
+
     pub(crate) fn new(transport: &Transport) -> Arc<Self> {
         Arc::new(Self {
             outbound: transport.outbound.clone(),

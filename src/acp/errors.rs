@@ -12,7 +12,7 @@ pub fn to_rpc(err: AgentError) -> Error {
             Error::new(-32602, message).data(serde_json::json!({ "sessionId": id }))
         }
         AgentError::AuthRequired(_) => Error::new(-32000, message),
-        AgentError::Busy(_) => Error::new(-32602, message),
+        AgentError::QueueFull { .. } => Error::new(-32602, message),
         AgentError::MethodNotFound(_) => Error::new(-32601, message),
         AgentError::Internal(_) => Error::new(-32603, message),
     }

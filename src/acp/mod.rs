@@ -2,6 +2,7 @@
 
 mod client;
 mod errors;
+mod extensions;
 mod from_proto;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) mod fuzzing;

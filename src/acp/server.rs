@@ -11,6 +11,7 @@ use agent_client_protocol::{
 
 use super::client::AcpEditor;
 use super::errors::to_rpc;
+use super::extensions::{self, SteeringRequest, SteeringResponse};
 use super::transport::Transport;
 use super::{from_proto, to_proto};
 use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened};
@@ -92,6 +93,16 @@ pub(super) fn initialize_response(
     } else {
         caps
     };
+    let caps = if f.prompt_queueing {
+        let mut meta = acp::Meta::new();
+        meta.insert(
+            "claudeCode".into(),
+            serde_json::json!({ "promptQueueing": true }),
+        );
+        caps.meta(meta)
+    } else {
+        caps
+    };
     let client = &req.client_capabilities;
     // The TypeScript adapter's extension: the client launches the command itself.
     let meta_terminal = client
@@ -144,9 +155,14 @@ pub(super) fn initialize_response(
                     .title("Claude Code (claude-acp)"),
             )
             .auth_methods(auth_methods);
+    let mut meta = acp::Meta::new();
     if let Some(status) = f.auth_status {
-        let mut meta = acp::Meta::new();
         meta.insert("claudeCode".into(), serde_json::json!({ "auth": status }));
+    }
+    if f.steering {
+        meta.insert("steering".into(), extensions::steering_meta());
+    }
+    if !meta.is_empty() {
         response = response.meta(meta);
     }
     // ACP v1 is the only version spoken; a client asking for another gets v1 and decides.
@@ -169,8 +185,8 @@ fn terminal_auth_meta(label: &str, args: &[String]) -> acp::Meta {
     meta
 }
 
-/// The ACP methods (and the cancel notification) this agent has a handler for; the conformance
-/// test checks the schema's methods against it.
+/// The ACP methods (and the cancel notification) this agent has a handler for, then the
+/// extensions of `extensions.rs`; the conformance test checks the schema's methods against it.
 #[cfg(test)]
 pub(super) const HANDLED_METHODS: &[&str] = &[
     "initialize",
@@ -187,6 +203,7 @@ pub(super) const HANDLED_METHODS: &[&str] = &[
     "session/set_mode",
     "session/set_config_option",
     "session/cancel",
+    "_session/steering",
 ];
 
 /// Registers a handler for one request type that answers from a task of its own: the SDK's
@@ -351,18 +368,30 @@ pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> R
             .await
             .map(|()| acp::DeleteSessionResponse::new())
     });
-    let builder = spawned!(builder, core, |c,
-                                           req: acp::PromptRequest|
-     -> acp::PromptResponse {
-        let outcome = c
-            .prompt(&req.session_id.0, from_proto::prompt_blocks(req.prompt))
-            .await?;
-        Ok(
-            acp::PromptResponse::new(to_proto::stop_reason(outcome.stop_reason))
-                .usage(outcome.usage.map(to_proto::turn_usage))
-                .meta(to_proto::rate_limits_meta(&outcome.rate_limits)),
-        )
-    });
+    // By hand, not `spawned!`: the session is told when its answer is queued to the editor, so
+    // that a prompt waiting behind it shows nothing before this one is answered.
+    let builder = builder.on_receive_request(
+        {
+            let (core, editor) = (core.clone(), editor.clone());
+            async move |req: acp::PromptRequest, responder: Responder<acp::PromptResponse>, _cx| {
+                let written = serde_json::to_value(responder.raw_id())
+                    .ok()
+                    .map(|id| editor.when_answered(id));
+                let c = core.clone();
+                reply_later(responder, async move {
+                    let blocks = from_proto::prompt_blocks(req.prompt);
+                    let outcome = c.prompt(&req.session_id.0, blocks, written).await?;
+                    Ok(
+                        acp::PromptResponse::new(to_proto::stop_reason(outcome.stop_reason))
+                            .usage(outcome.usage.map(to_proto::turn_usage))
+                            .meta(to_proto::rate_limits_meta(&outcome.rate_limits)),
+                    )
+                });
+                Ok(())
+            }
+        },
+        on_receive_request!(),
+    );
     let builder = spawned!(builder, core, |c,
                                            req: acp::SetSessionModeRequest|
      -> acp::SetSessionModeResponse {
@@ -391,6 +420,14 @@ pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> R
         Ok(acp::SetSessionConfigOptionResponse::new(
             to_proto::config_options(options),
         ))
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: SteeringRequest|
+     -> SteeringResponse {
+        let steer = req.parse()?;
+        c.steer(&steer.session_id, steer.blocks, steer.idle)
+            .await
+            .map(SteeringResponse::from)
     });
     builder
         .on_receive_notification(

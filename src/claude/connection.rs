@@ -180,7 +180,7 @@ fn closed_stdin() -> io::Error {
 fn subtype_of(request: &OutboundControl) -> &'static str {
     match request {
         OutboundControl::Initialize { .. } => "initialize",
-        OutboundControl::Interrupt => "interrupt",
+        OutboundControl::Interrupt | OutboundControl::InterruptAll { .. } => "interrupt",
         OutboundControl::SetPermissionMode { .. } => "set_permission_mode",
         OutboundControl::SetModel { .. } => "set_model",
         OutboundControl::ApplyFlagSettings { .. } => "apply_flag_settings",
@@ -251,6 +251,9 @@ mod tests {
                 append_system_prompt: None,
             },
             OutboundControl::Interrupt,
+            OutboundControl::InterruptAll {
+                cancel_queued: true,
+            },
             OutboundControl::SetPermissionMode {
                 mode: "plan".into(),
             },

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::lenient;
-use crate::json_size::json_size;
 
+mod input;
 mod mcp;
 mod mcp_config;
 mod permission_prompt;
@@ -23,6 +23,8 @@ mod rewind;
 mod tool_result;
 
 pub use super::replies::{AgentInfo, ContextCategory, ContextUsage, ModelInfo};
+pub use input::ClaudeInput;
+pub(crate) use input::InputLine;
 pub use mcp::{ElicitationAnswer, ElicitationAsk, McpServerStatus};
 pub(crate) use mcp_config::remove_stale_config_files;
 pub use mcp_config::{
@@ -33,7 +35,7 @@ pub use permission_prompt::{PermissionPromptArgs, permission_prompt_schema};
 pub use permission_update::{
     PermissionDecision, PermissionRule, PermissionSettings, PermissionUpdate, UpdateKind,
 };
-pub use prompt::{ImageSource, InputBlock};
+pub use prompt::{ImageSource, InputBlock, Priority, UserInputMessage};
 pub use rate_limit::{RateLimitEvent, RateLimitInfo, RateLimitWindowInfo};
 pub use rewind::{FILE_CHECKPOINTING_ENV, RewindFilesRequest, RewindFilesResult};
 pub use tool_result::ToolResultContent;
@@ -336,6 +338,40 @@ pub struct ResultMessage {
     pub fast_mode_state: Option<String>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub fast_mode_disabled_reason: Option<String>,
+    /// The `uuid`s of the user messages this turn consumed, in order: claude runs messages that
+    /// queued up while it was busy as one turn, and folds one in between tool rounds
+    /// (`None`: a claude that does not say, or a turn no user message started).
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub user_message_uuids: Option<Vec<String>>,
+    /// What started the turn when it was not a user message (`{"kind": "task-notification"}`:
+    /// claude's follow-up to a background job that ended).
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub origin: Option<ResultOrigin>,
+}
+
+/// `origin` of a `result`: what started the turn.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ResultOrigin {
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub kind: Option<String>,
+}
+
+impl ResultMessage {
+    /// Whether claude started this turn on its own (a background job's follow-up, a message from
+    /// a peer agent), so that it answers no prompt unless it names one.
+    pub fn autonomous(&self) -> bool {
+        const KINDS: [&str; 5] = [
+            "task-notification",
+            "peer",
+            "coordinator",
+            "observer",
+            "observer-activity",
+        ];
+        self.origin
+            .as_ref()
+            .and_then(|o| o.kind.as_deref())
+            .is_some_and(|kind| KINDS.contains(&kind))
+    }
 }
 
 /// `{"type":"tool_progress"}`: claude's heartbeat for a tool call that is still running (a long
@@ -447,6 +483,12 @@ pub enum OutboundControl {
         append_system_prompt: Option<String>,
     },
     Interrupt,
+    /// An interrupt that also drops the user messages still waiting in claude's queue (claude
+    /// answers each with a `cancelled` lifecycle; a claude that predates it ignores the field).
+    #[serde(rename = "interrupt")]
+    InterruptAll {
+        cancel_queued: bool,
+    },
     SetPermissionMode {
         mode: String,
     },
@@ -501,97 +543,6 @@ impl OutboundControl {
     pub fn set_effort(level: Option<&str>) -> Self {
         OutboundControl::ApplyFlagSettings {
             settings: serde_json::json!({ "effortLevel": level }),
-        }
-    }
-}
-
-/// One line we write to claude's stdin. Only these shapes exist.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ClaudeInput {
-    User {
-        message: UserInputMessage,
-        parent_tool_use_id: Option<String>,
-        session_id: String,
-    },
-    ControlRequest {
-        request_id: String,
-        request: OutboundControl,
-    },
-    ControlResponse {
-        response: ControlResponse,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UserInputMessage {
-    pub role: &'static str,
-    pub content: Vec<InputBlock>,
-}
-
-/// One of our lines for claude's stdin, ready to write.
-pub(crate) enum InputLine {
-    /// The whole line, newline included.
-    Whole(String),
-    /// A line too big to hold twice (an allow's `updatedInput` is a Write's whole file), without
-    /// its newline: serialised while it is written, a chunk at a time.
-    Streamed(crate::json_stream::Serialise),
-}
-
-/// Lines longer than this are streamed rather than built.
-const STREAM_ABOVE: usize = 1024 * 1024;
-
-impl ClaudeInput {
-    /// The line to write: built whole, or, for a control response over [`STREAM_ABOVE`], streamed.
-    pub(crate) fn into_line(self) -> InputLine {
-        let size = self.measured_size();
-        if size > STREAM_ABOVE {
-            return InputLine::Streamed(Box::new(move |out| {
-                serde_json::to_writer(out, &self).map_err(std::io::Error::other)
-            }));
-        }
-        InputLine::Whole(self.line_of(size))
-    }
-
-    /// The line to write, newline included.
-    pub fn to_line(&self) -> String {
-        self.line_of(self.measured_size())
-    }
-
-    /// A control response may carry a whole file (a Write's `updatedInput`): its size is measured
-    /// first, so that its line is allocated once (or streamed) instead of grown by doubling. Other
-    /// lines are small: 0.
-    fn measured_size(&self) -> usize {
-        match self {
-            ClaudeInput::ControlResponse { .. } => json_size(self).unwrap_or(0),
-            _ => 0,
-        }
-    }
-
-    fn line_of(&self, size: usize) -> String {
-        let mut line = Vec::with_capacity(size + 1);
-        // Serializing these types cannot fail: every field is a plain JSON value.
-        serde_json::to_writer(&mut line, self).expect("stream-json input serializes");
-        line.push(b'\n');
-        // serde_json writes valid UTF-8.
-        String::from_utf8(line).expect("JSON is UTF-8")
-    }
-
-    pub fn success(request_id: impl Into<String>, response: Value) -> Self {
-        ClaudeInput::ControlResponse {
-            response: ControlResponse::Success {
-                request_id: request_id.into(),
-                response,
-            },
-        }
-    }
-
-    pub fn error(request_id: impl Into<String>, error: impl Into<String>) -> Self {
-        ClaudeInput::ControlResponse {
-            response: ControlResponse::Error {
-                request_id: request_id.into(),
-                error: error.into(),
-            },
         }
     }
 }

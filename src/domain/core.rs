@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use async_trait::async_trait;
 
 use super::{
-    AgentError, ConfigOption, NewSession, PromptBlock, SessionOpened, SessionPage, TurnOutcome,
+    AgentError, AnswerWritten, ConfigOption, IdleBehavior, NewSession, PromptBlock, SessionOpened,
+    SessionPage, SteerOutcome, TurnOutcome,
 };
 
 /// What `initialize` may claim, decided by what is built and configured.
@@ -26,6 +27,11 @@ pub struct AgentFeatures {
     pub system_prompt: bool,
     pub mcp_http: bool,
     pub mcp_sse: bool,
+    /// A prompt sent while a turn runs waits its turn instead of being refused
+    /// (`agentCapabilities._meta.claudeCode.promptQueueing`, which Zed reads).
+    pub prompt_queueing: bool,
+    /// `_session/steering` is served (`InitializeResponse._meta.steering.supported`).
+    pub steering: bool,
     /// Auth methods that may be offered, each run as `claude-acp <args>` in a terminal.
     pub auth_methods: Vec<AuthMethodInfo>,
     /// The login in use as `initialize` reports it (`_meta.claudeCode.auth`), if known.
@@ -123,11 +129,25 @@ pub trait AgentCore: Send + Sync + 'static {
     async fn logout(&self) -> Result<(), AgentError> {
         Err(AgentError::MethodNotFound("logout is not supported".into()))
     }
+    /// `written`: told when the answer is queued to the editor, if the caller can tell.
     async fn prompt(
         &self,
         session_id: &str,
         blocks: Vec<PromptBlock>,
+        written: Option<AnswerWritten>,
     ) -> Result<TurnOutcome, AgentError>;
+    /// `_session/steering`: `blocks` into the running turn, or per `idle` when none runs.
+    async fn steer(
+        &self,
+        session_id: &str,
+        blocks: Vec<PromptBlock>,
+        idle: IdleBehavior,
+    ) -> Result<SteerOutcome, AgentError> {
+        let _ = (blocks, idle);
+        Err(AgentError::MethodNotFound(format!(
+            "_session/steering is not supported (session {session_id})"
+        )))
+    }
     /// `session/cancel`: a notification, so it returns nothing; it must not block.
     fn cancel(&self, session_id: &str);
     async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), AgentError>;

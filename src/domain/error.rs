@@ -12,9 +12,11 @@ pub enum AgentError {
     /// claude needs the user to log in (ACP auth_required, -32000).
     #[error("{0}")]
     AuthRequired(String),
-    /// A prompt arrived while another one runs in the same session.
-    #[error("a prompt is already running in session {0}; cancel it or wait for it to end")]
-    Busy(String),
+    /// A prompt arrived while the session already has as many waiting as it keeps.
+    #[error(
+        "session {session} already has {limit} prompts waiting behind the running one; wait for one to end or cancel"
+    )]
+    QueueFull { session: String, limit: usize },
     /// The method exists in ACP but this adapter does not offer it (-32601).
     #[error("{0}")]
     MethodNotFound(String),

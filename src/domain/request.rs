@@ -104,6 +104,31 @@ pub struct TurnOutcome {
     pub rate_limits: RateLimits,
 }
 
+/// What a steer does when no turn runs (`_meta.steering.idleBehavior`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleBehavior {
+    /// Starts a turn of its own, as a prompt would (the default).
+    StartNewTurn,
+    /// Starts nothing: the editor sends it as a `session/prompt` instead.
+    PromptRequired,
+}
+
+/// What became of a steer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SteerOutcome {
+    /// Written into the running turn, which still ends once.
+    Injected,
+    /// No turn ran, and the editor asked to be told rather than have one started.
+    PromptRequired,
+    /// No turn ran: it started one, answered to no `session/prompt`.
+    StartedNewTurn,
+}
+
+/// Resolves once a `session/prompt`'s answer is queued to the editor (or never can be): the
+/// session holds the next turn's output until then, so the editor sees each answer before
+/// what claude does for the next prompt.
+pub type AnswerWritten = tokio::sync::oneshot::Receiver<()>;
+
 impl From<StopReason> for TurnOutcome {
     fn from(stop_reason: StopReason) -> Self {
         TurnOutcome {

@@ -38,6 +38,7 @@ use crate::permissions::{self, asker::PermissionAsker};
 use crate::translate::TurnTranslator;
 
 mod agent;
+mod answers;
 mod asks;
 mod claude_io;
 mod context;
@@ -49,6 +50,7 @@ mod logout;
 mod mcp;
 mod next_claude;
 mod options;
+mod queue;
 mod rewind;
 mod rewind_asks;
 mod rewind_editor;
@@ -70,8 +72,15 @@ pub(crate) enum Command {
     Prompt {
         blocks: Vec<PromptBlock>,
         reply: Reply<TurnOutcome>,
+        written: Option<crate::domain::AnswerWritten>,
     },
     Cancel,
+    /// `_session/steering`: into the running turn, or per `idle` when none runs.
+    Steer {
+        blocks: Vec<PromptBlock>,
+        idle: crate::domain::IdleBehavior,
+        reply: Reply<crate::domain::SteerOutcome>,
+    },
     SetMode {
         mode: String,
         reply: Reply<()>,
@@ -181,6 +190,10 @@ pub(crate) struct SessionActor {
     next: NextClaude,
     /// The prompt being answered, and claude's output for it translated for the editor.
     turn: Option<Turn>,
+    /// The prompts waiting behind it, and the user messages claude has yet to answer.
+    queue: queue::PromptQueue,
+    /// The latest answer given, until it is queued to the editor: claude's output waits for it.
+    answers_written: Option<turn::AnswersWritten>,
     translator: TurnTranslator,
     /// Mode, model and effort as the editor sees them, and what it was told.
     settings: settings::Settings,
@@ -241,6 +254,8 @@ impl SessionActor {
             claude,
             next: NextClaude::new(start, rewind),
             turn: None,
+            queue: queue::PromptQueue::default(),
+            answers_written: None,
             settings,
             asks: PendingAsks::default(),
             rules,
@@ -297,6 +312,7 @@ impl SessionActor {
     async fn step(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Flow {
         let deadline = self.turn.as_ref().and_then(|t| t.deadline);
         let idle_at = self.idle_deadline();
+        let answer_pending = self.answers_written.clone();
         tokio::select! {
             cmd = commands.recv() => match cmd {
                 Some(Command::Close { reply }) => {
@@ -310,7 +326,11 @@ impl SessionActor {
                     return Flow::Stop;
                 }
             },
-            event = self.claude.next_event(&*self.ctx.editor) => match event {
+            // The editor sees an answer before what claude does next (the next prompt's turn).
+            () = wait_written(answer_pending.clone()), if answer_pending.is_some() => {
+                self.answers_written = None;
+            }
+            event = self.claude.next_event(&*self.ctx.editor), if answer_pending.is_none() => match event {
                 Some(event) => self.on_claude(event),
                 // The reader ends after its one `Exited`; a closed channel without it still means gone.
                 None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
@@ -342,16 +362,28 @@ impl SessionActor {
             // An internal error is what the editor gets, even for a turn being cancelled.
             turn.cancelled = false;
         }
-        self.finish_turn(Err(AgentError::Internal(format!(
-            "claude-acp hit an internal error in this session ({what}); its claude was stopped. \
-             The next prompt starts it again with the conversation intact."
-        ))));
+        self.end_turns(
+            Err(AgentError::Internal(format!(
+                "claude-acp hit an internal error in this session ({what}); its claude was stopped. \
+                 The next prompt starts it again with the conversation intact."
+            ))),
+            true,
+        );
     }
 
     async fn on_command(&mut self, cmd: Command) {
         match cmd {
-            Command::Prompt { blocks, reply } => self.start_turn(blocks, reply),
+            Command::Prompt {
+                blocks,
+                reply,
+                written,
+            } => self.start_turn(blocks, reply, written),
             Command::Cancel => self.cancel(),
+            Command::Steer {
+                blocks,
+                idle,
+                reply,
+            } => self.steer(blocks, idle, reply),
             Command::SetMode { mode, reply } => self.set_mode(mode, SettingReply::Mode(reply)),
             Command::SetConfigOption { id, value, reply } => match id.as_str() {
                 "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
@@ -429,9 +461,7 @@ impl SessionActor {
             claude.shutdown(Duration::from_millis(500)).await;
         }
         self.path.stop();
-        if self.turn.is_some() {
-            self.finish_turn(Ok(StopReason::Cancelled));
-        }
+        self.end_turns(Ok(StopReason::Cancelled), true);
     }
 }
 
@@ -442,6 +472,12 @@ fn deliver(sent: impl Future<Output = Result<(), crate::claude::ClaudeError>> + 
             tracing::debug!("control reply not delivered: {e}");
         }
     });
+}
+
+async fn wait_written(answer: Option<turn::AnswersWritten>) {
+    if let Some(answer) = answer {
+        let _ = tokio::time::timeout(turn::ANSWER_ORDER_WAIT, answer).await;
+    }
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

@@ -5,6 +5,7 @@ mod auth;
 pub mod config;
 mod delete;
 mod directories;
+mod features;
 mod id_locks;
 mod incoming;
 mod listing;
@@ -27,6 +28,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use self::actor::{Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
+pub(crate) use self::features::features;
 use self::listing::OpenSession;
 use self::spawn::{Start, SystemPromptParts};
 use crate::domain::{
@@ -276,25 +278,6 @@ impl Sessions {
     }
 }
 
-/// What this adapter offers the editor (`initialize`).
-pub(crate) fn features() -> AgentFeatures {
-    AgentFeatures {
-        load_session: true,
-        mcp_http: true,
-        mcp_sse: true,
-        list_sessions: true,
-        resume_session: true,
-        fork_session: true,
-        close_session: true,
-        delete_session: true,
-        additional_directories: true,
-        logout: true,
-        system_prompt: true,
-        auth_methods: auth::auth_methods(crate::claude::install::has_key()),
-        auth_status: None,
-    }
-}
-
 fn history_error(e: HistoryError) -> AgentError {
     match e {
         HistoryError::NotFound(_)
@@ -432,6 +415,7 @@ impl AgentCore for Sessions {
         &self,
         session_id: &str,
         blocks: Vec<PromptBlock>,
+        written: Option<crate::domain::AnswerWritten>,
     ) -> Result<TurnOutcome, AgentError> {
         crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
         if let Ok(handle) = self.handle(session_id) {
@@ -441,8 +425,35 @@ impl AgentCore for Sessions {
                 .expect("listing lock")
                 .prompted(&blocks);
         }
-        self.ask(session_id, |reply| Command::Prompt { blocks, reply })
-            .await
+        self.ask(session_id, |reply| Command::Prompt {
+            blocks,
+            reply,
+            written,
+        })
+        .await
+    }
+
+    async fn steer(
+        &self,
+        session_id: &str,
+        blocks: Vec<PromptBlock>,
+        idle: crate::domain::IdleBehavior,
+    ) -> Result<crate::domain::SteerOutcome, AgentError> {
+        let blank = blocks
+            .iter()
+            .all(|b| matches!(b, PromptBlock::Text(text) if text.trim().is_empty()));
+        if blank {
+            return Err(AgentError::InvalidParams(
+                "_session/steering: the prompt is empty".into(),
+            ));
+        }
+        crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
+        self.ask(session_id, |reply| Command::Steer {
+            blocks,
+            idle,
+            reply,
+        })
+        .await
     }
 
     fn cancel(&self, session_id: &str) {

@@ -30,6 +30,8 @@ pub(crate) fn user_message(session_id: &str, blocks: &[PromptBlock]) -> ClaudeIn
         },
         parent_tool_use_id: None,
         session_id: session_id.to_owned(),
+        uuid: None,
+        priority: None,
     }
 }
 
@@ -238,6 +240,7 @@ fn attr(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::claude::wire::Priority;
     use serde_json::{Value, json};
 
     /// The blocks as claude reads them.
@@ -246,6 +249,7 @@ mod tests {
             message,
             parent_tool_use_id,
             session_id,
+            ..
         } = user_message("s1", blocks)
         else {
             panic!("not a user message")
@@ -267,6 +271,22 @@ mod tests {
             line,
             "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},\"parent_tool_use_id\":null,\"session_id\":\"s1\"}\n"
         );
+    }
+
+    #[test]
+    fn an_addressed_line_carries_its_uuid_and_priority() {
+        let line = user_message("s1", &[PromptBlock::Text("hi".into())])
+            .addressed("u1".into(), Some(Priority::Now))
+            .to_line();
+        let value: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(value["uuid"], "u1");
+        assert_eq!(value["priority"], "now");
+        let line = user_message("s1", &[PromptBlock::Text("hi".into())])
+            .addressed("u2".into(), None)
+            .to_line();
+        let value: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(value["uuid"], "u2");
+        assert!(value.get("priority").is_none(), "{value}");
     }
 
     #[test]

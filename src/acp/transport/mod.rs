@@ -92,7 +92,7 @@ impl Transport {
         })
         .boxed();
         let sink = futures::sink::unfold(outbound, |outbound, line: String| async move {
-            outbound.push(line.into_bytes());
+            outbound.push_sdk_line(line.into_bytes());
             Ok::<_, std::io::Error>(outbound)
         });
         (sink, incoming)

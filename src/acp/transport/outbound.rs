@@ -51,6 +51,8 @@ struct Queue {
 #[derive(Default)]
 pub(crate) struct Outbound {
     queue: Mutex<Queue>,
+    /// Those told when the SDK's answer to a request (by its JSON-RPC id) is queued.
+    answer_watchers: Mutex<Vec<(serde_json::Value, tokio::sync::oneshot::Sender<()>)>>,
     /// Wakes the writer when a line is queued.
     queued: Notify,
     /// Wakes those waiting in [`Outbound::room`] when the queue drops below the budget.
@@ -65,6 +67,63 @@ impl Outbound {
     /// Queues one line (without its newline). Never waits; after stdout is gone, drops it.
     pub(crate) fn push(&self, line: Vec<u8>) {
         self.enqueue(Line::Bytes(super::old_text::explicit_old_text(line)));
+    }
+
+    /// Queues a line the SDK wrote; if it answers a request someone watches, tells them once it
+    /// is queued, so what they queue next goes after it.
+    pub(crate) fn push_sdk_line(&self, line: Vec<u8>) {
+        let answered = self.answered_id(&line);
+        self.push(line);
+        if let Some(id) = answered {
+            let mut watchers = self
+                .answer_watchers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            let mut index = 0;
+            while index < watchers.len() {
+                if watchers[index].0 == id || watchers[index].1.is_closed() {
+                    let (_, told) = watchers.swap_remove(index);
+                    let _ = told.send(());
+                } else {
+                    index += 1;
+                }
+            }
+        }
+    }
+
+    /// The id of the request `line` answers, if anyone watches for answers.
+    fn answered_id(&self, line: &[u8]) -> Option<serde_json::Value> {
+        #[derive(serde::Deserialize)]
+        struct Answer {
+            id: Option<serde_json::Value>,
+            method: Option<serde::de::IgnoredAny>,
+        }
+        if self
+            .answer_watchers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+        {
+            return None;
+        }
+        let answer: Answer = serde_json::from_slice(line).ok()?;
+        answer.method.is_none().then_some(answer.id).flatten()
+    }
+
+    /// Resolves once the answer to request `id` is queued for the editor (or can never be).
+    pub(crate) fn when_answered(
+        &self,
+        id: serde_json::Value,
+    ) -> tokio::sync::oneshot::Receiver<()> {
+        let (told, when) = tokio::sync::oneshot::channel();
+        let mut watchers = self
+            .answer_watchers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if !self.lock().closed {
+            watchers.push((id, told));
+        }
+        when
     }
 
     /// Queues one message as JSON, serialised once: straight into its line, or, above
@@ -283,6 +342,28 @@ mod tests {
     use super::*;
     use std::sync::Arc;
     use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn a_watcher_is_told_once_the_answer_to_its_request_is_queued() {
+        let outbound = Outbound::default();
+        let mut seven = outbound.when_answered(serde_json::json!(7));
+        let mut named = outbound.when_answered(serde_json::json!("a"));
+        // A request or notification with that id, and another answer, are not it.
+        outbound
+            .push_sdk_line(br#"{"jsonrpc":"2.0","id":7,"method":"fs/read_text_file"}"#.to_vec());
+        outbound.push_sdk_line(br#"{"jsonrpc":"2.0","id":8,"result":{}}"#.to_vec());
+        assert!(seven.try_recv().is_err());
+        outbound.push_sdk_line(
+            br#"{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}"#.to_vec(),
+        );
+        assert!(seven.try_recv().is_ok());
+        assert!(named.try_recv().is_err());
+        outbound.push_sdk_line(
+            br#"{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m"}}"#.to_vec(),
+        );
+        assert!(named.try_recv().is_ok());
+        assert_eq!(outbound.take_queued_json().len(), 4, "every line is queued");
+    }
 
     #[tokio::test]
     async fn room_waits_while_the_reader_is_slow_and_every_line_arrives_in_order() {

@@ -217,3 +217,23 @@ fn contents_are_a_string_or_a_list_and_nothing_else() {
         );
     }
 }
+
+#[test]
+fn a_result_says_which_messages_it_answered_and_whether_claude_started_the_turn() {
+    let parse = |line: &str| match ClaudeMessage::parse(line).unwrap() {
+        ClaudeMessage::Result(r) => r,
+        other => panic!("not a result: {other:?}"),
+    };
+    let ours = parse(r#"{"type":"result","subtype":"success","user_message_uuids":["a","b"]}"#);
+    assert_eq!(ours.user_message_uuids, Some(vec!["a".into(), "b".into()]));
+    assert!(!ours.autonomous());
+    // The pinned claude's follow-up to a background job that ended (captured on the mock API).
+    let follow_up = parse(
+        r#"{"type":"result","subtype":"success","origin":{"kind":"task-notification","producer":"session-task","runId":"r"}}"#,
+    );
+    assert_eq!(follow_up.user_message_uuids, None);
+    assert!(follow_up.autonomous());
+    let odd = parse(r#"{"type":"result","origin":"x","user_message_uuids":"y"}"#);
+    assert!(!odd.autonomous());
+    assert_eq!(odd.user_message_uuids, None);
+}

@@ -6,7 +6,7 @@ use super::turn::turn_error;
 use super::{CONTROL_TIMEOUT, Internal, SessionActor, deliver};
 use crate::claude::wire::{ClaudeMessage, OutboundControl};
 use crate::claude::{ClaudeEvent, ExitInfo};
-use crate::domain::{AgentError, StopReason};
+use crate::domain::AgentError;
 use crate::session::incoming::{ControlAction, classify};
 use crate::session::spawn;
 use crate::translate;
@@ -138,21 +138,32 @@ impl SessionActor {
                     self.read_claude_settings();
                 }
                 let end = self.translator.on_result(&result);
-                if let Some(turn) = self.turn.as_mut() {
-                    turn.usage = end.usage;
-                }
                 for update in end.updates {
                     self.ctx.editor.session_update(&self.ctx.id, update);
                 }
-                // A `/undo` or `/rewind` is no turn of claude's: a result now (a background task's)
-                // does not end it.
-                if self.turn.as_ref().is_some_and(|t| t.local.is_none()) {
-                    match self.path.take_break() {
-                        Some(symptom) => self.switch_to_mcp_and_retry(symptom),
-                        None => self.finish_turn(end.outcome.map_err(turn_error)),
-                    }
-                } else {
+                // A result no prompt of ours waits on (a background task's follow-up, or one
+                // during `/undo`) ends no turn.
+                let named = result.user_message_uuids.as_deref();
+                if !self.queue.ledger.result(named, result.autonomous()) {
                     tracing::debug!(session = %self.ctx.id, "a result outside any turn was dropped");
+                    return;
+                }
+                if self.turn.as_ref().is_some_and(|t| t.by_claude)
+                    && let Some(symptom) = self.path.take_break()
+                {
+                    self.switch_to_mcp_and_retry(symptom);
+                    return;
+                }
+                let outcome = end.outcome.map_err(turn_error);
+                // The turn, and the prompts behind it this same result answered (claude ran
+                // them as one turn), each answered with it. A cancelled turn ends at its first
+                // result: what it still waited on (a steer) was dropped with the interrupt.
+                while let Some(turn) = self.turn.as_mut()
+                    && turn.by_claude
+                    && (turn.cancelled || !self.queue.ledger.waits_on(turn.serial))
+                {
+                    turn.usage = end.usage;
+                    self.finish_turn(outcome.clone());
                 }
             }
             other => {
@@ -225,21 +236,22 @@ impl SessionActor {
             self.switch_to_mcp_and_retry(symptom);
             return;
         }
-        if let Some(turn) = &self.turn {
-            if turn.cancelled {
-                self.finish_turn(Ok(StopReason::Cancelled));
+        if self.turn.is_some() {
+            let tail = info.stderr_tail.trim();
+            let detail = if tail.is_empty() {
+                String::new()
             } else {
-                let tail = info.stderr_tail.trim();
-                let detail = if tail.is_empty() {
-                    String::new()
-                } else {
-                    format!("; its last output: {tail}")
-                };
-                self.finish_turn(Err(AgentError::Internal(format!(
+                format!("; its last output: {tail}")
+            };
+            // The prompts claude had queued die with it: each gets the running one's answer
+            // (cancelled ones `cancelled`); those kept here start a new claude.
+            self.end_turns(
+                Err(AgentError::Internal(format!(
                     "claude exited during the turn ({}){detail}. The next prompt restarts it with the conversation intact.",
                     info.status
-                ))));
-            }
+                ))),
+                false,
+            );
         }
     }
 

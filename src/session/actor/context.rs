@@ -33,7 +33,15 @@ impl SessionActor {
     }
 
     pub(super) fn on_context_usage(&mut self, answer: Result<Value, String>) {
-        if self.turn.as_ref().is_none_or(|t| t.cancelled) {
+        // A `/context` cancelled meanwhile has been answered, and another prompt may run now.
+        if self
+            .turn
+            .as_ref()
+            .is_none_or(|t| t.by_claude || t.local.is_some())
+        {
+            return;
+        }
+        if self.turn.as_ref().is_some_and(|t| t.cancelled) {
             self.finish_turn(Ok(StopReason::Cancelled));
             return;
         }

@@ -12,11 +12,12 @@ impl SessionActor {
         if let Some(mut process) = self.claude.ended() {
             process.shutdown(Duration::from_millis(500)).await;
         }
-        if self.turn.is_some() {
-            self.finish_turn(Err(AgentError::AuthRequired(
+        self.end_turns(
+            Err(AgentError::AuthRequired(
                 "you logged out of claude during this turn: log in again (`claude-acp login`) to go on"
                     .into(),
-            )));
-        }
+            )),
+            true,
+        );
     }
 }

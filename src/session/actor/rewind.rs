@@ -150,9 +150,7 @@ impl SessionActor {
             }
             Err(e) => Err(e),
         };
-        if let Some(turn) = self.turn.take() {
-            let _ = turn.reply.send(outcome.map(TurnOutcome::from));
-        }
+        self.finish_turn(outcome);
     }
 
     fn say(&self, text: String) {

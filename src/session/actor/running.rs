@@ -24,6 +24,8 @@ struct Live {
 pub(super) struct RunningClaude {
     live: Option<Live>,
     handle: SharedHandle,
+    /// How many claudes this session has started: names the one running.
+    generation: u64,
 }
 
 impl RunningClaude {
@@ -35,12 +37,19 @@ impl RunningClaude {
         self.live.is_some()
     }
 
+    /// Which of the session's claudes runs (or ran last): a prompt written to an earlier one
+    /// never reached this one.
+    pub(super) fn generation(&self) -> u64 {
+        self.generation
+    }
+
     pub(super) fn started(&mut self, launched: Launched, files: Vec<McpConfigFile>) {
         let Launched {
             claude,
             handle,
             events,
         } = launched;
+        self.generation += 1;
         self.live = Some(Live {
             claude,
             events,

@@ -5,7 +5,6 @@ use super::idle::STOP_GRACE;
 use super::{Internal, SessionActor};
 use crate::domain::{AgentError, ContentChunk, SessionUpdate, StopReason};
 use crate::permissions::fallback::{self, BreakSymptom};
-use crate::translate;
 
 impl SessionActor {
     /// Restarts claude on the MCP path (the path already says MCP), says so in the thread, and
@@ -47,25 +46,21 @@ impl SessionActor {
             self.finish_turn(Err(e));
             return;
         }
-        let prompt = self
-            .turn
-            .as_ref()
-            .map(|t| t.blocks.clone())
-            .unwrap_or_default();
-        let blocks = fallback::retry_prompt(&symptom, &prompt);
-        self.translator.start_turn();
-        let message = translate::user_message(&self.ctx.id, &blocks);
-        let Some(handle) = self.claude.handle() else {
+        let Some((serial, prompt)) = self.turn.as_ref().map(|t| (t.serial, t.blocks.clone()))
+        else {
+            return;
+        };
+        if !self.claude.is_running() {
             self.finish_turn(Err(AgentError::Internal(
                 "claude is not running after the switch".into(),
             )));
             return;
-        };
-        let sent = handle.send(message);
-        tokio::spawn(async move {
-            if let Err(e) = sent.await {
-                tracing::warn!("retry not delivered to claude: {e}");
-            }
-        });
+        }
+        let blocks = fallback::retry_prompt(&symptom, &prompt);
+        self.translator.start_turn();
+        // What the old claude was given went with it; prompts waiting behind this one are
+        // written to the new claude when their turn comes.
+        self.queue.ledger.clear();
+        self.write_prompt(serial, &blocks);
     }
 }

@@ -81,7 +81,11 @@ impl Session {
         let (reply, ended) = oneshot::channel();
         let blocks = vec![PromptBlock::Text(text.into())];
         self.commands
-            .send(Command::Prompt { blocks, reply })
+            .send(Command::Prompt {
+                blocks,
+                reply,
+                written: None,
+            })
             .expect("session runs");
         ended
     }

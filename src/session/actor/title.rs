@@ -13,6 +13,7 @@ impl SessionActor {
         blocks: &[PromptBlock],
         reply: Reply<TurnOutcome>,
         outcome: Result<TurnOutcome, AgentError>,
+        before: Option<super::turn::AnswersWritten>,
     ) {
         let from_prompt = blocks.iter().find_map(|b| match b {
             PromptBlock::Text(text) => history::prompt_title(text),
@@ -41,7 +42,7 @@ impl SessionActor {
                     },
                 );
             }
-            let _ = reply.send(outcome);
+            super::turn::send_after(before, reply, outcome);
         });
     }
 }

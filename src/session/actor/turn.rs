@@ -1,16 +1,20 @@
 //! The prompt being answered: a turn starts (the prompt sent to claude), may be cancelled (claude
-//! interrupted, pending asks denied, a grace period), and ends with the editor's answer.
+//! interrupted, pending asks denied, a grace period), and ends with the editor's answer. Prompts
+//! that arrive meanwhile wait behind it (`queue.rs`).
 
 use std::time::Duration;
 
 use tokio::time::Instant;
+
+use futures::FutureExt as _;
 
 use super::asks::AskKind;
 use super::rewind::RewindCommand;
 use super::{CONTROL_TIMEOUT, Reply, SessionActor, deliver};
 use crate::claude::wire::{ElicitationAnswer, OutboundControl, PermissionDecision};
 use crate::domain::{
-    AgentError, ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome, TurnUsage,
+    AgentError, AnswerWritten, ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome,
+    TurnUsage,
 };
 use crate::translate;
 
@@ -19,7 +23,14 @@ const CANCEL_GRACE: Duration = Duration::from_secs(5);
 
 /// The prompt being answered.
 pub(super) struct Turn {
+    /// Names the prompt among those claude has not answered yet (the ledger's owner).
+    pub(super) serial: u64,
+    /// Whether claude's results answer it (a prompt written to claude), rather than claude-acp
+    /// itself (`/context`, `/undo`, `/rewind`, `/usage`, `/mcp`).
+    pub(super) by_claude: bool,
     pub(super) reply: Reply<TurnOutcome>,
+    /// Told when the answer is queued to the editor.
+    pub(super) written: Option<AnswerWritten>,
     /// The tokens claude says the turn took (its `result`), for the prompt's answer.
     pub(super) usage: Option<TurnUsage>,
     /// The prompt, to send again if claude had to be restarted before it read it.
@@ -32,14 +43,17 @@ pub(super) struct Turn {
 }
 
 impl Turn {
-    /// A turn of claude's; `local`: one claude-acp runs itself, as this task.
+    /// A turn claude-acp answers itself; `local`: one it runs as this task.
     pub(super) fn new(
         reply: Reply<TurnOutcome>,
         blocks: Vec<PromptBlock>,
         local: Option<tokio::task::AbortHandle>,
     ) -> Self {
         Self {
+            serial: 0,
+            by_claude: false,
             reply,
+            written: None,
             usage: None,
             blocks,
             cancelled: false,
@@ -50,19 +64,38 @@ impl Turn {
 }
 
 impl SessionActor {
-    pub(super) fn start_turn(&mut self, blocks: Vec<PromptBlock>, reply: Reply<TurnOutcome>) {
+    /// A prompt from the editor: it starts now, or waits behind the turn that runs.
+    pub(super) fn start_turn(
+        &mut self,
+        blocks: Vec<PromptBlock>,
+        reply: Reply<TurnOutcome>,
+        written: Option<AnswerWritten>,
+    ) {
         if self.turn.is_some() {
-            let _ = reply.send(Err(AgentError::Busy(self.ctx.id.clone())));
-            return;
+            self.enqueue(blocks, reply, written);
+        } else {
+            self.begin(blocks, reply, written);
         }
+    }
+
+    /// Starts a prompt as the session's turn (none runs).
+    pub(super) fn begin(
+        &mut self,
+        blocks: Vec<PromptBlock>,
+        reply: Reply<TurnOutcome>,
+        written: Option<AnswerWritten>,
+    ) {
         if let Some(command) = RewindCommand::of(&blocks) {
             self.start_rewind(command, blocks, reply);
+            self.turn_written(written);
             return;
         }
         if translate::is_usage_command(&blocks) {
             // From what claude already said: no claude needed, no model request.
             let text = self.translator.usage_report();
-            self.turn = Some(Turn::new(reply, blocks, None));
+            let mut turn = Turn::new(reply, blocks, None);
+            turn.written = written;
+            self.turn = Some(turn);
             self.ctx.editor.session_update(
                 &self.ctx.id,
                 SessionUpdate::AgentMessageChunk {
@@ -73,52 +106,73 @@ impl SessionActor {
             return;
         }
         if let Err(e) = self.ensure_claude() {
-            let _ = reply.send(Err(e));
+            let mut turn = Turn::new(reply, blocks, None);
+            turn.written = written;
+            self.answer(turn, Err(e));
+            // What waits behind it goes on (it may not need claude).
+            self.next_turn();
             return;
         }
         if translate::is_context_command(&blocks) {
             self.start_context_turn(blocks, reply);
+            self.turn_written(written);
             return;
         }
         if let Some(command) = translate::mcp_command(&blocks) {
             self.start_mcp_turn(command, blocks, reply);
+            self.turn_written(written);
             return;
         }
-        let message = translate::user_message(&self.ctx.id, &blocks);
-        self.path.turn_started();
-        self.tools.edit_log.start_turn();
-        let handle = self.claude.handle().expect("claude is running");
-        self.translator.start_turn();
-        self.turn = Some(Turn::new(reply, blocks, None));
-        self.next.conversation_stored = true;
-        let internal_session = self.ctx.id.clone();
-        let sent = handle.send(message);
-        tokio::spawn(async move {
-            if let Err(e) = sent.await {
-                // The exit event that follows ends the turn with claude's status and stderr.
-                tracing::warn!(session = %internal_session, "prompt not delivered to claude: {e}");
-            }
-        });
+        let serial = self.queue.new_serial();
+        self.write_prompt(serial, &blocks);
+        self.turn_begins();
+        let mut turn = Turn::new(reply, blocks, None);
+        turn.serial = serial;
+        turn.by_claude = true;
+        turn.written = written;
+        self.turn = Some(turn);
     }
 
+    /// Notes when the running turn's answer will have reached the editor's queue.
+    fn turn_written(&mut self, written: Option<AnswerWritten>) {
+        if let Some(turn) = self.turn.as_mut() {
+            turn.written = written;
+        }
+    }
+
+    /// The per-turn state a prompt of claude's starts with, when it becomes the session's turn.
+    pub(super) fn turn_begins(&mut self) {
+        self.path.turn_started();
+        self.tools.edit_log.start_turn();
+        self.translator.start_turn();
+        self.next.conversation_stored = true;
+    }
+
+    /// `session/cancel`: the running turn and every prompt waiting behind it end as cancelled.
     pub(super) fn cancel(&mut self) {
         let Some(turn) = self.turn.as_mut() else {
             return;
         };
+        // Prompts already in claude's queue are dropped there by the interrupt.
+        let queued_in_claude = self.queue.cancel_all();
         if let Some(task) = &turn.local {
             // Whatever it had not done yet stays undone: it asks before it changes anything.
             task.abort();
             self.finish_turn(Ok(StopReason::Cancelled));
             return;
         }
+        let handle = self.claude.handle();
         if turn.cancelled {
+            // Prompts sent after the first cancel were not dropped by its interrupt.
+            if queued_in_claude && let Some(h) = &handle {
+                interrupt(h);
+            }
             return;
         }
         turn.cancelled = true;
         turn.deadline = Some(Instant::now() + CANCEL_GRACE);
         self.cancel_file_calls();
         // Pending asks end now: the editor's request is withdrawn and claude gets a deny.
-        let handle = self.claude.handle();
         for (request_id, kind) in self.asks.withdraw_all() {
             let Some(h) = &handle else { continue };
             match kind {
@@ -135,17 +189,26 @@ impl SessionActor {
             }
         }
         if let Some(h) = handle {
-            let interrupt = h.request(OutboundControl::Interrupt, CONTROL_TIMEOUT);
-            tokio::spawn(async move {
-                if let Err(e) = interrupt.await {
-                    tracing::warn!("interrupt not acknowledged: {e}");
-                }
-            });
+            interrupt(&h);
         }
     }
 
+    /// The running turn is over: the editor gets its answer and the next prompt waiting, if
+    /// any, becomes the turn.
     pub(super) fn finish_turn(&mut self, outcome: Result<StopReason, AgentError>) {
         let Some(turn) = self.turn.take() else { return };
+        self.answer(turn, outcome);
+        self.next_turn();
+    }
+
+    /// Answers one prompt's `session/prompt`, once: the turn is consumed. Answers go out in the
+    /// order given: each waits until the one before it is queued to the editor.
+    pub(super) fn answer(&mut self, mut turn: Turn, outcome: Result<StopReason, AgentError>) {
+        self.queue.ledger.forget(turn.serial);
+        let before = self.answers_written.clone();
+        if let Some(written) = turn.written.take() {
+            self.answers_written = Some(written.map(|_| ()).boxed().shared());
+        }
         let outcome = if turn.cancelled {
             Ok(StopReason::Cancelled)
         } else {
@@ -157,11 +220,10 @@ impl SessionActor {
             usage: turn.usage,
             rate_limits,
         });
-        self.restart_if_due();
         if let Some(task) = &turn.local {
             // Ended early (cancelled, claude gone): it changes nothing more.
             task.abort();
-            let _ = turn.reply.send(outcome);
+            send_after(before, turn.reply, outcome);
             return;
         }
         if outcome.is_ok() {
@@ -170,11 +232,53 @@ impl SessionActor {
         }
         if outcome.is_ok() && !self.title_announced {
             self.title_announced = true;
-            self.announce_title_then_reply(&turn.blocks, turn.reply, outcome);
+            self.announce_title_then_reply(&turn.blocks, turn.reply, outcome, before);
             return;
         }
-        let _ = turn.reply.send(outcome);
+        send_after(before, turn.reply, outcome);
     }
+}
+
+/// The most an answer waits for the one before it to reach the editor's queue (it takes
+/// microseconds; this only bounds a lost signal).
+pub(super) const ANSWER_ORDER_WAIT: Duration = Duration::from_secs(2);
+
+/// Sends `outcome` once the answer `before` it is queued to the editor (at once without one).
+pub(super) fn send_after(
+    before: Option<AnswersWritten>,
+    reply: Reply<TurnOutcome>,
+    outcome: Result<TurnOutcome, AgentError>,
+) {
+    match before {
+        None => {
+            let _ = reply.send(outcome);
+        }
+        Some(before) => {
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(ANSWER_ORDER_WAIT, before).await;
+                let _ = reply.send(outcome);
+            });
+        }
+    }
+}
+
+/// Resolves once the latest answer given is queued to the editor; shared by the next answer
+/// and by the session's loop, which holds claude's output until then.
+pub(super) type AnswersWritten = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
+
+/// Interrupts claude's turn and drops the prompts waiting in its queue, in a task.
+fn interrupt(handle: &crate::claude::ClaudeHandle) {
+    let interrupt = handle.request(
+        OutboundControl::InterruptAll {
+            cancel_queued: true,
+        },
+        CONTROL_TIMEOUT,
+    );
+    tokio::spawn(async move {
+        if let Err(e) = interrupt.await {
+            tracing::warn!("interrupt not acknowledged: {e}");
+        }
+    });
 }
 
 /// claude's error text -> the editor's error; "not logged in" is ACP's auth_required, so the

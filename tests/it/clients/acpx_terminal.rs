@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::editor_configs::{ADAPTER, ensure_acpx, repo, sh_quote, write_executable};
+use super::editor_configs::{ADAPTER, acpx_scratch, ensure_acpx, repo, sh_quote, write_executable};
 
 /// A tmux server of the test's own (its socket in the test's directory), killed when dropped.
 struct Tmux {
@@ -44,21 +44,7 @@ impl Drop for Tmux {
 async fn acpx_at_a_terminal_asks_its_user_once_per_edit() {
     let client_dir = repo("tests/acpx-client");
     ensure_acpx(&client_dir).await;
-    let scratch = tempfile::tempdir().unwrap();
-    let (bin, home, project) = (
-        scratch.path().join("bin"),
-        scratch.path().join("home"),
-        scratch.path().join("project"),
-    );
-    for dir in [&bin, &home, &project] {
-        std::fs::create_dir(dir).unwrap();
-    }
-    std::os::unix::fs::symlink(ADAPTER, bin.join("claude-acp")).unwrap();
-    std::fs::copy(
-        repo("editors/acpx/config.json"),
-        project.join(".acpxrc.json"),
-    )
-    .unwrap();
+    let (scratch, bin, home, project) = acpx_scratch();
     // claude: the stand-in, which writes hello.txt itself once its Write is allowed.
     let claude = bin.join("claude");
     write_executable(

@@ -511,25 +511,34 @@ pub(super) async fn ensure_acpx(client_dir: &Path) {
     );
 }
 
-#[tokio::test]
-async fn acpx_drives_claude_acp_with_the_shipped_config() {
-    let client_dir = repo("tests/acpx-client");
-    ensure_acpx(&client_dir).await;
-
+/// A folder laid out as an acpx user's machine: `bin/` (for PATH) holding `claude-acp`, a link to
+/// the built binary, as the config's argv names it and a user's install would put it; `home/`;
+/// and `project/` with the shipped config as its `.acpxrc.json`.
+pub(super) fn acpx_scratch() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let scratch = tempfile::tempdir().unwrap();
-    let bin = scratch.path().join("bin");
-    let home = scratch.path().join("home");
-    let project = scratch.path().join("project");
+    let (bin, home, project) = (
+        scratch.path().join("bin"),
+        scratch.path().join("home"),
+        scratch.path().join("project"),
+    );
     for dir in [&bin, &home, &project] {
         std::fs::create_dir(dir).unwrap();
     }
-    // The config's argv names `claude-acp`, found on PATH as a user's install would be.
     std::os::unix::fs::symlink(ADAPTER, bin.join("claude-acp")).unwrap();
     std::fs::copy(
         repo("editors/acpx/config.json"),
         project.join(".acpxrc.json"),
     )
     .unwrap();
+    (scratch, bin, home, project)
+}
+
+#[tokio::test]
+async fn acpx_drives_claude_acp_with_the_shipped_config() {
+    let client_dir = repo("tests/acpx-client");
+    ensure_acpx(&client_dir).await;
+
+    let (scratch, bin, home, project) = acpx_scratch();
     // claude: the stand-in, noting the plan-tools variable it was started with.
     let seen_env = scratch.path().join("claude-env");
     let claude = bin.join("claude");

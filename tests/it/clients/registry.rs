@@ -69,7 +69,7 @@ struct Build {
 }
 
 /// The build matrix of `.github/workflows/release.yml` (one `- { target: .., ext: .. }` line per
-/// target) and its archive-name line.
+/// target) and the archive-name line of the script it packs with.
 fn release_builds() -> (Vec<Build>, String) {
     let workflow = read(".github/workflows/release.yml");
     let builds = workflow
@@ -88,11 +88,16 @@ fn release_builds() -> (Vec<Build>, String) {
             })
         })
         .collect();
-    let archive = workflow
+    // The workflow packs with scripts/release-archives, which names the archives.
+    assert!(
+        workflow.contains("scripts/release-archives --pack-only"),
+        "release.yml packs its archives with scripts/release-archives"
+    );
+    let archive = read("scripts/release-archives")
         .lines()
         .map(str::trim)
-        .find(|line| line.starts_with("ARCHIVE="))
-        .expect("release.yml names its archive in one ARCHIVE= line")
+        .find(|line| line.starts_with("archive="))
+        .expect("scripts/release-archives names its archive in one archive= line")
         .to_owned();
     (builds, archive)
 }
@@ -153,8 +158,8 @@ fn agent_json_follows_the_registry_rules() {
 fn archives_are_the_ones_the_release_builds_and_binstall_fetches() {
     let (builds, archive_line) = release_builds();
     assert_eq!(
-        archive_line, "ARCHIVE=claude-acp-$VERSION-${{ matrix.target }}.${{ matrix.ext }}",
-        "release.yml's archive name changed: update agent.json, binstall and this test together"
+        archive_line, "archive=\"claude-acp-$version-$target.$ext\"",
+        "the release archives' name changed: update agent.json, binstall and this test together"
     );
     let version = package_field("version");
     let repository = package_field("repository");

@@ -44,8 +44,13 @@ fn show(output: &Output) -> String {
     )
 }
 
+/// Held while the client library is checked or installed: the scenarios run in parallel, and two
+/// `npm ci` at once in one folder leave it half installed.
+static INSTALLING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Installs the locked client library (`npm ci`) unless it is already there.
 async fn ensure_client_library(client_dir: &Path) {
+    let _one_at_a_time = INSTALLING.lock().await;
     let node = run(
         Command::new("node").arg("--version"),
         "node --version",

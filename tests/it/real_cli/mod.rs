@@ -22,4 +22,6 @@ mod rewind;
 mod sessions;
 mod slash_commands;
 mod smoke;
+mod steering;
 mod toggles;
+mod turn_queue;

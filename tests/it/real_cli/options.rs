@@ -7,18 +7,14 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::acp_client::AcpClient;
+use crate::support::acp_client::{AcpClient, config_option};
 use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::procs;
 use crate::support::real_cli::ClaudeEnv;
 use crate::support::real_session::claude_pid;
 
 fn option(options: &Value, id: &str) -> Value {
-    options
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == id)
+    config_option(options, id)
         .unwrap_or_else(|| panic!("no {id} option in {options}"))
         .clone()
 }

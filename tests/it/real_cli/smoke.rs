@@ -205,3 +205,51 @@ async fn an_api_error_ends_the_turn_with_an_error_result_without_retries() {
     );
     claude.finish(STEP).await;
 }
+
+#[tokio::test]
+async fn messages_sent_during_a_turn_run_as_one_turn_whose_result_names_them() {
+    // What claude-acp's queue relies on: claude takes user messages while it works, runs those
+    // that queued up as one turn, and names the messages each result answers by our `uuid`s.
+    let mock = MockApi::start(vec![
+        Rule::on_prompt(
+            "first",
+            Reply::text("Answer one, streamed slowly so that the others arrive meanwhile.")
+                .chunk_chars(2)
+                .chunk_delay(Duration::from_millis(30)),
+        ),
+        Rule::always(Reply::text("Answer two.")),
+    ]);
+    let env = ClaudeEnv::new(&mock);
+    let mut claude = spawn_claude(&env);
+    let user = |uuid: &str, text: &str| {
+        json!({"type": "user", "uuid": uuid, "message": {"role": "user", "content": text},
+               "parent_tool_use_id": null})
+    };
+    let (one, two, three) = (
+        "11111111-1111-4111-8111-111111111111",
+        "22222222-2222-4222-8222-222222222222",
+        "33333333-3333-4333-8333-333333333333",
+    );
+    claude.send(&user(one, "first prompt")).await;
+    claude
+        .read_until("a text delta", STEP, |m| {
+            m["event"]["delta"]["type"] == "text_delta"
+        })
+        .await;
+    claude.send(&user(two, "second prompt")).await;
+    claude.send(&user(three, "third prompt")).await;
+    let first = claude.read_until("result", STEP, is_result).await;
+    assert_eq!(first["user_message_uuids"], json!([one]), "{first}");
+    let second = claude.read_until("result", STEP, is_result).await;
+    assert_eq!(
+        second["user_message_uuids"],
+        json!([two, three]),
+        "{second}"
+    );
+    assert_eq!(
+        mock.requests().len(),
+        2,
+        "the two queued prompts went in one request"
+    );
+    let _ = claude.finish(STEP).await;
+}

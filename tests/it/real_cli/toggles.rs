@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::acp_client::AcpClient;
+use crate::support::acp_client::{AcpClient, config_option};
 use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::real_cli::ClaudeEnv;
 use crate::support::real_session::claude_pid;
@@ -188,13 +188,7 @@ async fn auto_mode_is_offered_where_claude_has_it_and_claude_takes_it() {
         .await["update"]["configOptions"]
             .clone()
     };
-    let mode = options
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "mode")
-        .unwrap()
-        .clone();
+    let mode = config_option(&options, "mode").unwrap();
     let auto = mode["options"]
         .as_array()
         .unwrap()
@@ -220,13 +214,9 @@ async fn auto_mode_is_offered_where_claude_has_it_and_claude_takes_it() {
     assert!(mock.any_request_contains("in auto mode"));
 }
 
-fn find_option(options: &Value, id: &str) -> Option<Value> {
-    options.as_array()?.iter().find(|o| o["id"] == id).cloned()
-}
-
 /// The options once claude's models are known: in the answer, or in the update after it.
 async fn options_with_models(c: &AcpClient, opened: &Value) -> Value {
-    if find_option(&opened["configOptions"], "model").is_some() {
+    if config_option(&opened["configOptions"], "model").is_some() {
         return opened["configOptions"].clone();
     }
     c.wait_for_update(
@@ -253,7 +243,7 @@ async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_take
         .unwrap();
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     let options = options_with_models(&c, &opened).await;
-    let fast = find_option(&options, "fast").unwrap_or_else(|| panic!("Fast mode: {options}"));
+    let fast = config_option(&options, "fast").unwrap_or_else(|| panic!("Fast mode: {options}"));
     assert_eq!(fast["type"], "boolean", "{fast}");
     assert_eq!(fast["currentValue"], false, "{fast}");
     c.prompt(&id, "before fast").await.unwrap();
@@ -267,7 +257,7 @@ async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_take
         .await
         .unwrap();
     assert_eq!(
-        find_option(&reply["configOptions"], "fast").unwrap()["currentValue"],
+        config_option(&reply["configOptions"], "fast").unwrap()["currentValue"],
         true
     );
     c.prompt(&id, "with fast").await.unwrap();
@@ -299,7 +289,7 @@ async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_take
     assert_eq!(speed("fast off again"), None, "and back to standard speed");
     assert_eq!(claude_pid(c.pid()), Some(pid), "still without a restart");
 
-    let ultracode = find_option(&options, "ultracode")
+    let ultracode = config_option(&options, "ultracode")
         .unwrap_or_else(|| panic!("ultracode, which claude says can run: {options}"));
     assert_eq!(ultracode["type"], "boolean", "{ultracode}");
     let reply = c
@@ -310,7 +300,7 @@ async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_take
         .await
         .unwrap();
     assert_eq!(
-        find_option(&reply["configOptions"], "ultracode").unwrap()["currentValue"],
+        config_option(&reply["configOptions"], "ultracode").unwrap()["currentValue"],
         true
     );
 }
@@ -331,7 +321,7 @@ async fn the_model_picker_follows_a_model_command_typed_in_the_prompt() {
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     let options = options_with_models(&c, &opened).await;
     assert_eq!(
-        find_option(&options, "model").unwrap()["currentValue"],
+        config_option(&options, "model").unwrap()["currentValue"],
         "default"
     );
     // An unknown model is refused, naming claude's.
@@ -353,7 +343,7 @@ async fn the_model_picker_follows_a_model_command_typed_in_the_prompt() {
         .wait_for_update(
             |u| {
                 u["update"]["sessionUpdate"] == "config_option_update"
-                    && find_option(&u["update"]["configOptions"], "model")
+                    && config_option(&u["update"]["configOptions"], "model")
                         .is_some_and(|m| m["currentValue"] == "sonnet")
             },
             Duration::from_secs(20),
@@ -401,12 +391,7 @@ async fn a_project_agent_is_offered_and_the_model_runs_as_it_once_picked() {
     };
     let (plain, opened) = open().await;
     // The first session's answer waits for claude's own list: only the project's agent is offered.
-    let agent = opened["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "agent")
-        .cloned()
+    let agent = config_option(&opened["configOptions"], "agent")
         .unwrap_or_else(|| panic!("no Agent option: {opened}"));
     let ids: Vec<&str> = agent["options"]
         .as_array()

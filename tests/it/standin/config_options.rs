@@ -8,14 +8,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::acp_client::AcpClient;
+use crate::support::acp_client::{AcpClient, config_option};
 use crate::support::argv::argv_value;
 use crate::support::standin::Standin;
-
-/// The option `id` of an answer's or update's `configOptions`.
-fn option(options: &Value, id: &str) -> Option<Value> {
-    options.as_array()?.iter().find(|o| o["id"] == id).cloned()
-}
 
 fn values(option: &Value) -> Vec<String> {
     option["options"]
@@ -66,9 +61,9 @@ async fn the_first_answer_waits_for_claude_and_carries_every_option() {
     c.initialize().await;
     let opened = open(&c, &s).await;
     let options = &opened["configOptions"];
-    let mode = option(options, "mode").expect("mode option");
+    let mode = config_option(options, "mode").expect("mode option");
     assert_eq!(mode["currentValue"], "default");
-    let model = option(options, "model").expect("model option in the answer: {opened}");
+    let model = config_option(options, "model").expect("model option in the answer: {opened}");
     assert_eq!(model["category"], "model");
     assert_eq!(model["currentValue"], "default");
     assert_eq!(
@@ -84,7 +79,7 @@ async fn the_first_answer_waits_for_claude_and_carries_every_option() {
             .contains("Opus 5.5"),
         "{described}"
     );
-    let effort = option(options, "effort").expect("effort option");
+    let effort = config_option(options, "effort").expect("effort option");
     assert_eq!(effort["category"], "thought_level");
     assert_eq!(effort["currentValue"], "default");
     assert_eq!(
@@ -119,19 +114,19 @@ async fn a_later_adapter_answers_from_the_cache_and_updates_what_claude_changed(
     c.initialize().await;
     let opened = open(&c, &s).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
-    let model = option(&opened["configOptions"], "model").unwrap();
+    let model = config_option(&opened["configOptions"], "model").unwrap();
     assert_eq!(
         model["options"][1]["name"], "Opus as cached",
         "the answer comes from the cache, not from claude: {model}"
     );
-    assert!(option(&opened["configOptions"], "effort").is_some());
+    assert!(config_option(&opened["configOptions"], "effort").is_some());
     let update = c
         .wait_for_update(
             |u| u["update"]["sessionUpdate"] == "config_option_update",
             Duration::from_secs(10),
         )
         .await;
-    let model = option(&update["update"]["configOptions"], "model").unwrap();
+    let model = config_option(&update["update"]["configOptions"], "model").unwrap();
     assert_eq!(update["sessionId"], id.as_str());
     assert_eq!(
         model["options"][1]["name"], "Opus",
@@ -155,7 +150,7 @@ async fn a_corrupt_cache_is_ignored_and_replaced() {
     let c = adapter(&s);
     c.initialize().await;
     let opened = open(&c, &s).await;
-    let model = option(&opened["configOptions"], "model").expect("models from claude");
+    let model = config_option(&opened["configOptions"], "model").expect("models from claude");
     assert_eq!(model["options"][1]["name"], "Opus");
     for _ in 0..250 {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
@@ -180,7 +175,7 @@ async fn effort_reaches_the_running_claude_and_a_restarted_one() {
         )
         .await
         .unwrap();
-    let effort = option(&reply["configOptions"], "effort").unwrap();
+    let effort = config_option(&reply["configOptions"], "effort").unwrap();
     assert_eq!(effort["currentValue"], "high");
     let sent = s
         .received()
@@ -234,7 +229,7 @@ async fn an_effort_chosen_in_meta_is_the_one_the_option_shows() {
         )
         .await
         .unwrap();
-    let effort = option(&opened["configOptions"], "effort").unwrap();
+    let effort = config_option(&opened["configOptions"], "effort").unwrap();
     assert_eq!(effort["currentValue"], "low");
     s.wait_started(1, Duration::from_secs(10)).await;
     assert_eq!(argv_value(&s.argvs()[0], "--effort"), Some("low"));
@@ -254,7 +249,7 @@ async fn a_custom_agent_is_offered_and_picked_before_the_first_prompt() {
     let opened = open(&c, &s).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     // claude's own agents are not personas: Default and the project's reviewer.
-    let agent = option(&opened["configOptions"], "agent").expect("an Agent option");
+    let agent = config_option(&opened["configOptions"], "agent").expect("an Agent option");
     assert_eq!(values(&agent), ["default", "reviewer"]);
     assert_eq!(agent["currentValue"], "default");
     assert_eq!(agent["options"][1]["description"], "Reviews diffs for bugs");
@@ -272,7 +267,7 @@ async fn a_custom_agent_is_offered_and_picked_before_the_first_prompt() {
     );
     let reply = pick("reviewer").await.unwrap();
     assert_eq!(
-        option(&reply["configOptions"], "agent").unwrap()["currentValue"],
+        config_option(&reply["configOptions"], "agent").unwrap()["currentValue"],
         "reviewer"
     );
     // The claude started with the session is stopped; the first prompt's runs as the reviewer.

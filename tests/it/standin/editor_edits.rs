@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 
-use crate::support::acp_client::choose_permission;
+use crate::support::acp_client::{choose_permission, config_option};
 use crate::support::editor_buffers::{Buffers, fs_capabilities};
 use crate::support::standin::Standin;
 
@@ -122,13 +122,8 @@ async fn the_file_edits_option_and_meta_key_choose_the_disk() {
         )
         .await
         .unwrap();
-    let option = opened["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "file_edits")
-        .cloned()
-        .expect("a File edits option");
+    let option =
+        config_option(&opened["configOptions"], "file_edits").expect("a File edits option");
     assert_eq!(option["name"], "File edits");
     assert_eq!(option["currentValue"], "disk");
     let names: Vec<&str> = option["options"]
@@ -201,12 +196,8 @@ async fn switching_file_edits_to_disk_restarts_claude_with_its_own_tools() {
         )
         .await
         .unwrap();
-    let current = options["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "file_edits")
-        .map(|o| o["currentValue"].clone());
+    let current =
+        config_option(&options["configOptions"], "file_edits").map(|o| o["currentValue"].clone());
     assert_eq!(current, Some(json!("disk")));
     c.prompt(&id, "Please create hello.txt").await.unwrap();
     let argvs: Vec<String> = s.argvs().into_iter().map(|a| a.join(" ")).collect();
@@ -239,12 +230,7 @@ async fn an_editor_that_confirms_writes_itself_starts_on_disk_and_asks_once_per_
         .request("session/new", json!({"cwd": s.work, "mcpServers": []}))
         .await
         .unwrap();
-    let option = opened["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "file_edits")
-        .cloned()
+    let option = config_option(&opened["configOptions"], "file_edits")
         .expect("a File edits option, to switch to the editor's buffers");
     assert_eq!(option["currentValue"], "disk");
     let id = opened["sessionId"].as_str().unwrap().to_owned();

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::support::acp_client::config_option;
 use crate::support::editor_terminals::{Terminals, terminal_capabilities, write_bash_rules};
 use crate::support::standin::Standin;
 
@@ -154,13 +155,7 @@ async fn the_terminal_option_and_meta_key_choose_claudes_own_bash() {
         )
         .await
         .unwrap();
-    let option = opened["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "terminal")
-        .cloned()
-        .expect("a Terminal option");
+    let option = config_option(&opened["configOptions"], "terminal").expect("a Terminal option");
     assert_eq!(option["name"], "Terminal");
     assert_eq!(option["currentValue"], "claude");
     let names: Vec<&str> = option["options"]
@@ -231,12 +226,8 @@ async fn switching_the_terminal_to_claude_restarts_claude_with_its_own_bash() {
         )
         .await
         .unwrap();
-    let current = options["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "terminal")
-        .map(|o| o["currentValue"].clone());
+    let current =
+        config_option(&options["configOptions"], "terminal").map(|o| o["currentValue"].clone());
     assert_eq!(current, Some(json!("claude")));
     c.prompt(&id, "Please create hello.txt").await.unwrap();
     let argvs: Vec<String> = s.argvs().into_iter().map(|a| a.join(" ")).collect();

@@ -38,6 +38,9 @@ fn params(method: &str, s: &Standin, open: &str, stored: &str) -> Value {
         }
         "session/close" | "session/delete" => json!({"sessionId": open}),
         "session/prompt" => json!({"sessionId": open, "prompt": [{"type": "text", "text": "hi"}]}),
+        "_session/steering" => {
+            json!({"sessionId": open, "prompt": [{"type": "text", "text": "hi"}]})
+        }
         "session/set_mode" => json!({"sessionId": open, "modeId": "default"}),
         "session/set_config_option" => {
             json!({"sessionId": open, "configId": "mode", "value": "default"})

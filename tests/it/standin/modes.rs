@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use crate::support::acp_client::config_option;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
 
@@ -16,13 +17,7 @@ fn mode_updates(c: &crate::support::acp_client::AcpClient, id: &str) -> Vec<Stri
 }
 
 fn mode_option(update: &Value) -> Value {
-    update["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "mode")
-        .cloned()
-        .unwrap()
+    config_option(&update["configOptions"], "mode").unwrap()
 }
 
 #[tokio::test]
@@ -119,13 +114,7 @@ async fn the_model_picker_lists_claudes_models_and_applies_the_choice() {
         .unwrap();
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     // The answer carries the model picker: the first session waits for claude's models.
-    let model = opened["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "model")
-        .unwrap()
-        .clone();
+    let model = config_option(&opened["configOptions"], "model").unwrap();
     assert_eq!(model["category"], "model");
     let values: Vec<&str> = model["options"]
         .as_array()
@@ -145,13 +134,7 @@ async fn the_model_picker_lists_claudes_models_and_applies_the_choice() {
         )
         .await
         .unwrap();
-    let chosen = reply["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "model")
-        .unwrap()
-        .clone();
+    let chosen = config_option(&reply["configOptions"], "model").unwrap();
     assert_eq!(chosen["currentValue"], "opus");
     let sent = s
         .received()

@@ -4,17 +4,14 @@
 
 use std::time::Duration;
 
+use crate::support::acp_client::config_option;
 use crate::support::argv::argv_value;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
 
 /// The model option of a `configOptions` list.
 fn model_option(options: &Value) -> Value {
-    options
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "model")
+    config_option(options, "model")
         .unwrap_or_else(|| panic!("no model option in {options}"))
         .clone()
 }

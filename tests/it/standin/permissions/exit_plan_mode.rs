@@ -1,7 +1,7 @@
 //! ExitPlanMode through the adapter: the plan is in the permission prompt, the three ways on are
 //! offered, and the editor's mode follows the answer.
 
-use crate::support::acp_client::AcpClient;
+use crate::support::acp_client::{AcpClient, config_option};
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
 
@@ -81,12 +81,7 @@ async fn the_plan_is_in_the_prompt_and_approving_it_leaves_plan_mode() {
     assert_eq!(modes(&c, &id), ["plan", "default"]);
     let options = c.updates_of_kind(&id, "config_option_update");
     let last = options.last().expect("config options follow the mode");
-    let mode = last["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["id"] == "mode")
-        .unwrap();
+    let mode = config_option(&last["configOptions"], "mode").unwrap();
     assert_eq!(mode["currentValue"], "default");
 }
 

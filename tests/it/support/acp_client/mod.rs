@@ -20,7 +20,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use session::choose_permission;
+pub use session::{choose_permission, config_option};
 #[allow(unused_imports)]
 pub use state::{IncomingRequest, Responder, RpcError, WaitError};
 use state::{Shared, Writer};

@@ -1,12 +1,19 @@
 //! ACP v1 conveniences on top of the raw client: the calls an editor makes and the views of
 //! `session/update` a user would see (streamed text, tool call cards).
 
+use std::future::Future;
 use std::path::Path;
+use std::pin::Pin;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::{AcpClient, RpcError};
+
+/// The option `id` of an answer's or update's `configOptions` list, if there is one.
+pub fn config_option(options: &Value, id: &str) -> Option<Value> {
+    options.as_array()?.iter().find(|o| o["id"] == id).cloned()
+}
 
 /// A responder for `session/request_permission` that selects the first option of `kind`
 /// (`allow_once`, `allow_always`, `reject_once`, `reject_always`).
@@ -112,6 +119,74 @@ impl AcpClient {
             json!({"sessionId": session, "prompt": blocks}),
         )
         .await
+    }
+
+    /// Starts `session/prompt` with `text` and drives it until its request is written, so that
+    /// prompts go out in the order of the calls; the future it returns waits for the answer.
+    pub async fn send_prompt<'a>(
+        &'a self,
+        session: &'a str,
+        text: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Result<Value, RpcError>> + 'a>> {
+        let before = self.sent().len();
+        let mut answer: Pin<Box<dyn Future<Output = _> + 'a>> =
+            Box::pin(self.prompt(session, text));
+        let written = async {
+            while self.sent().len() == before {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        tokio::select! {
+            early = &mut answer => return Box::pin(std::future::ready(early)),
+            () = written => {}
+        }
+        answer
+    }
+
+    /// The `session/prompt` requests sent so far: each one's first text block and JSON-RPC id.
+    pub fn prompt_ids(&self) -> Vec<(String, Value)> {
+        self.sent()
+            .iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["method"] == "session/prompt")
+            .map(|m| {
+                let text = m["params"]["prompt"][0]["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned();
+                (text, m["id"].clone())
+            })
+            .collect()
+    }
+
+    /// What the editor saw, in order: each prompt's answer as `answer <text>: <stop reason>`
+    /// (`an error` for an error), and the agent text streamed before it as one `text ...` entry.
+    pub fn answers_and_text(&self) -> Vec<String> {
+        let ids = self.prompt_ids();
+        let mut seen = Vec::new();
+        let mut text = String::new();
+        for message in self.transcript() {
+            if message["method"] == "session/update"
+                && message["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+            {
+                text.push_str(
+                    message["params"]["update"]["content"]["text"]
+                        .as_str()
+                        .unwrap_or(""),
+                );
+            } else if message.get("method").is_none()
+                && let Some((prompt, _)) = ids.iter().find(|(_, id)| *id == message["id"])
+            {
+                if !text.is_empty() {
+                    seen.push(format!("text {}", std::mem::take(&mut text)));
+                }
+                let stop = message["result"]["stopReason"]
+                    .as_str()
+                    .unwrap_or("an error");
+                seen.push(format!("answer {prompt}: {stop}"));
+            }
+        }
+        seen
     }
 
     /// `session/cancel` notification.

@@ -1,0 +1,102 @@
+//! What this adapter offers the editor in `initialize`: its features and the logins it offers.
+
+use crate::claude::auth::{AuthStatus, LoginKind};
+use crate::domain::{AgentFeatures, AuthMethodInfo, AuthStatusInfo};
+
+/// The auth methods `initialize` offers; the editor runs `claude-acp login [--kind]` in a
+/// terminal. The ids are the TypeScript adapter's where it has the same login.
+pub(super) const LOGIN_METHOD: &str = "claude-login";
+pub(super) const SUBSCRIPTION_LOGIN: &str = "claude-ai-login";
+pub(super) const CONSOLE_LOGIN: &str = "console-login";
+pub(super) const SSO_LOGIN: &str = "sso-login";
+/// The editor's own gateway (`_meta.gateway.{baseUrl, headers}` on `authenticate`).
+pub(super) const GATEWAY_METHOD: &str = "gateway";
+
+/// What this adapter offers the editor (`initialize`).
+pub(crate) fn features() -> AgentFeatures {
+    AgentFeatures {
+        load_session: true,
+        mcp_http: true,
+        mcp_sse: true,
+        list_sessions: true,
+        resume_session: true,
+        fork_session: true,
+        close_session: true,
+        delete_session: true,
+        additional_directories: true,
+        logout: true,
+        system_prompt: true,
+        prompt_queueing: true,
+        steering: true,
+        auth_methods: auth_methods(crate::claude::install::has_key()),
+        auth_status: None,
+    }
+}
+
+/// The logins offered: with a key or token in the environment, claude's own screen only (as
+/// before: the key is what claude uses); else the subscription, Console and SSO logins too, for
+/// editors that run terminal logins. The gateway method goes to editors that declare gateways.
+fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
+    let method = |id: &str, name: &str, description: &str, kind: LoginKind| AuthMethodInfo {
+        id: id.into(),
+        name: name.into(),
+        description: description.into(),
+        args: kind
+            .adapter_args()
+            .iter()
+            .map(|a| (*a).to_owned())
+            .collect(),
+        needs_terminal_client: kind != LoginKind::Screen,
+        gateway: false,
+    };
+    let screen = method(
+        LOGIN_METHOD,
+        "Log in to Claude",
+        "Runs claude's own login (`claude /login`) in a terminal",
+        LoginKind::Screen,
+    );
+    let gateway = AuthMethodInfo {
+        id: GATEWAY_METHOD.into(),
+        name: "Custom model gateway".into(),
+        description: "Use a custom gateway to authenticate and access models".into(),
+        args: Vec::new(),
+        needs_terminal_client: false,
+        gateway: true,
+    };
+    if key_in_env {
+        return vec![screen, gateway];
+    }
+    vec![
+        method(
+            SUBSCRIPTION_LOGIN,
+            "Claude subscription",
+            "Use your Claude Pro, Max, Team or Enterprise plan (`claude auth login --claudeai`)",
+            LoginKind::Subscription,
+        ),
+        method(
+            CONSOLE_LOGIN,
+            "Anthropic Console",
+            "Use an Anthropic Console account, billed per API use (`claude auth login --console`)",
+            LoginKind::Console,
+        ),
+        method(
+            SSO_LOGIN,
+            "Single sign-on",
+            "Log in through your organisation's SSO (`claude auth login --sso`)",
+            LoginKind::Sso,
+        ),
+        screen,
+        gateway,
+    ]
+}
+
+/// claude's own report of its login, for the editor.
+pub(super) fn auth_status_info(status: &AuthStatus) -> AuthStatusInfo {
+    AuthStatusInfo {
+        logged_in: status.logged_in,
+        method: status.auth_method.clone(),
+        provider: status.api_provider.clone(),
+        email: status.masked_email(),
+        summary: status.describe(),
+    }
+}
