@@ -256,7 +256,10 @@ impl Notices {
                 ("cooldown", _) => {
                     "Paused after a rate limit; claude turns it back on by itself.".to_owned()
                 }
-                (_, Some(reason)) => format!("Reason: {}.", reason.replace('_', " ")),
+                (_, Some(reason)) => match fast_mode_unavailable_because(reason) {
+                    Some(why) => format!("Fast mode is {why}."),
+                    None => format!("Reason: {}.", reason.replace('_', " ")),
+                },
                 _ => "The session runs at standard speed.".to_owned(),
             };
             out.push(notice(
@@ -365,3 +368,18 @@ pub(crate) fn utc_minute(epoch_seconds: f64) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// claude's `fast_mode_disabled_reason`s a user can act on, as a phrase ("not available on the
+/// free plan"). The others (an SDK session's `sdk_opt_in_required`, which the option itself
+/// answers; `preference`, `pending`, `unknown`) say nothing worth showing.
+pub(crate) fn fast_mode_unavailable_because(reason: &str) -> Option<&'static str> {
+    Some(match reason {
+        "free" => "not available on the free plan",
+        "extra_usage_disabled" => "off until extra usage is turned on for this account",
+        "model_not_allowed" => "not available for this model",
+        "not_first_party" => "not available with this API provider",
+        "disabled_by_env" => "turned off by the environment",
+        "network_error" => "off: claude could not check it (network error)",
+        _ => return None,
+    })
+}
