@@ -98,10 +98,6 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
         SessionUpdate::UserMessageChunk { content: text() },
         SessionUpdate::AgentMessageChunk { content: text() },
         SessionUpdate::AgentThoughtChunk { content: text() },
-        SessionUpdate::AgentNote {
-            text: "x".into(),
-            kind: "k",
-        },
         SessionUpdate::ToolCall(call),
         SessionUpdate::ToolCallUpdate(ToolCallUpdate {
             id: "t".into(),
@@ -139,7 +135,6 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             SessionUpdate::UserMessageChunk { .. }
             | SessionUpdate::AgentMessageChunk { .. }
             | SessionUpdate::AgentThoughtChunk { .. }
-            | SessionUpdate::AgentNote { .. }
             | SessionUpdate::ToolCall(_)
             | SessionUpdate::ToolCallUpdate(_)
             | SessionUpdate::Plan { .. }
