@@ -43,6 +43,8 @@ pub(crate) enum TurnSignal {
     /// claude's permission mode is not the one last observed (init or `system/status`), e.g. after
     /// ExitPlanMode or a mode set from elsewhere.
     ModeChanged(String),
+    /// A command claude ran in the background ended: its card is updated once its output is read.
+    BackgroundJobEnded(super::JobEnd),
 }
 
 /// What one stdout line means for the editor.
@@ -87,6 +89,8 @@ pub(crate) struct TurnTranslator {
     last_usage: Option<Usage>,
     /// The session's cost and tokens per model, from the last `result` (claude's totals).
     totals: SessionTotals,
+    /// Commands running in the background, followed across turns until they end.
+    background: super::background::BackgroundJobs,
 }
 
 impl TurnTranslator {
@@ -95,6 +99,7 @@ impl TurnTranslator {
             cwd,
             stream: Stream::default(),
             tools: HashMap::new(),
+            background: super::background::BackgroundJobs::default(),
             tasks: TaskList::default(),
             mode: None,
             last_context: None,
@@ -356,6 +361,7 @@ impl TurnTranslator {
                 status: Some(ToolStatus::InProgress),
                 content,
                 elapsed_seconds: Some(seconds),
+                async_task_id: None,
                 ..ToolCallUpdate::default()
             }));
     }
@@ -396,16 +402,22 @@ impl TurnTranslator {
                 }
                 _ => None,
             };
-            out.updates
-                .push(SessionUpdate::ToolCallUpdate(tool_result_update(
-                    ToolResult {
-                        tool_use_id,
-                        tool_name: Some(&tool.name),
-                        content,
-                        is_error,
-                        structured: structured.take(),
-                    },
-                )));
+            // A command sent to the background goes on after this result: it is not done yet.
+            let job = (!is_error && super::tools::is_command_tool(&tool.name))
+                .then(|| self.background.started(&tool_use_id, structured.as_ref()))
+                .flatten();
+            let mut update = tool_result_update(ToolResult {
+                tool_use_id,
+                tool_name: Some(&tool.name),
+                content,
+                is_error,
+                structured: structured.take(),
+            });
+            if job.is_some() {
+                update.status = Some(ToolStatus::InProgress);
+                update.async_task_id = job;
+            }
+            out.updates.push(SessionUpdate::ToolCallUpdate(update));
             if let Some(entries) = plan {
                 out.updates.push(SessionUpdate::Plan { entries });
             }
@@ -428,6 +440,9 @@ impl TurnTranslator {
                 output: 0,
             };
             self.last_context = Some((None, tokens));
+        }
+        if let Some(end) = self.background.ended(s) {
+            out.signals.push(TurnSignal::BackgroundJobEnded(end));
         }
         match s.subtype.as_str() {
             "init" => {

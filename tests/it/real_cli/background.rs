@@ -24,6 +24,69 @@ fn bash_card(s: &RealSession) -> Value {
 }
 
 #[tokio::test]
+async fn a_command_that_ends_after_its_turn_completes_its_card_with_its_output() {
+    let s = RealSession::start(vec![
+        Rule::on_prompt(
+            "start the job",
+            background_bash("sleep 3; echo the-job-is-done"),
+        ),
+        Rule::when(
+            "claude's follow-up when the job ended",
+            |r| r.contains("the-job-is-done") || r.contains("task-notification"),
+            Reply::text("The job has finished."),
+        ),
+        Rule::on_tool_result(Reply::text("Started it.")),
+    ])
+    .await;
+    s.client.allow_permissions();
+    let stop = s.prompt("start the job").await;
+    assert_eq!(stop["stopReason"], "end_turn");
+    let card = bash_card(&s);
+    assert_eq!(card["status"], "in_progress", "{card}");
+    let task = card["_meta"]["claudeCode"]["asyncTaskId"].as_str();
+    assert!(task.is_some_and(|t| !t.is_empty()), "{card}");
+    // About 3 s later the job ends: its card completes with the output, and claude's own
+    // follow-up reaches the editor outside any prompt.
+    let c = &s.client;
+    c.wait_for_update(
+        |u| {
+            u["update"]["sessionUpdate"] == "tool_call_update"
+                && u["update"]["status"] == "completed"
+        },
+        WAIT,
+    )
+    .await;
+    let card = bash_card(&s);
+    assert_eq!(card["status"], "completed", "{card}");
+    let shown = card["content"].to_string();
+    assert!(shown.contains("the-job-is-done"), "{card}");
+    // claude's follow-up to the job's end (a turn of its own) is shown after the card ends.
+    let after_the_end = || {
+        let transcript = c.transcript();
+        let ended = transcript.iter().position(|m| {
+            m["params"]["update"]["status"] == "completed"
+                && m["params"]["update"]["sessionUpdate"] == "tool_call_update"
+        });
+        ended.is_some_and(|at| {
+            transcript[at..]
+                .iter()
+                .any(|m| m["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        })
+    };
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !after_the_end() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no follow-up after the job ended: {}",
+            c.agent_text(&s.id)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    c.quit(WAIT).await;
+    assert_eq!(s.prompt_responses(), 1);
+}
+
+#[tokio::test]
 async fn a_background_job_is_stopped_on_request_without_a_turn() {
     let s = RealSession::start(vec![
         Rule::on_prompt("start the job", background_bash("sleep 30")),
@@ -35,33 +98,31 @@ async fn a_background_job_is_stopped_on_request_without_a_turn() {
     let stop = s.prompt("start the job").await;
     assert_eq!(stop["stopReason"], "end_turn");
     let card = bash_card(&s);
-    eprintln!("card: {card}");
-    let task = card["rawOutput"]["backgroundTaskId"]
+    assert_eq!(card["status"], "in_progress", "{card}");
+    let task = card["_meta"]["claudeCode"]["asyncTaskId"]
         .as_str()
-        .or_else(|| card["_meta"]["claudeCode"]["asyncTaskId"].as_str())
-        .unwrap_or_else(|| panic!("no task id on the card: {card}"))
+        .unwrap_or_else(|| panic!("no job id on the card: {card}"))
         .to_owned();
     let c = &s.client;
-    let unknown = c
-        .request(
+    let stop_job = |id: &str| {
+        c.request(
             "_session/async_task/stop",
-            json!({"sessionId": s.id, "asyncTaskId": "no-such-job"}),
+            json!({"sessionId": s.id, "asyncTaskId": id}),
         )
+    };
+    let unknown = stop_job("no-such-job")
         .await
-        .unwrap_or_else(|e| panic!("{e}\n{}", c.diagnostics()));
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(unknown, json!({"stopped": false}));
-    let stopped = c
-        .request(
-            "_session/async_task/stop",
-            json!({"sessionId": s.id, "asyncTaskId": task}),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{e}\n{}", c.diagnostics()));
+    let stopped = stop_job(&task).await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(stopped, json!({"stopped": true}));
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    eprintln!("after: {}", bash_card(&s));
-    for u in c.updates(&s.id).iter().rev().take(6) {
-        eprintln!("update: {u}");
-    }
+    // The job's card ends (stopped: not completed), and no turn ran for it.
+    c.wait_for_update(
+        |u| u["update"]["sessionUpdate"] == "tool_call_update" && u["update"]["status"] == "failed",
+        WAIT,
+    )
+    .await;
+    assert_eq!(bash_card(&s)["status"], "failed");
     c.quit(WAIT).await;
+    assert_eq!(s.prompt_responses(), 1);
 }
