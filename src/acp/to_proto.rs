@@ -15,6 +15,13 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
         SessionUpdate::UserMessageChunk { content } => U::UserMessageChunk(chunk(content)),
         SessionUpdate::AgentMessageChunk { content } => U::AgentMessageChunk(chunk(content)),
         SessionUpdate::AgentThoughtChunk { content } => U::AgentThoughtChunk(chunk(content)),
+        SessionUpdate::SubagentMessageChunk {
+            text,
+            parent_tool_use_id,
+        } => U::AgentMessageChunk(chunk(ContentChunk::text(text)).meta(claude_code_meta(
+            "parentToolUseId",
+            parent_tool_use_id.into(),
+        ))),
         SessionUpdate::AgentNote { text, kind } => U::AgentMessageChunk(
             chunk(ContentChunk::text(text)).meta(claude_code_meta("kind", kind.into())),
         ),

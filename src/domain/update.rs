@@ -24,6 +24,12 @@ pub enum SessionUpdate {
     AgentThoughtChunk {
         content: ContentChunk,
     },
+    /// A subagent's (Task's) text, for a client that asked for it: agent text tagged with the
+    /// Task call it belongs to (`_meta.claudeCode.parentToolUseId`).
+    SubagentMessageChunk {
+        text: String,
+        parent_tool_use_id: String,
+    },
     ToolCall(ToolCall),
     ToolCallUpdate(ToolCallUpdate),
     Plan {

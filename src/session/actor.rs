@@ -252,7 +252,11 @@ impl SessionActor {
         Self {
             asker,
             path: PermissionPath::new(config.permission_transport),
-            translator: TurnTranslator::new(cwd.clone()),
+            translator: {
+                let mut translator = TurnTranslator::new(cwd.clone());
+                translator.forward_subagent_text(flags.forward_subagent_text);
+                translator
+            },
             claude,
             next: NextClaude::new(start, rewind),
             turn: None,

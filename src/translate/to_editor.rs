@@ -7,7 +7,8 @@
 //!   of it is not sent again (only a tail the deltas missed is). Without stream events for a message,
 //!   the `assistant` lines' text and thinking are sent whole.
 //! - Subagent traffic (`parent_tool_use_id` set): its text and thinking are not the main agent's words
-//!   and are dropped; its tool calls and their results are shown, so the user sees what runs.
+//!   and are dropped (its text is forwarded, tagged with its Task call, to a client that opted in);
+//!   its tool calls and their results are shown, so the user sees what runs.
 //! - Every `tool_use` becomes a tool call, including TodoWrite and the Task* tools, which also update
 //!   the plan (main thread only: a subagent's to-do list is not the session's plan).
 //! - `system/task_started` (a command or subagent starts) puts its call `in_progress`; `tool_progress`
@@ -91,6 +92,8 @@ pub(crate) struct TurnTranslator {
     totals: SessionTotals,
     /// Commands running in the background, followed across turns until they end.
     background: super::background::BackgroundJobs,
+    /// Whether subagents' text goes to the editor (`_meta.claudeCode.options.forwardSubagentText`).
+    forward_subagent_text: bool,
 }
 
 impl TurnTranslator {
@@ -100,6 +103,7 @@ impl TurnTranslator {
             stream: Stream::default(),
             tools: HashMap::new(),
             background: super::background::BackgroundJobs::default(),
+            forward_subagent_text: false,
             tasks: TaskList::default(),
             mode: None,
             last_context: None,
@@ -112,6 +116,11 @@ impl TurnTranslator {
     }
 
     /// Forgets the previous turn's streaming and tool state. The plan and the mode carry over.
+    /// Sends subagents' text to the editor from now on, tagged with their Task call.
+    pub(crate) fn forward_subagent_text(&mut self, on: bool) {
+        self.forward_subagent_text = on;
+    }
+
     pub(crate) fn start_turn(&mut self) {
         self.stream = Stream::default();
         self.tools.clear();
@@ -267,6 +276,14 @@ impl TurnTranslator {
                 }
                 ContentBlock::Thinking { thinking, .. } if main_thread => {
                     self.relay_rest(&thinking, streamed, index, true, out)
+                }
+                ContentBlock::Text { text } if self.forward_subagent_text && !text.is_empty() => {
+                    if let Some(parent) = &a.parent_tool_use_id {
+                        out.updates.push(SessionUpdate::SubagentMessageChunk {
+                            text,
+                            parent_tool_use_id: parent.clone(),
+                        });
+                    }
                 }
                 ContentBlock::ToolUse { id, name, input } => {
                     self.on_tool_use(&a, &id, &name, input, out)

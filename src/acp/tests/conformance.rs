@@ -102,6 +102,10 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             text: "x".into(),
             kind: "k",
         },
+        SessionUpdate::SubagentMessageChunk {
+            text: "x".into(),
+            parent_tool_use_id: "t".into(),
+        },
         SessionUpdate::ToolCall(call),
         SessionUpdate::ToolCallUpdate(ToolCallUpdate {
             id: "t".into(),
@@ -140,6 +144,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::AgentMessageChunk { .. }
             | SessionUpdate::AgentThoughtChunk { .. }
             | SessionUpdate::AgentNote { .. }
+            | SessionUpdate::SubagentMessageChunk { .. }
             | SessionUpdate::ToolCall(_)
             | SessionUpdate::ToolCallUpdate(_)
             | SessionUpdate::Plan { .. }
