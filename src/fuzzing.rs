@@ -159,7 +159,11 @@ impl AgentCore for InstantCore {
     fn features(&self) -> AgentFeatures {
         crate::session::features()
     }
-    async fn authenticate(&self, _method_id: &str) -> Result<(), AgentError> {
+    async fn authenticate(
+        &self,
+        _method_id: &str,
+        _gateway: Option<crate::domain::Gateway>,
+    ) -> Result<(), AgentError> {
         Ok(())
     }
     async fn new_session(&self, req: NewSession) -> Result<SessionOpened, AgentError> {

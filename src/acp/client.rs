@@ -15,8 +15,8 @@ use super::tool_call_json::ToolCallNotification;
 use super::transport::{Failure, Outbound, PendingRequests, Transport};
 use crate::domain::{
     AuthStatusInfo, ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
-    ElicitationRequest, PermissionAsk, PermissionOutcome, SessionUpdate, TerminalCommand,
-    TerminalExit, TerminalOutput,
+    ElicitationRequest, McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk,
+    PermissionOutcome, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput,
 };
 use crate::translate::compaction_text;
 
@@ -315,6 +315,56 @@ impl EditorClient for AcpEditor {
             }
             acp::ElicitationAction::Decline => Ok(ElicitationOutcome::Declined),
             acp::ElicitationAction::Cancel => Ok(ElicitationOutcome::Cancelled),
+            _ => Err(EditorError::Malformed(
+                "an unknown elicitation action".into(),
+            )),
+        }
+    }
+
+    fn supports_url_elicitation(&self) -> bool {
+        self.capabilities
+            .get()
+            .is_some_and(|c| c.elicitation.as_ref().is_some_and(|e| e.url.is_some()))
+    }
+
+    /// `elicitation/create` for an MCP server: its own schema (MCP's and ACP's form schemas are
+    /// the same restricted JSON Schema) or its page, the server named in the message.
+    async fn elicit_mcp(
+        &self,
+        request: McpElicitation,
+    ) -> Result<McpElicitationAnswer, EditorError> {
+        let scope = acp::ElicitationSessionScope::new(request.session_id);
+        let mode: acp::ElicitationMode = match request.mode {
+            McpElicitationMode::Form { schema } => {
+                let schema: acp::ElicitationSchema = serde_json::from_value(schema)
+                    .map_err(|e| EditorError::Malformed(format!("the server's form: {e}")))?;
+                acp::ElicitationFormMode::new(scope, schema).into()
+            }
+            McpElicitationMode::Url {
+                url,
+                elicitation_id,
+            } => acp::ElicitationUrlMode::new(scope, elicitation_id, url).into(),
+        };
+        let message = format!("MCP server {} asks: {}", request.server, request.message);
+        let response = self
+            .request(acp::CreateElicitationRequest::new(mode, message))
+            .await?;
+        match response.action {
+            acp::ElicitationAction::Accept(accept) => {
+                let content = accept
+                    .content
+                    .map(|fields| {
+                        fields
+                            .into_iter()
+                            .map(|(key, value)| Ok((key, serde_json::to_value(value)?)))
+                            .collect::<Result<serde_json::Map<_, _>, serde_json::Error>>()
+                    })
+                    .transpose()
+                    .map_err(|e| EditorError::Malformed(e.to_string()))?;
+                Ok(McpElicitationAnswer::Accept(content))
+            }
+            acp::ElicitationAction::Decline => Ok(McpElicitationAnswer::Decline),
+            acp::ElicitationAction::Cancel => Ok(McpElicitationAnswer::Cancel),
             _ => Err(EditorError::Malformed(
                 "an unknown elicitation action".into(),
             )),

@@ -2,7 +2,7 @@
 
 use agent_client_protocol::v1::schema as acp;
 
-use crate::domain::{AgentError, McpServer, NewSession, PromptBlock, SystemPrompt};
+use crate::domain::{AgentError, Gateway, McpServer, NewSession, PromptBlock, SystemPrompt};
 
 pub fn prompt_blocks(blocks: Vec<acp::ContentBlock>) -> Vec<PromptBlock> {
     blocks.into_iter().filter_map(prompt_block).collect()
@@ -116,4 +116,69 @@ fn system_prompt(prompt: acp::SystemPrompt) -> Result<SystemPrompt, AgentError> 
         text: texts.join("\n\n"),
         replace,
     })
+}
+
+/// `_meta.gateway` of `authenticate`: the editor's gateway, checked whole before anything changes
+/// (an error names the field; a header's value, which may be a secret, is never repeated).
+pub fn gateway(meta: Option<&acp::Meta>) -> Result<Option<Gateway>, AgentError> {
+    let bad = |what: String| AgentError::InvalidParams(what);
+    let Some(value) = meta.and_then(|m| m.get("gateway")).filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    let object = value.as_object().ok_or_else(|| {
+        bad("`_meta.gateway` must be an object with `baseUrl` and `headers`".into())
+    })?;
+    let base_url = object
+        .get("baseUrl")
+        .and_then(serde_json::Value::as_str)
+        .map(str::trim)
+        .filter(|url| is_http_url(url))
+        .ok_or_else(|| bad("`_meta.gateway.baseUrl` must be an absolute http(s) URL".into()))?;
+    let mut headers = Vec::new();
+    match object.get("headers") {
+        None | Some(serde_json::Value::Null) => {}
+        Some(serde_json::Value::Object(map)) => {
+            for (name, value) in map {
+                let is_token = !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
+                if !is_token {
+                    return Err(bad(format!(
+                        "`_meta.gateway.headers`: {name:?} is not a header name"
+                    )));
+                }
+                let value = value.as_str().ok_or_else(|| {
+                    bad(format!("`_meta.gateway.headers.{name}` must be a string"))
+                })?;
+                if value.contains(['\r', '\n']) {
+                    return Err(bad(format!(
+                        "`_meta.gateway.headers.{name}` must be a single line"
+                    )));
+                }
+                headers.push((name.clone(), value.to_owned()));
+            }
+        }
+        Some(_) => {
+            return Err(bad(
+                "`_meta.gateway.headers` must be an object of header names to strings".into(),
+            ));
+        }
+    }
+    Ok(Some(Gateway {
+        base_url: base_url.to_owned(),
+        headers,
+    }))
+}
+
+/// `http://host...` or `https://host...`, with a host and no whitespace.
+fn is_http_url(url: &str) -> bool {
+    let Some(rest) = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+    else {
+        return false;
+    };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    !host.is_empty() && !url.chars().any(char::is_whitespace)
 }

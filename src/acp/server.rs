@@ -114,11 +114,32 @@ pub(super) fn initialize_response(
         .and_then(serde_json::Value::as_bool)
         == Some(true);
     let runs_terminal_logins = client.auth.terminal || meta_terminal;
+    // The TypeScript adapter's: `auth._meta.gateway: true`, the client routes claude itself.
+    let declares_gateway = client
+        .auth
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("gateway"))
+        .and_then(serde_json::Value::as_bool)
+        == Some(true);
     let auth_methods = f
         .auth_methods
         .into_iter()
         .filter(|m| runs_terminal_logins || !m.needs_terminal_client)
+        .filter(|m| declares_gateway || !m.gateway)
         .map(|m| {
+            if m.gateway {
+                let mut meta = acp::Meta::new();
+                meta.insert(
+                    "gateway".into(),
+                    serde_json::json!({"protocol": "anthropic"}),
+                );
+                return acp::AuthMethod::Agent(
+                    acp::AuthMethodAgent::new(m.id, m.name)
+                        .description(m.description)
+                        .meta(meta),
+                );
+            }
             let mut method = acp::AuthMethodTerminal::new(m.id, m.name.clone())
                 .description(m.description)
                 .args(m.args.clone());
@@ -250,7 +271,8 @@ pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> R
     let builder = spawned!(builder, core, |c,
                                            req: acp::AuthenticateRequest|
      -> acp::AuthenticateResponse {
-        c.authenticate(&req.method_id.0)
+        let gateway = from_proto::gateway(req.meta.as_ref())?;
+        c.authenticate(&req.method_id.0, gateway)
             .await
             .map(|()| acp::AuthenticateResponse::new())
     });

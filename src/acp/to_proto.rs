@@ -22,9 +22,6 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
             "parentToolUseId",
             parent_tool_use_id.into(),
         ))),
-        SessionUpdate::AgentNote { text, kind } => U::AgentMessageChunk(
-            chunk(ContentChunk::text(text)).meta(claude_code_meta("kind", kind.into())),
-        ),
         SessionUpdate::ToolCall(call) => U::ToolCall(tool_call(call)),
         SessionUpdate::ToolCallUpdate(update) => U::ToolCallUpdate(tool_call_update(update)),
         SessionUpdate::Plan { entries } => U::Plan(acp::Plan::new(

@@ -196,7 +196,7 @@ pub(crate) fn login_from(
 }
 
 /// A gateway URL without what may be a secret in it (user info, query).
-fn redact_url(url: &str) -> String {
+pub(crate) fn redact_url(url: &str) -> String {
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
     let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
     let host = host.rsplit('@').next().unwrap_or(host);

@@ -8,6 +8,7 @@ pub(crate) mod error;
 mod events;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) mod fuzzing;
+pub(crate) mod gateway;
 mod group;
 #[cfg(test)]
 mod in_process;

@@ -48,6 +48,27 @@ pub struct AuthMethodInfo {
     /// Offered only to editors that declared they run terminal logins (`auth.terminal`, or
     /// `_meta["terminal-auth"]`); the others get the methods without it, as before.
     pub needs_terminal_client: bool,
+    /// The editor's own gateway (`_meta.gateway` on `authenticate`), offered only to editors
+    /// that declare gateways (`auth._meta.gateway`).
+    pub gateway: bool,
+}
+
+/// The editor's gateway for claude's API: its URL and the headers to send it.
+#[derive(Clone, PartialEq)]
+pub struct Gateway {
+    pub base_url: String,
+    /// May hold secrets: never printed (see `Debug`).
+    pub headers: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("Gateway")
+            .field("base_url", &self.base_url)
+            .field("header_names", &names)
+            .finish()
+    }
 }
 
 /// The login claude uses, for the editor: what kind and the account (e-mail masked).
@@ -71,7 +92,11 @@ pub struct AuthStatusInfo {
 #[async_trait]
 pub trait AgentCore: Send + Sync + 'static {
     fn features(&self) -> AgentFeatures;
-    async fn authenticate(&self, method_id: &str) -> Result<(), AgentError>;
+    async fn authenticate(
+        &self,
+        method_id: &str,
+        gateway: Option<Gateway>,
+    ) -> Result<(), AgentError>;
     async fn new_session(&self, req: NewSession) -> Result<SessionOpened, AgentError>;
     async fn load_session(
         &self,

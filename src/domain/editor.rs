@@ -38,6 +38,33 @@ pub struct ElicitationRequest {
     pub fields: Vec<ElicitationField>,
 }
 
+/// An MCP server's question to the user, passed on by claude (`elicitation/create`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpElicitation {
+    pub session_id: String,
+    /// The server's configured name, for the user to know who asks.
+    pub server: String,
+    pub message: String,
+    pub mode: McpElicitationMode,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpElicitationMode {
+    /// A form of the server's own schema (MCP's: an object of primitive properties).
+    Form { schema: serde_json::Value },
+    /// A page for the user to open (a sign-in, a payment), named by the server's id for it.
+    Url { url: String, elicitation_id: String },
+}
+
+/// The user's answer to an MCP server's question.
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpElicitationAnswer {
+    /// Filled in (the form's values) or done (a page: no values).
+    Accept(Option<serde_json::Map<String, serde_json::Value>>),
+    Decline,
+    Cancel,
+}
+
 /// A command to run in an editor terminal (`terminal/create`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TerminalCommand {
@@ -121,6 +148,19 @@ pub trait EditorClient: Send + Sync + 'static {
         &self,
         _request: ElicitationRequest,
     ) -> Result<ElicitationOutcome, EditorError> {
+        Err(EditorError::Unsupported("elicitation"))
+    }
+
+    /// Whether the editor declared URL elicitation (`elicitation.url`).
+    fn supports_url_elicitation(&self) -> bool {
+        false
+    }
+
+    /// Asks the user an MCP server's question (`elicitation/create`, form or URL mode).
+    async fn elicit_mcp(
+        &self,
+        _request: McpElicitation,
+    ) -> Result<McpElicitationAnswer, EditorError> {
         Err(EditorError::Unsupported("elicitation"))
     }
 

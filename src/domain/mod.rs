@@ -11,10 +11,11 @@ mod request;
 pub(crate) mod tool_names;
 mod update;
 
-pub use core::{AgentCore, AgentFeatures, AuthMethodInfo, AuthStatusInfo};
+pub use core::{AgentCore, AgentFeatures, AuthMethodInfo, AuthStatusInfo, Gateway};
 pub use editor::{
     EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
-    TerminalCommand, TerminalExit, TerminalOutput,
+    McpElicitation, McpElicitationAnswer, McpElicitationMode, TerminalCommand, TerminalExit,
+    TerminalOutput,
 };
 pub use error::AgentError;
 pub use request::*;

@@ -15,12 +15,6 @@ pub enum SessionUpdate {
     AgentMessageChunk {
         content: ContentChunk,
     },
-    /// A short message of claude-acp's own about the session (Fast mode turned off, ...), marked
-    /// as such in `_meta.claudeCode.kind` so a client may show it apart from the answer.
-    AgentNote {
-        text: String,
-        kind: &'static str,
-    },
     AgentThoughtChunk {
         content: ContentChunk,
     },

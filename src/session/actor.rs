@@ -44,6 +44,7 @@ mod background;
 mod claude_io;
 mod context;
 mod effort;
+mod elicit;
 mod files;
 mod idle;
 mod logout;
@@ -108,6 +109,9 @@ pub(crate) enum Command {
     LoggedOut {
         reply: oneshot::Sender<()>,
     },
+    /// claude's route changed (the editor's gateway): the claude running is replaced as soon as
+    /// no turn runs, the next resuming the conversation.
+    RouteChanged,
     /// Makes the session's task panic where a bug would (built for unit tests only).
     #[cfg(test)]
     PanicForTest,
@@ -125,7 +129,7 @@ enum Internal {
     Initialized(Value),
     /// claude's answer to `get_settings`, asked when it starts.
     ClaudeSettings(Value),
-    /// A permission ask has been answered (or withdrawn).
+    /// A permission ask or an MCP server's question has been answered (or withdrawn).
     PermissionDone { request_id: String },
     /// A session that waited for claude's models waited long enough.
     OptionsDeadline,
@@ -278,7 +282,7 @@ impl SessionActor {
                 edit_log,
                 served: ToolServer::default(),
                 file_tasks: Vec::new(),
-                restart_for_files: false,
+                restart_due: false,
             },
             ctx: SessionContext {
                 id,
@@ -426,6 +430,10 @@ impl SessionActor {
             Command::LoggedOut { reply } => {
                 self.end_claude_for_logout().await;
                 let _ = reply.send(());
+            }
+            Command::RouteChanged => {
+                self.tools.restart_due = self.claude.is_running();
+                self.restart_if_due();
             }
             Command::Close { .. } => unreachable!("handled in run"),
             #[cfg(test)]

@@ -9,6 +9,8 @@ pub(super) const LOGIN_METHOD: &str = "claude-login";
 pub(super) const SUBSCRIPTION_LOGIN: &str = "claude-ai-login";
 pub(super) const CONSOLE_LOGIN: &str = "console-login";
 pub(super) const SSO_LOGIN: &str = "sso-login";
+/// The editor's own gateway (`_meta.gateway.{baseUrl, headers}` on `authenticate`).
+pub(super) const GATEWAY_METHOD: &str = "gateway";
 
 /// What this adapter offers the editor (`initialize`).
 pub(crate) fn features() -> AgentFeatures {
@@ -33,7 +35,7 @@ pub(crate) fn features() -> AgentFeatures {
 
 /// The logins offered: with a key or token in the environment, claude's own screen only (as
 /// before: the key is what claude uses); else the subscription, Console and SSO logins too, for
-/// editors that run terminal logins.
+/// editors that run terminal logins. The gateway method goes to editors that declare gateways.
 fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
     let method = |id: &str, name: &str, description: &str, kind: LoginKind| AuthMethodInfo {
         id: id.into(),
@@ -45,6 +47,7 @@ fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
             .map(|a| (*a).to_owned())
             .collect(),
         needs_terminal_client: kind != LoginKind::Screen,
+        gateway: false,
     };
     let screen = method(
         LOGIN_METHOD,
@@ -52,8 +55,16 @@ fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
         "Runs claude's own login (`claude /login`) in a terminal",
         LoginKind::Screen,
     );
+    let gateway = AuthMethodInfo {
+        id: GATEWAY_METHOD.into(),
+        name: "Custom model gateway".into(),
+        description: "Use a custom gateway to authenticate and access models".into(),
+        args: Vec::new(),
+        needs_terminal_client: false,
+        gateway: true,
+    };
     if key_in_env {
-        return vec![screen];
+        return vec![screen, gateway];
     }
     vec![
         method(
@@ -75,6 +86,7 @@ fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
             LoginKind::Sso,
         ),
         screen,
+        gateway,
     ]
 }
 

@@ -1,9 +1,12 @@
-//! Control requests claude sends us (`can_use_tool`, hooks, anything else): each classified to get exactly one answer.
+//! Control requests claude sends us (`can_use_tool`, an MCP server's `elicitation`, hooks,
+//! anything else): each classified to get exactly one answer.
 
 use serde_json::Value;
 
 use crate::claude::sdk_mcp::McpMessage;
-use crate::claude::wire::{CanUseTool, InboundControlRequest, PermissionDecision};
+use crate::claude::wire::{
+    CanUseTool, ElicitationAnswer, ElicitationAsk, InboundControlRequest, PermissionDecision,
+};
 
 /// What to do with one inbound control request.
 pub(crate) enum ControlAction {
@@ -15,6 +18,8 @@ pub(crate) enum ControlAction {
     Fail(String),
     /// A JSON-RPC message for one of the MCP servers we host for claude (`mcp_message`).
     Mcp(McpMessage),
+    /// An MCP server asks the user (`elicitation`): answered when the user answers.
+    Elicit(Box<ElicitationAsk>),
 }
 
 /// Takes the request by value: a permission ask carries the tool input whole (a 10 MiB Write).
@@ -37,6 +42,11 @@ pub(crate) fn classify(req: InboundControlRequest) -> ControlAction {
         "mcp_message" => match serde_json::from_value::<McpMessage>(req.request) {
             Ok(message) => ControlAction::Mcp(message),
             Err(e) => ControlAction::Fail(format!("unreadable mcp_message: {e}")),
+        },
+        "elicitation" => match serde_json::from_value::<ElicitationAsk>(req.request) {
+            Ok(ask) => ControlAction::Elicit(Box::new(ask)),
+            // Nothing to show the user: the server hears no.
+            Err(_) => ControlAction::Reply(ElicitationAnswer::Decline.to_value()),
         },
         // Hooks are not registered by this adapter; if one fires anyway, let claude go on.
         "hook_callback" => ControlAction::Reply(Value::Object(serde_json::Map::new())),
@@ -62,6 +72,16 @@ mod tests {
             panic!()
         };
         assert!(msg.contains("no_such"));
+    }
+
+    #[test]
+    fn an_mcp_server_s_question_waits_for_the_user() {
+        let ask = json!({"subtype": "elicitation", "mcp_server_name": "echo", "message": "Name?"});
+        let ControlAction::Elicit(ask) = classify(req(ask)) else {
+            panic!("not refused, as claude-acp once did")
+        };
+        assert_eq!(ask.mcp_server_name, "echo");
+        assert_eq!(ask.message, "Name?");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Sessions: one claude per ACP session, and the turns that run in it.
 
 mod actor;
+mod auth;
 pub mod config;
 mod delete;
 mod directories;
@@ -28,14 +29,11 @@ use tokio::sync::{mpsc, oneshot};
 use self::actor::{Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
 pub(crate) use self::features::features;
-use self::features::{
-    CONSOLE_LOGIN, LOGIN_METHOD, SSO_LOGIN, SUBSCRIPTION_LOGIN, auth_status_info,
-};
 use self::listing::OpenSession;
 use self::spawn::{Start, SystemPromptParts};
 use crate::domain::{
-    AgentCore, AgentError, AgentFeatures, AuthStatusInfo, ConfigOption, EditorClient, NewSession,
-    PromptBlock, SessionOpened, SessionPage, TurnOutcome,
+    AgentCore, AgentError, AgentFeatures, AuthStatusInfo, ConfigOption, EditorClient, Gateway,
+    NewSession, PromptBlock, SessionOpened, SessionPage, TurnOutcome,
 };
 use crate::editor_tools::setting::{FILE_EDITS, ServedBy, TERMINAL};
 use crate::history::{self, HistoryError};
@@ -298,44 +296,12 @@ impl AgentCore for Sessions {
         }
     }
 
-    async fn authenticate(&self, method_id: &str) -> Result<(), AgentError> {
-        let what = match method_id {
-            LOGIN_METHOD => None,
-            SUBSCRIPTION_LOGIN => Some("Claude subscription"),
-            CONSOLE_LOGIN => Some("Anthropic Console"),
-            SSO_LOGIN => Some("SSO"),
-            _ => {
-                return Err(AgentError::InvalidParams(format!(
-                    "unknown auth method `{method_id}`"
-                )));
-            }
-        };
-        let Some(what) = what else {
-            return if crate::claude::install::has_credentials() {
-                Ok(())
-            } else {
-                Err(AgentError::AuthRequired(
-                    "claude is not logged in: run `claude-acp login` in a terminal, or set ANTHROPIC_API_KEY".into(),
-                ))
-            };
-        };
-        // The editor ran the login in a terminal: see whether it took.
-        let command = self.config.claude.clone().map_err(AgentError::Internal)?;
-        let status = crate::claude::auth::status(&command, &[])
-            .await
-            .map_err(|e| {
-                AgentError::Internal(format!("could not ask claude for its login: {e}"))
-            })?;
-        tracing::info!(login = %status.describe(), "after the {what} login");
-        if status.logged_in {
-            self.auth_changed(auth_status_info(&status));
-            Ok(())
-        } else {
-            Err(AgentError::AuthRequired(format!(
-                "the {what} login did not complete: claude reports no login. Run it again; \
-                 the sessions keep whatever login they had."
-            )))
-        }
+    async fn authenticate(
+        &self,
+        method_id: &str,
+        gateway: Option<Gateway>,
+    ) -> Result<(), AgentError> {
+        self.log_in(method_id, gateway).await
     }
 
     async fn new_session(&self, req: NewSession) -> Result<SessionOpened, AgentError> {

@@ -23,6 +23,7 @@ pub(crate) use background::{JobEnd, job_end_update};
 pub(crate) use compaction::{Compactions, compaction_text};
 pub(crate) use context_usage::{context_usage_text, is_context_command, with_context_command};
 pub(crate) use mcp_command::{McpCommand, mcp_command, mcp_text, with_mcp_command};
+pub(crate) use notices::{elicitation_declined, fast_mode_unavailable_because};
 pub(crate) use session_info::available_commands;
 pub(crate) use to_claude::{check_prompt, user_message};
 pub(crate) use to_editor::{TurnSignal, TurnTranslator};

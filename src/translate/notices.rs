@@ -24,6 +24,7 @@ pub(crate) mod kind {
     pub(crate) const MCP_SERVER_FAILED: &str = "mcp_server_failed";
     pub(crate) const MCP_SERVER_NEEDS_AUTH: &str = "mcp_server_needs_auth";
     pub(crate) const MCP_SERVER_DISABLED: &str = "mcp_server_disabled";
+    pub(crate) const MCP_ELICITATION_DECLINED: &str = "mcp_elicitation_declined";
     pub(crate) const MODEL_FALLBACK: &str = "model_fallback";
     pub(crate) const HOOK_BLOCKED: &str = "hook_blocked";
     pub(crate) const HOOK_MESSAGE: &str = "hook_message";
@@ -255,7 +256,10 @@ impl Notices {
                 ("cooldown", _) => {
                     "Paused after a rate limit; claude turns it back on by itself.".to_owned()
                 }
-                (_, Some(reason)) => format!("Reason: {}.", reason.replace('_', " ")),
+                (_, Some(reason)) => match fast_mode_unavailable_because(reason) {
+                    Some(why) => format!("Fast mode is {why}."),
+                    None => format!("Reason: {}.", reason.replace('_', " ")),
+                },
                 _ => "The session runs at standard speed.".to_owned(),
             };
             out.push(notice(
@@ -300,6 +304,17 @@ impl Notices {
             _ => {}
         }
     }
+}
+
+/// An MCP server's question that was answered no without the user (`why`: what the editor lacks,
+/// or how showing it failed), so that a tool that then fails is not a mystery.
+pub(crate) fn elicitation_declined(server: &str, why: String) -> Notice {
+    notice(
+        NoticeSeverity::Warning,
+        kind::MCP_ELICITATION_DECLINED,
+        format!("MCP server {server} asked for your input; declined"),
+        Some(why),
+    )
 }
 
 fn notice(
@@ -353,3 +368,18 @@ pub(crate) fn utc_minute(epoch_seconds: f64) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// claude's `fast_mode_disabled_reason`s a user can act on, as a phrase ("not available on the
+/// free plan"). The others (an SDK session's `sdk_opt_in_required`, which the option itself
+/// answers; `preference`, `pending`, `unknown`) say nothing worth showing.
+pub(crate) fn fast_mode_unavailable_because(reason: &str) -> Option<&'static str> {
+    Some(match reason {
+        "free" => "not available on the free plan",
+        "extra_usage_disabled" => "off until extra usage is turned on for this account",
+        "model_not_allowed" => "not available for this model",
+        "not_first_party" => "not available with this API provider",
+        "disabled_by_env" => "turned off by the environment",
+        "network_error" => "off: claude could not check it (network error)",
+        _ => return None,
+    })
+}

@@ -98,10 +98,6 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
         SessionUpdate::UserMessageChunk { content: text() },
         SessionUpdate::AgentMessageChunk { content: text() },
         SessionUpdate::AgentThoughtChunk { content: text() },
-        SessionUpdate::AgentNote {
-            text: "x".into(),
-            kind: "k",
-        },
         SessionUpdate::SubagentMessageChunk {
             text: "x".into(),
             parent_tool_use_id: "t".into(),
@@ -143,7 +139,6 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             SessionUpdate::UserMessageChunk { .. }
             | SessionUpdate::AgentMessageChunk { .. }
             | SessionUpdate::AgentThoughtChunk { .. }
-            | SessionUpdate::AgentNote { .. }
             | SessionUpdate::SubagentMessageChunk { .. }
             | SessionUpdate::ToolCall(_)
             | SessionUpdate::ToolCallUpdate(_)

@@ -1,3 +1,4 @@
 //! Unit tests of the ACP seam.
 
 mod conformance;
+mod gateway;

@@ -66,6 +66,13 @@ impl ElicitationAsk {
     pub fn is_url(&self) -> bool {
         self.mode.as_deref() == Some("url")
     }
+
+    /// The form's schema; a form without one asks nothing but a yes or no.
+    pub fn schema(&mut self) -> Value {
+        self.requested_schema
+            .take()
+            .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}))
+    }
 }
 
 /// The answer claude passes on to the MCP server (MCP's `ElicitResult`).

@@ -1,18 +1,28 @@
-//! The permission asks of claude's that wait on the editor, by claude's request id: each runs in
-//! a task of its own; withdrawn when claude withdraws it, the turn is cancelled, or claude ends.
+//! The asks of claude's that wait on the editor, by claude's request id: permission asks and MCP
+//! servers' questions (`elicitation`). Each runs in a task of its own; withdrawn when claude
+//! withdraws it, the turn is cancelled, or claude ends.
 
 use std::collections::HashMap;
 
 use tokio::task::JoinHandle;
 
+/// What claude is owed when an ask is withdrawn while it still runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum AskKind {
+    /// A deny.
+    Permission,
+    /// A cancel, for the MCP server.
+    Elicitation,
+}
+
 #[derive(Default)]
 pub(super) struct PendingAsks {
-    tasks: HashMap<String, JoinHandle<()>>,
+    tasks: HashMap<String, (JoinHandle<()>, AskKind)>,
 }
 
 impl PendingAsks {
-    pub(super) fn started(&mut self, request_id: String, task: JoinHandle<()>) {
-        self.tasks.insert(request_id, task);
+    pub(super) fn started(&mut self, request_id: String, task: JoinHandle<()>, kind: AskKind) {
+        self.tasks.insert(request_id, (task, kind));
     }
 
     /// Whether an ask still waits on the editor.
@@ -27,18 +37,18 @@ impl PendingAsks {
 
     /// Withdraws one ask: the editor's request ends and a late answer is dropped.
     pub(super) fn withdraw(&mut self, request_id: &str) {
-        if let Some(task) = self.tasks.remove(request_id) {
+        if let Some((task, _)) = self.tasks.remove(request_id) {
             task.abort();
         }
     }
 
     /// Withdraws every ask; returns their request ids (each still owed an answer if claude runs).
-    pub(super) fn withdraw_all(&mut self) -> Vec<String> {
+    pub(super) fn withdraw_all(&mut self) -> Vec<(String, AskKind)> {
         self.tasks
             .drain()
-            .map(|(request_id, task)| {
+            .map(|(request_id, (task, kind))| {
                 task.abort();
-                request_id
+                (request_id, kind)
             })
             .collect()
     }

@@ -1,6 +1,7 @@
 //! The session's claude: starting it (with the right permission transport and history), and what
 //! it says: output translated for the editor, control requests answered, its exit handled.
 
+use super::asks::AskKind;
 use super::turn::turn_error;
 use super::{CONTROL_TIMEOUT, Internal, SessionActor, deliver};
 use crate::claude::wire::{ClaudeMessage, OutboundControl};
@@ -38,7 +39,7 @@ impl SessionActor {
             .flags
             .with_secret_files()
             .map_err(AgentError::Internal)?;
-        let opts = spawn::options(
+        let mut opts = spawn::options(
             &command,
             &self.ctx.cwd,
             &self.ctx.id,
@@ -46,6 +47,8 @@ impl SessionActor {
             &flags,
             &permission_args,
         );
+        // Last, so that the editor's gateway wins over the environment's route.
+        opts.extra_env.extend(self.ctx.config.route.env());
         let launched = self
             .ctx
             .config
@@ -201,6 +204,7 @@ impl SessionActor {
             ControlAction::Reply(value) => deliver(handle.respond_success(&request_id, value)),
             ControlAction::Fail(error) => deliver(handle.respond_error(&request_id, &error)),
             ControlAction::Mcp(message) => self.on_mcp_message(request_id, handle, message),
+            ControlAction::Elicit(ask) => self.on_elicitation(request_id, handle, *ask),
             ControlAction::AskPermission(ask) => {
                 self.path
                     .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
@@ -212,7 +216,7 @@ impl SessionActor {
                     let _ = handle.answer_permission(&rid, reply).await;
                     let _ = internal.send(Internal::PermissionDone { request_id: rid });
                 });
-                self.asks.started(request_id, task);
+                self.asks.started(request_id, task, AskKind::Permission);
             }
         }
     }

@@ -31,8 +31,9 @@ pub(super) struct EditorTools {
     pub(super) served: ToolServer,
     /// Tool calls of those tools still running.
     pub(super) file_tasks: Vec<FileCall>,
-    /// A setting changed while claude ran: restart it once no turn runs.
-    pub(super) restart_for_files: bool,
+    /// A setting (the tools, claude's route) changed while claude ran: restart it once no turn
+    /// runs.
+    pub(super) restart_due: bool,
 }
 
 /// One `tools/call` of the file tools in flight.
@@ -194,17 +195,17 @@ impl SessionActor {
     /// claude is stopped now if idle, else after the turn, and the editor sees the options as
     /// they are now.
     pub(super) fn tool_setting_changed(&mut self) {
-        self.tools.restart_for_files = self.claude.is_running();
+        self.tools.restart_due = self.claude.is_running();
         self.restart_if_due();
         self.announce_options();
     }
 
     /// Stops claude for a changed setting once no turn is running; the next prompt resumes it.
     pub(super) fn restart_if_due(&mut self) {
-        if self.tools.restart_for_files && self.turn.is_none() {
-            self.tools.restart_for_files = false;
+        if self.tools.restart_due && self.turn.is_none() {
+            self.tools.restart_due = false;
             if let Some(mut claude) = self.claude.ended() {
-                tracing::info!(session = %self.ctx.id, "restarting claude for a changed tool setting");
+                tracing::info!(session = %self.ctx.id, "restarting claude for a changed setting");
                 // Stdin closed: claude writes out its transcript before it exits, for the next
                 // claude's `--resume`.
                 tokio::spawn(async move { claude.shutdown(super::idle::STOP_GRACE).await });

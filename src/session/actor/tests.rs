@@ -35,6 +35,7 @@ fn open(fixture: &str) -> Session {
     );
     let launcher = StandinLauncher::new(Script::load(path).expect("fixture loads"));
     let config = AdapterConfig {
+        route: Default::default(),
         claude: Ok(ClaudeCommand {
             program: "claude".into(),
             prefix_args: vec![],

@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::settings::{Setting, SettingReply, Settings};
 use super::{CONTROL_TIMEOUT, Internal, SessionActor};
 use crate::claude::wire::OutboundControl;
-use crate::domain::{AgentError, ConfigOption, SessionUpdate};
+use crate::domain::{AgentError, ConfigOption};
+use crate::translate;
 
 /// The config option ids, as the TypeScript adapter names them.
 pub(super) const FAST_ID: &str = "fast";
@@ -48,21 +49,6 @@ pub(super) struct Toggles {
     pub(super) ultracode_available: Option<bool>,
     /// Why claude last said Fast mode cannot serve, where that is worth showing.
     pub(super) fast_unavailable: Option<&'static str>,
-}
-
-/// claude's `fast_mode_disabled_reason`s a user can act on, as a phrase. The others (an SDK
-/// session's `sdk_opt_in_required`, which the option itself answers; `preference`, `pending`,
-/// `unknown`) say nothing worth showing.
-fn fast_unavailable_because(reason: &str) -> Option<&'static str> {
-    Some(match reason {
-        "free" => "not available on the free plan",
-        "extra_usage_disabled" => "needs extra usage turned on for this account",
-        "model_not_allowed" => "not available for this model",
-        "not_first_party" => "not available with this API provider",
-        "disabled_by_env" => "turned off by the environment",
-        "network_error" => "claude could not check it (network error)",
-        _ => return None,
-    })
 }
 
 impl Settings {
@@ -166,8 +152,8 @@ impl SessionActor {
     }
 
     /// claude's `fast_mode_state` (its `system/init` and a turn's `result`): claude turning Fast
-    /// mode off on its own (the account, the provider, the model) turns the option off, and the
-    /// user is told once. A `cooldown` after a rate limit changes nothing: it comes back by itself.
+    /// mode off on its own (the account, the provider, the model) turns the option off (the notice
+    /// that tells the user is the translation's). A `cooldown` after a rate limit changes nothing: it comes back by itself.
     pub(super) fn fast_mode_reported(&mut self, state: &str, reason: Option<&str>) {
         if !self.settings.fast_offered() || state == "cooldown" {
             return;
@@ -176,28 +162,15 @@ impl SessionActor {
         let why = if on {
             None
         } else {
-            reason.and_then(fast_unavailable_because)
+            reason.and_then(translate::fast_mode_unavailable_because)
         };
         let toggles = &self.settings.toggles;
         if on == toggles.fast && why == toggles.fast_unavailable {
             return;
         }
-        let turned_off = toggles.fast && !on;
+        // The user is told by the notice of claude's own report (`translate::notices`).
         self.settings.toggles.fast = on;
         self.settings.toggles.fast_unavailable = why;
-        if turned_off {
-            let text = match why {
-                Some(why) => format!("Fast mode turned off: {why}."),
-                None => "Fast mode turned off by claude.".to_owned(),
-            };
-            self.ctx.editor.session_update(
-                &self.ctx.id,
-                SessionUpdate::AgentNote {
-                    text,
-                    kind: "fast_mode_off",
-                },
-            );
-        }
         if self.options_announced() {
             self.announce_options();
         }

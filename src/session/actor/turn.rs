@@ -8,9 +8,10 @@ use tokio::time::Instant;
 
 use futures::FutureExt as _;
 
+use super::asks::AskKind;
 use super::rewind::RewindCommand;
 use super::{CONTROL_TIMEOUT, Reply, SessionActor, deliver};
-use crate::claude::wire::{OutboundControl, PermissionDecision};
+use crate::claude::wire::{ElicitationAnswer, OutboundControl, PermissionDecision};
 use crate::domain::{
     AgentError, AnswerWritten, ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome,
     TurnUsage,
@@ -172,13 +173,19 @@ impl SessionActor {
         turn.deadline = Some(Instant::now() + CANCEL_GRACE);
         self.cancel_file_calls();
         // Pending asks end now: the editor's request is withdrawn and claude gets a deny.
-        for request_id in self.asks.withdraw_all() {
-            if let Some(h) = &handle {
-                let decision = PermissionDecision::Deny {
-                    message: "The user cancelled the turn.".into(),
-                    interrupt: true,
-                };
-                deliver(h.answer_permission(&request_id, decision));
+        for (request_id, kind) in self.asks.withdraw_all() {
+            let Some(h) = &handle else { continue };
+            match kind {
+                AskKind::Permission => {
+                    let decision = PermissionDecision::Deny {
+                        message: "The user cancelled the turn.".into(),
+                        interrupt: true,
+                    };
+                    deliver(h.answer_permission(&request_id, decision));
+                }
+                AskKind::Elicitation => {
+                    deliver(h.respond_success(&request_id, ElicitationAnswer::Cancel.to_value()))
+                }
             }
         }
         if let Some(h) = handle {

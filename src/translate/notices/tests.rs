@@ -208,7 +208,7 @@ fn fast_mode_is_told_when_it_goes_off() {
     );
     assert_eq!(
         off[0].description.as_deref(),
-        Some("Reason: extra usage disabled.")
+        Some("Fast mode is off until extra usage is turned on for this account.")
     );
     assert!(n.on_system(&state("off")).is_empty());
 }

@@ -490,6 +490,10 @@ const ACPX_INSTALL: &str = "Node.js and npm on PATH (e.g. apt-get install nodejs
 /// `npm ci`: acpx 0.19.1 lists platform packages that were never published (e.g.
 /// `@openclaw/fs-safe-darwin-arm64`), which npm cannot lock and `npm ci` then rejects.
 pub(super) async fn ensure_acpx(client_dir: &Path) {
+    // One install at a time: two tests installing into a fresh checkout at once broke each other
+    // (npm's ENOENT), and one could run acpx while the other was still writing it.
+    static INSTALLING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let _one_at_a_time = INSTALLING.lock().await;
     if client_dir.join("node_modules/acpx/package.json").is_file() {
         return;
     }

@@ -106,3 +106,62 @@ async fn slash_mcp_disables_and_enables_a_server_without_a_model_request() {
         "the session goes on"
     );
 }
+
+/// The mock model calls the echo server's `ask` tool, whose server asks the user for a name
+/// (MCP `elicitation/create`): claude passes it on, the editor fills in the form, and the answer
+/// reaches the server, which returns it to the model.
+#[tokio::test]
+async fn an_mcp_server_s_form_is_answered_through_the_editor_and_reaches_the_server() {
+    let mock = MockApi::start(vec![
+        Rule::on_prompt(
+            "ask my name",
+            Reply::tool_use("mcp__echo__ask", json!({"mode": "form"})),
+        )
+        .once(),
+        Rule::on_tool_result_containing("answer:", Reply::text("Thanks, Ada.")),
+        Rule::always(Reply::text("unexpected request")),
+    ]);
+    let env = ClaudeEnv::new(&mock);
+    let (c, id) = session_with_echo(
+        &env,
+        json!({"elicitation": {"form": {}}, "fs": {"readTextFile": false, "writeTextFile": false}}),
+        true,
+    )
+    .await;
+    c.allow_permissions();
+    c.on_request("elicitation/create", |params| {
+        assert_eq!(params["mode"], "form", "{params}");
+        assert_eq!(
+            params["requestedSchema"]["properties"]["name"]["type"],
+            "string"
+        );
+        Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
+    });
+    let stop = c.prompt(&id, "Please ask my name.").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+
+    let asked: Vec<Value> = c
+        .requests()
+        .iter()
+        .filter(|r| r.method == "elicitation/create")
+        .map(|r| r.params.clone())
+        .collect();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(
+        asked[0]["message"],
+        "MCP server echo asks: What is your name?"
+    );
+    let heard = std::fs::read_to_string(env.home_dir().join("echo-mcp.log")).unwrap_or_default();
+    assert!(
+        heard
+            .lines()
+            .any(|l| l == r#"elicitation-result {"action": "accept", "content": {"name": "Ada"}}"#),
+        "the server got the editor's answer: {heard}"
+    );
+    let result = mock.last_tool_result_text().unwrap_or_default();
+    assert!(
+        result.contains(r#""name": "Ada""#),
+        "and the model its result: {result}"
+    );
+    assert_eq!(c.agent_text(&id), "Thanks, Ada.");
+}

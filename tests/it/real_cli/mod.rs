@@ -9,6 +9,7 @@ mod context;
 mod editor_edits;
 mod editor_terminal;
 mod editor_tools;
+mod gateway;
 mod history_fixture;
 mod idle;
 mod mcp_health;

@@ -24,12 +24,7 @@ async fn a_slash_command_prompt_is_run_by_claude_as_the_command() {
     c.initialize().await;
     let id = c.new_session(env.work_dir()).await;
 
-    let offered = c
-        .wait_for_update(
-            |u| u["update"]["sessionUpdate"] == "available_commands_update",
-            Duration::from_secs(30),
-        )
-        .await;
+    let offered = c.wait_for_commands(Duration::from_secs(30)).await;
     let names: Vec<&str> = offered["update"]["availableCommands"]
         .as_array()
         .unwrap()

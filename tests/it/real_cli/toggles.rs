@@ -168,13 +168,7 @@ async fn auto_mode_is_offered_where_claude_has_it_and_claude_takes_it() {
     let env = ClaudeEnv::new(&mock);
     let c = adapter(&env);
     c.initialize().await;
-    let opened = c
-        .request(
-            "session/new",
-            json!({"cwd": env.work_dir(), "mcpServers": []}),
-        )
-        .await
-        .unwrap();
+    let opened = c.open_session(env.work_dir()).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     // A fresh HOME: claude's models are in the answer if claude answered within the wait, else
     // in the update that follows.
@@ -234,13 +228,7 @@ async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_take
     let c = adapter(&env);
     c.initialize_with_capabilities(json!({"session": {"configOptions": {"boolean": {}}}}))
         .await;
-    let opened = c
-        .request(
-            "session/new",
-            json!({"cwd": env.work_dir(), "mcpServers": []}),
-        )
-        .await
-        .unwrap();
+    let opened = c.open_session(env.work_dir()).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     let options = options_with_models(&c, &opened).await;
     let fast = config_option(&options, "fast").unwrap_or_else(|| panic!("Fast mode: {options}"));
@@ -311,13 +299,7 @@ async fn the_model_picker_follows_a_model_command_typed_in_the_prompt() {
     let env = ClaudeEnv::new(&mock);
     let c = adapter(&env);
     c.initialize().await;
-    let opened = c
-        .request(
-            "session/new",
-            json!({"cwd": env.work_dir(), "mcpServers": []}),
-        )
-        .await
-        .unwrap();
+    let opened = c.open_session(env.work_dir()).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     let options = options_with_models(&c, &opened).await;
     assert_eq!(
@@ -379,13 +361,7 @@ async fn a_project_agent_is_offered_and_the_model_runs_as_it_once_picked() {
     let c = adapter(&env);
     c.initialize().await;
     let open = || async {
-        let opened = c
-            .request(
-                "session/new",
-                json!({"cwd": env.work_dir(), "mcpServers": []}),
-            )
-            .await
-            .unwrap();
+        let opened = c.open_session(env.work_dir()).await;
         let id = opened["sessionId"].as_str().unwrap().to_owned();
         (id, opened)
     };

@@ -30,10 +30,7 @@ async fn a_new_session_answers_at_once_with_modes_and_claude_uses_its_id() {
     let c = s.adapter(&[]);
     c.initialize().await;
     let started = std::time::Instant::now();
-    let session = c
-        .request("session/new", json!({"cwd": s.work, "mcpServers": []}))
-        .await
-        .unwrap();
+    let session = c.open_session(&s.work).await;
     let elapsed = started.elapsed();
     let id = session["sessionId"].as_str().unwrap().to_owned();
     assert_eq!(session["modes"]["currentModeId"], "default");

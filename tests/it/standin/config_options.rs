@@ -28,9 +28,7 @@ fn adapter(s: &Standin) -> AcpClient {
 }
 
 async fn open(c: &AcpClient, s: &Standin) -> Value {
-    c.request("session/new", json!({"cwd": s.work, "mcpServers": []}))
-        .await
-        .unwrap()
+    c.open_session(&s.work).await
 }
 
 /// The options cache file the adapter wrote (there is one per claude executable).

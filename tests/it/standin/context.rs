@@ -11,12 +11,7 @@ async fn slash_context_shows_the_context_window_without_a_model_turn() {
     let c = s.adapter(&[]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
-    let offered = c
-        .wait_for_update(
-            |u| u["update"]["sessionUpdate"] == "available_commands_update",
-            Duration::from_secs(10),
-        )
-        .await;
+    let offered = c.wait_for_commands(Duration::from_secs(10)).await;
     assert!(
         offered["update"]["availableCommands"]
             .as_array()

@@ -226,10 +226,7 @@ async fn an_editor_that_confirms_writes_itself_starts_on_disk_and_asks_once_per_
     )
     .await
     .unwrap();
-    let opened = c
-        .request("session/new", json!({"cwd": s.work, "mcpServers": []}))
-        .await
-        .unwrap();
+    let opened = c.open_session(&s.work).await;
     let option = config_option(&opened["configOptions"], "file_edits")
         .expect("a File edits option, to switch to the editor's buffers");
     assert_eq!(option["currentValue"], "disk");

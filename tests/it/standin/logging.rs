@@ -25,11 +25,7 @@ async fn secrets_never_reach_the_log_even_at_trace_level() {
     let id = c.new_session(&s.work).await;
     c.prompt(&id, "say hello").await.unwrap();
     // The initialize reply was received and used: commands reached the editor.
-    c.wait_for_update(
-        |u| u["update"]["sessionUpdate"] == "available_commands_update",
-        Duration::from_secs(5),
-    )
-    .await;
+    c.wait_for_commands(Duration::from_secs(5)).await;
     c.close_stdin().await;
     // Waited for so that all of stderr is in; how soon the adapter exits is process_hygiene's
     // check, and 2 s was not always enough on a loaded machine.

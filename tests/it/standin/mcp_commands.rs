@@ -21,12 +21,7 @@ async fn slash_mcp_acts_through_claude_s_control_requests() {
     let c = s.adapter(&[]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
-    let offered = c
-        .wait_for_update(
-            |u| u["update"]["sessionUpdate"] == "available_commands_update",
-            Duration::from_secs(10),
-        )
-        .await;
+    let offered = c.wait_for_commands(Duration::from_secs(10)).await;
     let mcp = offered["update"]["availableCommands"]
         .as_array()
         .unwrap()

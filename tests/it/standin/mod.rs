@@ -20,6 +20,7 @@ mod idle;
 mod logging;
 mod logout;
 mod mcp_commands;
+mod mcp_elicitation;
 mod method_dispatch;
 mod modes;
 mod permissions;

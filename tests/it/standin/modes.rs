@@ -26,11 +26,7 @@ async fn set_mode_and_set_config_option_both_change_claudes_mode_and_notify_both
     let c = s.adapter(&[]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
-    c.wait_for_update(
-        |u| u["update"]["sessionUpdate"] == "available_commands_update",
-        Duration::from_secs(5),
-    )
-    .await;
+    c.wait_for_commands(Duration::from_secs(5)).await;
 
     c.request(
         "session/set_mode",
@@ -108,10 +104,7 @@ async fn the_model_picker_lists_claudes_models_and_applies_the_choice() {
     let s = Standin::new("set_model");
     let c = s.adapter(&[]);
     c.initialize().await;
-    let opened = c
-        .request("session/new", json!({"cwd": s.work, "mcpServers": []}))
-        .await
-        .unwrap();
+    let opened = c.open_session(&s.work).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
     // The answer carries the model picker: the first session waits for claude's models.
     let model = config_option(&opened["configOptions"], "model").unwrap();
@@ -171,10 +164,7 @@ async fn bypass_permissions_is_offered_only_where_claude_accepts_it() {
         }
         let c = crate::support::acp_client::AcpClient::from_command(cmd);
         c.initialize().await;
-        let opened = c
-            .request("session/new", json!({"cwd": s.work, "mcpServers": []}))
-            .await
-            .unwrap();
+        let opened = c.open_session(&s.work).await;
         let offered = opened["modes"]["availableModes"]
             .as_array()
             .unwrap()

@@ -68,12 +68,7 @@ async fn undo_asks_first_then_restores_and_every_later_claude_resumes_before_the
     let c = s.adapter(&["--idle-timeout", "1"]);
     load(&c, &s).await;
     assert_eq!(prompts_replayed(&c), [FIRST, SECOND]);
-    let commands = c
-        .wait_for_update(
-            |u| u["update"]["sessionUpdate"] == "available_commands_update",
-            Duration::from_secs(10),
-        )
-        .await;
+    let commands = c.wait_for_commands(Duration::from_secs(10)).await;
     let names = commands["update"]["availableCommands"].to_string();
     assert!(
         names.contains("\"undo\"") && names.contains("\"rewind\""),

@@ -100,3 +100,44 @@ async fn a_mode_change_claude_never_acknowledges_does_not_hold_up_cancel() {
     );
     assert_eq!(s.pids().len(), 2, "the hung claude was replaced once");
 }
+
+#[tokio::test]
+async fn fast_mode_turned_off_by_claude_is_said_once_and_the_option_follows() {
+    let s = Standin::new("fast_mode_off");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.request(
+        "session/set_config_option",
+        json!({"sessionId": id, "configId": "fast", "value": "on"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        c.prompt(&id, "one").await.unwrap()["stopReason"],
+        "end_turn"
+    );
+    assert_eq!(
+        c.prompt(&id, "two").await.unwrap()["stopReason"],
+        "end_turn"
+    );
+    // This editor declares no notices: what claude-acp says comes as agent text.
+    let said: Vec<String> = c
+        .updates_of_kind(&id, "agent_message_chunk")
+        .iter()
+        .filter_map(|u| u["content"]["text"].as_str())
+        .filter(|t| t.contains("Fast mode"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(said.len(), 1, "said more than once: {said:?}");
+    assert!(said[0].contains("extra usage"), "{said:?}");
+    let options = c
+        .updates_of_kind(&id, "config_option_update")
+        .last()
+        .cloned()
+        .expect("the options follow");
+    let fast = crate::support::acp_client::config_option(&options["configOptions"], "fast")
+        .expect("Fast mode is still offered");
+    assert_eq!(fast["currentValue"], "off");
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+}

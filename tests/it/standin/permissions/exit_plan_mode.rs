@@ -10,11 +10,7 @@ async fn plan_session(s: &Standin, choice: &'static str) -> (AcpClient, String) 
     c.initialize().await;
     let id = c.new_session(&s.work).await;
     // claude's initialize reply carries its mode; let it land before the mode changes.
-    c.wait_for_update(
-        |u| u["update"]["sessionUpdate"] == "available_commands_update",
-        c.timeout(),
-    )
-    .await;
+    c.wait_for_commands(c.timeout()).await;
     c.request(
         "session/set_mode",
         json!({"sessionId": id, "modeId": "plan"}),

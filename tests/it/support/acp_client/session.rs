@@ -72,21 +72,32 @@ impl AcpClient {
             .unwrap_or_else(|e| panic!("initialize failed: {e}\n{}", self.diagnostics()))
     }
 
+    /// `session/new` in `cwd` with no MCP servers; its whole answer (id, modes, config options).
+    pub async fn open_session(&self, cwd: impl AsRef<Path>) -> Value {
+        let params = json!({"cwd": cwd.as_ref(), "mcpServers": []});
+        self.request("session/new", params)
+            .await
+            .unwrap_or_else(|e| panic!("session/new failed: {e}\n{}", self.diagnostics()))
+    }
+
     /// `session/new` in `cwd` with no MCP servers; returns the session id; panics on error.
     pub async fn new_session(&self, cwd: impl AsRef<Path>) -> String {
-        let params = json!({"cwd": cwd.as_ref(), "mcpServers": []});
-        let result = self
-            .request("session/new", params)
-            .await
-            .unwrap_or_else(|e| panic!("session/new failed: {e}\n{}", self.diagnostics()));
+        let result = self.open_session(cwd).await;
         match result.get("sessionId").and_then(Value::as_str) {
             Some(id) => id.to_owned(),
             None => panic!("session/new answered without sessionId: {result}"),
         }
     }
 
-    /// `session/prompt` with one text block. Lines are handled in arrival order, so when this
-    /// returns every update the adapter sent before its response is already recorded.
+    /// Waits for the first `available_commands_update` (the slash commands offered); that update.
+    pub async fn wait_for_commands(&self, within: Duration) -> Value {
+        self.wait_for_update(
+            |u| u["update"]["sessionUpdate"] == "available_commands_update",
+            within,
+        )
+        .await
+    }
+
     /// `session/load` of `session` in `cwd`; a failure panics with the client's diagnostics.
     pub async fn load_session(&self, session: &str, cwd: impl AsRef<Path>) -> Value {
         let params = json!({"sessionId": session, "cwd": cwd.as_ref(), "mcpServers": []});
@@ -104,6 +115,8 @@ impl AcpClient {
         assert_eq!(stop["stopReason"], "end_turn", "{}", self.diagnostics());
     }
 
+    /// `session/prompt` with one text block. Lines are handled in arrival order, so when this
+    /// returns every update the adapter sent before its response is already recorded.
     pub async fn prompt(&self, session: &str, text: &str) -> Result<Value, RpcError> {
         self.prompt_blocks(session, vec![json!({"type": "text", "text": text})])
             .await

@@ -1,0 +1,114 @@
+//! The editor's gateway with the real CLI through claude-acp: `authenticate` with
+//! `_meta.gateway` moves the open session's claude onto it at the next turn (resumed: the
+//! conversation goes on), its header reaches the API, and the header's secret is in no process's
+//! command line and not in the log; bad input is refused naming the field, and nothing changes.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::support::acp_client::AcpClient;
+use crate::support::mock_api::{MockApi, Reply, Rule};
+use crate::support::real_cli::ClaudeEnv;
+
+const SECRET: &str = "gw-secret-5f0c9e";
+
+/// Every process's command line that holds `needle`.
+fn command_lines_holding(needle: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
+        .map(|raw| String::from_utf8_lossy(&raw).replace('\0', " "))
+        .filter(|line| line.contains(needle))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_gateway_set_by_authenticate_carries_its_header_and_the_session_goes_on() {
+    let mock = MockApi::start(vec![Rule::always(Reply::text("Hi."))]);
+    let env = ClaudeEnv::new(&mock);
+    let log = env.home_dir().join("claude-acp.log");
+    let mut command = env.command(env!("CARGO_BIN_EXE_claude-acp"));
+    command.arg("--log-file").arg(&log);
+    let c = AcpClient::from_command(command);
+    c.set_timeout(Duration::from_secs(60));
+    let init = c
+        .initialize_with_capabilities(json!({"auth": {"_meta": {"gateway": true}}}))
+        .await;
+    let offered = init["authMethods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == "gateway")
+        .cloned()
+        .unwrap_or_else(|| panic!("the gateway method is offered: {init}"));
+    assert_eq!(
+        offered["_meta"]["gateway"]["protocol"], "anthropic",
+        "{offered}"
+    );
+
+    let id = c.new_session(env.work_dir()).await;
+    c.prompt_to_end_turn(&id, "Remember the word pineapple.")
+        .await;
+    let first = mock.requests().last().cloned().unwrap();
+    assert!(first.header("x-gateway-secret").is_none());
+
+    let refused = c
+        .request(
+            "authenticate",
+            json!({"methodId": "gateway", "_meta": {"gateway": {
+                "baseUrl": "ftp://gateway.example", "headers": {"X-Gateway-Secret": SECRET}}}}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, -32602, "{refused:?}");
+    assert!(
+        refused.message.contains("`_meta.gateway.baseUrl`"),
+        "{refused:?}"
+    );
+    c.prompt_to_end_turn(&id, "Still there?").await;
+    assert!(
+        mock.requests()
+            .last()
+            .unwrap()
+            .header("x-gateway-secret")
+            .is_none(),
+        "a refused gateway changes nothing"
+    );
+
+    c.request(
+        "authenticate",
+        json!({"methodId": "gateway", "_meta": {"gateway": {
+            "baseUrl": mock.base_url().to_string(), "headers": {"X-Gateway-Secret": SECRET}}}}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("authenticate: {e:?}\n{}", c.diagnostics()));
+    c.prompt_to_end_turn(&id, "Which word?").await;
+    let routed = mock.requests().last().cloned().unwrap();
+    assert_eq!(
+        routed.header("x-gateway-secret"),
+        Some(SECRET),
+        "the header reached the API"
+    );
+    assert!(
+        routed
+            .body
+            .to_string()
+            .contains("Remember the word pineapple."),
+        "the session's claude was resumed on the gateway: {}",
+        routed.body
+    );
+    assert!(
+        command_lines_holding(SECRET).is_empty(),
+        "the secret is in no argv: {:?}",
+        command_lines_holding(SECRET)
+    );
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        logged.contains("gateway"),
+        "the route change is logged: {logged}"
+    );
+    assert!(!logged.contains(SECRET), "the secret is not in the log");
+}
