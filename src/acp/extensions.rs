@@ -1,6 +1,6 @@
 //! The `_`-prefixed requests claude-acp answers beyond ACP's own methods, in the wire form of the
 //! TypeScript adapter (clients written for it work unchanged): `_session/steering`, a message
-//! injected into the running turn.
+//! injected into the running turn, and `_session/async_task/stop`, one background job stopped.
 
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
@@ -86,6 +86,48 @@ pub(super) fn steering_meta() -> Value {
     json!({ "supported": true })
 }
 
+/// The method that stops one of claude's background jobs without cancelling the turn.
+pub(super) const ASYNC_TASK_STOP_METHOD: &str = "_session/async_task/stop";
+
+/// `_session/async_task/stop` `{sessionId, asyncTaskId}`: the job's id is claude's task id, which
+/// the job's tool call carries in `_meta.claudeCode.asyncTaskId`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
+#[request(method = "_session/async_task/stop", response = AsyncTaskStopResponse)]
+pub(super) struct AsyncTaskStopRequest(Value);
+
+/// Its answer: `{"stopped": bool}` (false: claude knows no such running job).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcResponse)]
+pub(super) struct AsyncTaskStopResponse(Value);
+
+impl AsyncTaskStopRequest {
+    /// `(sessionId, asyncTaskId)`, each non-empty.
+    pub(super) fn parse(self) -> Result<(String, String), AgentError> {
+        let bad = |why: &str| AgentError::InvalidParams(format!("{ASYNC_TASK_STOP_METHOD}: {why}"));
+        let Value::Object(params) = self.0 else {
+            return Err(bad("params must be an object"));
+        };
+        let field = |key: &str| {
+            params
+                .get(key)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+        };
+        let session =
+            field("sessionId").ok_or_else(|| bad("params require a non-empty sessionId"))?;
+        let task =
+            field("asyncTaskId").ok_or_else(|| bad("params require a non-empty asyncTaskId"))?;
+        Ok((session, task))
+    }
+}
+
+impl AsyncTaskStopResponse {
+    pub(super) fn stopped(stopped: bool) -> Self {
+        AsyncTaskStopResponse(json!({ "stopped": stopped }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +189,33 @@ mod tests {
                 (got, want) => panic!("{params}: got {got:?}, want {want:?}"),
             }
         }
+    }
+
+    #[test]
+    fn async_task_stop_params_need_a_session_and_a_task() {
+        let parse = |v: Value| AsyncTaskStopRequest(v).parse();
+        assert_eq!(
+            parse(json!({"sessionId": "s", "asyncTaskId": " b1 "})).unwrap(),
+            ("s".to_owned(), "b1".to_owned())
+        );
+        for (params, part) in [
+            (json!({"asyncTaskId": "b1"}), "non-empty sessionId"),
+            (
+                json!({"sessionId": "s", "asyncTaskId": "  "}),
+                "non-empty asyncTaskId",
+            ),
+            (json!({"sessionId": "s"}), "non-empty asyncTaskId"),
+            (json!(null), "params must be an object"),
+        ] {
+            match parse(params.clone()) {
+                Err(AgentError::InvalidParams(m)) => assert!(m.contains(part), "{params}: {m}"),
+                other => panic!("{params}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            serde_json::to_value(AsyncTaskStopResponse::stopped(true)).unwrap(),
+            json!({"stopped": true})
+        );
     }
 
     #[test]

@@ -11,7 +11,9 @@ use agent_client_protocol::{
 
 use super::client::AcpEditor;
 use super::errors::to_rpc;
-use super::extensions::{self, SteeringRequest, SteeringResponse};
+use super::extensions::{
+    self, AsyncTaskStopRequest, AsyncTaskStopResponse, SteeringRequest, SteeringResponse,
+};
 use super::transport::Transport;
 use super::{from_proto, to_proto};
 use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened};
@@ -204,6 +206,7 @@ pub(super) const HANDLED_METHODS: &[&str] = &[
     "session/set_config_option",
     "session/cancel",
     "_session/steering",
+    "_session/async_task/stop",
 ];
 
 /// Registers a handler for one request type that answers from a task of its own: the SDK's
@@ -428,6 +431,14 @@ pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> R
         c.steer(&steer.session_id, steer.blocks, steer.idle)
             .await
             .map(SteeringResponse::from)
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: AsyncTaskStopRequest|
+     -> AsyncTaskStopResponse {
+        let (session_id, task_id) = req.parse()?;
+        c.stop_async_task(&session_id, &task_id)
+            .await
+            .map(AsyncTaskStopResponse::stopped)
     });
     builder
         .on_receive_notification(

@@ -15,6 +15,13 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
         SessionUpdate::UserMessageChunk { content } => U::UserMessageChunk(chunk(content)),
         SessionUpdate::AgentMessageChunk { content } => U::AgentMessageChunk(chunk(content)),
         SessionUpdate::AgentThoughtChunk { content } => U::AgentThoughtChunk(chunk(content)),
+        SessionUpdate::SubagentMessageChunk {
+            text,
+            parent_tool_use_id,
+        } => U::AgentMessageChunk(chunk(ContentChunk::text(text)).meta(claude_code_meta(
+            "parentToolUseId",
+            parent_tool_use_id.into(),
+        ))),
         SessionUpdate::ToolCall(call) => U::ToolCall(tool_call(call)),
         SessionUpdate::ToolCallUpdate(update) => U::ToolCallUpdate(tool_call_update(update)),
         SessionUpdate::Plan { entries } => U::Plan(acp::Plan::new(
@@ -241,9 +248,18 @@ pub fn tool_call_update(u: ToolCallUpdate) -> acp::ToolCallUpdate {
     });
     fields.raw_input = u.raw_input.map(std::sync::Arc::unwrap_or_clone);
     fields.raw_output = u.raw_output.map(serde_json::Value::Object);
-    let meta = u
-        .elapsed_seconds
-        .map(|seconds| claude_code_meta("elapsedSeconds", seconds.into()));
+    let mut claude_code = serde_json::Map::new();
+    if let Some(seconds) = u.elapsed_seconds {
+        claude_code.insert("elapsedSeconds".into(), seconds.into());
+    }
+    if let Some(task) = u.async_task_id {
+        claude_code.insert("asyncTaskId".into(), task.into());
+    }
+    let meta = (!claude_code.is_empty()).then(|| {
+        let mut meta = acp::Meta::new();
+        meta.insert("claudeCode".into(), serde_json::Value::Object(claude_code));
+        meta
+    });
     acp::ToolCallUpdate::new(u.id, fields).meta(meta)
 }
 

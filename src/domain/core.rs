@@ -148,6 +148,14 @@ pub trait AgentCore: Send + Sync + 'static {
             "_session/steering is not supported (session {session_id})"
         )))
     }
+    /// `_session/async_task/stop`: stops one of claude's background jobs (claude's task id), not
+    /// the turn; whether claude stopped one.
+    async fn stop_async_task(&self, session_id: &str, task_id: &str) -> Result<bool, AgentError> {
+        let _ = task_id;
+        Err(AgentError::MethodNotFound(format!(
+            "_session/async_task/stop is not supported (session {session_id})"
+        )))
+    }
     /// `session/cancel`: a notification, so it returns nothing; it must not block.
     fn cancel(&self, session_id: &str);
     async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), AgentError>;

@@ -18,6 +18,12 @@ pub enum SessionUpdate {
     AgentThoughtChunk {
         content: ContentChunk,
     },
+    /// A subagent's (Task's) text, for a client that asked for it: agent text tagged with the
+    /// Task call it belongs to (`_meta.claudeCode.parentToolUseId`).
+    SubagentMessageChunk {
+        text: String,
+        parent_tool_use_id: String,
+    },
     ToolCall(ToolCall),
     ToolCallUpdate(ToolCallUpdate),
     Plan {
@@ -205,6 +211,9 @@ pub struct ToolCallUpdate {
     /// How long the tool has been running, from claude's progress heartbeats.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elapsed_seconds: Option<f64>,
+    /// claude's id of the background job the call started (`_session/async_task/stop` takes it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub async_task_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

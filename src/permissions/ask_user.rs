@@ -237,6 +237,7 @@ async fn by_prompts(
                     raw_input: Some(std::sync::Arc::new(req.input.clone())),
                     raw_output: None,
                     elapsed_seconds: None,
+                    async_task_id: None,
                 },
                 options: options.clone(),
             };

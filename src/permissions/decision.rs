@@ -105,6 +105,7 @@ pub(super) fn call_update(call: ToolCall) -> ToolCallUpdate {
         raw_input: call.raw_input.map(Arc::new),
         raw_output: None,
         elapsed_seconds: None,
+        async_task_id: None,
     }
 }
 

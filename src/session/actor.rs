@@ -40,6 +40,7 @@ use crate::translate::TurnTranslator;
 mod agent;
 mod answers;
 mod asks;
+mod background;
 mod claude_io;
 mod context;
 mod effort;
@@ -80,6 +81,11 @@ pub(crate) enum Command {
         blocks: Vec<PromptBlock>,
         idle: crate::domain::IdleBehavior,
         reply: Reply<crate::domain::SteerOutcome>,
+    },
+    /// `_session/async_task/stop`: one of claude's background jobs, by its task id.
+    StopTask {
+        task_id: String,
+        reply: Reply<bool>,
     },
     SetMode {
         mode: String,
@@ -250,7 +256,11 @@ impl SessionActor {
         Self {
             asker,
             path: PermissionPath::new(config.permission_transport),
-            translator: TurnTranslator::new(cwd.clone()),
+            translator: {
+                let mut translator = TurnTranslator::new(cwd.clone());
+                translator.forward_subagent_text(flags.forward_subagent_text);
+                translator
+            },
             claude,
             next: NextClaude::new(start, rewind),
             turn: None,
@@ -384,6 +394,7 @@ impl SessionActor {
                 idle,
                 reply,
             } => self.steer(blocks, idle, reply),
+            Command::StopTask { task_id, reply } => self.stop_task(task_id, reply),
             Command::SetMode { mode, reply } => self.set_mode(mode, SettingReply::Mode(reply)),
             Command::SetConfigOption { id, value, reply } => match id.as_str() {
                 "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),

@@ -456,6 +456,12 @@ impl AgentCore for Sessions {
         .await
     }
 
+    async fn stop_async_task(&self, session_id: &str, task_id: &str) -> Result<bool, AgentError> {
+        let task_id = task_id.to_owned();
+        self.ask(session_id, |reply| Command::StopTask { task_id, reply })
+            .await
+    }
+
     fn cancel(&self, session_id: &str) {
         match self.handle(session_id) {
             Ok(h) => {

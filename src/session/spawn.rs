@@ -32,6 +32,9 @@ pub(crate) struct SessionFlags {
     /// The system prompt's replacement and addition, given to claude in its `initialize` request
     /// (never on its command line, which every local user can read).
     pub(crate) system_prompt: SystemPromptParts,
+    /// Subagents' text goes to the editor (`_meta.claudeCode.options.forwardSubagentText`); no
+    /// flag of claude's, the session's translation.
+    pub(crate) forward_subagent_text: bool,
 }
 
 /// What the session asks of claude's system prompt.

@@ -1,6 +1,7 @@
 //! Pure translation between the editor's terms (`crate::domain`) and claude's stream-json
 //! (`crate::claude::wire`): no I/O, no async. The session feeds lines in and forwards what comes out.
 
+mod background;
 mod compaction;
 mod context_usage;
 mod mcp_command;
@@ -18,6 +19,7 @@ mod usage;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use background::{JobEnd, job_end_update};
 pub(crate) use compaction::{Compactions, compaction_text};
 pub(crate) use context_usage::{context_usage_text, is_context_command, with_context_command};
 pub(crate) use mcp_command::{McpCommand, mcp_command, mcp_text, with_mcp_command};

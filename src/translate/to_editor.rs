@@ -7,7 +7,8 @@
 //!   of it is not sent again (only a tail the deltas missed is). Without stream events for a message,
 //!   the `assistant` lines' text and thinking are sent whole.
 //! - Subagent traffic (`parent_tool_use_id` set): its text and thinking are not the main agent's words
-//!   and are dropped; its tool calls and their results are shown, so the user sees what runs.
+//!   and are dropped (its text is forwarded, tagged with its Task call, to a client that opted in);
+//!   its tool calls and their results are shown, so the user sees what runs.
 //! - Every `tool_use` becomes a tool call, including TodoWrite and the Task* tools, which also update
 //!   the plan (main thread only: a subagent's to-do list is not the session's plan).
 //! - `system/task_started` (a command or subagent starts) puts its call `in_progress`; `tool_progress`
@@ -43,6 +44,8 @@ pub(crate) enum TurnSignal {
     /// claude's permission mode is not the one last observed (init or `system/status`), e.g. after
     /// ExitPlanMode or a mode set from elsewhere.
     ModeChanged(String),
+    /// A command claude ran in the background ended: its card is updated once its output is read.
+    BackgroundJobEnded(super::JobEnd),
 }
 
 /// What one stdout line means for the editor.
@@ -87,6 +90,10 @@ pub(crate) struct TurnTranslator {
     last_usage: Option<Usage>,
     /// The session's cost and tokens per model, from the last `result` (claude's totals).
     totals: SessionTotals,
+    /// Commands running in the background, followed across turns until they end.
+    background: super::background::BackgroundJobs,
+    /// Whether subagents' text goes to the editor (`_meta.claudeCode.options.forwardSubagentText`).
+    forward_subagent_text: bool,
 }
 
 impl TurnTranslator {
@@ -95,6 +102,8 @@ impl TurnTranslator {
             cwd,
             stream: Stream::default(),
             tools: HashMap::new(),
+            background: super::background::BackgroundJobs::default(),
+            forward_subagent_text: false,
             tasks: TaskList::default(),
             mode: None,
             last_context: None,
@@ -107,6 +116,11 @@ impl TurnTranslator {
     }
 
     /// Forgets the previous turn's streaming and tool state. The plan and the mode carry over.
+    /// Sends subagents' text to the editor from now on, tagged with their Task call.
+    pub(crate) fn forward_subagent_text(&mut self, on: bool) {
+        self.forward_subagent_text = on;
+    }
+
     pub(crate) fn start_turn(&mut self) {
         self.stream = Stream::default();
         self.tools.clear();
@@ -263,6 +277,14 @@ impl TurnTranslator {
                 ContentBlock::Thinking { thinking, .. } if main_thread => {
                     self.relay_rest(&thinking, streamed, index, true, out)
                 }
+                ContentBlock::Text { text } if self.forward_subagent_text && !text.is_empty() => {
+                    if let Some(parent) = &a.parent_tool_use_id {
+                        out.updates.push(SessionUpdate::SubagentMessageChunk {
+                            text,
+                            parent_tool_use_id: parent.clone(),
+                        });
+                    }
+                }
                 ContentBlock::ToolUse { id, name, input } => {
                     self.on_tool_use(&a, &id, &name, input, out)
                 }
@@ -356,6 +378,7 @@ impl TurnTranslator {
                 status: Some(ToolStatus::InProgress),
                 content,
                 elapsed_seconds: Some(seconds),
+                async_task_id: None,
                 ..ToolCallUpdate::default()
             }));
     }
@@ -396,16 +419,22 @@ impl TurnTranslator {
                 }
                 _ => None,
             };
-            out.updates
-                .push(SessionUpdate::ToolCallUpdate(tool_result_update(
-                    ToolResult {
-                        tool_use_id,
-                        tool_name: Some(&tool.name),
-                        content,
-                        is_error,
-                        structured: structured.take(),
-                    },
-                )));
+            // A command sent to the background goes on after this result: it is not done yet.
+            let job = (!is_error && super::tools::is_command_tool(&tool.name))
+                .then(|| self.background.started(&tool_use_id, structured.as_ref()))
+                .flatten();
+            let mut update = tool_result_update(ToolResult {
+                tool_use_id,
+                tool_name: Some(&tool.name),
+                content,
+                is_error,
+                structured: structured.take(),
+            });
+            if job.is_some() {
+                update.status = Some(ToolStatus::InProgress);
+                update.async_task_id = job;
+            }
+            out.updates.push(SessionUpdate::ToolCallUpdate(update));
             if let Some(entries) = plan {
                 out.updates.push(SessionUpdate::Plan { entries });
             }
@@ -428,6 +457,9 @@ impl TurnTranslator {
                 output: 0,
             };
             self.last_context = Some((None, tokens));
+        }
+        if let Some(end) = self.background.ended(s) {
+            out.signals.push(TurnSignal::BackgroundJobEnded(end));
         }
         match s.subtype.as_str() {
             "init" => {

@@ -150,6 +150,10 @@ fn shown(tool: &str, text: String) -> ToolContent {
 }
 
 /// `text` in a fence longer than any backtick run inside it, built in the text's own buffer.
+pub(super) fn fenced_text(text: String) -> String {
+    fenced(text)
+}
+
 fn fenced(mut text: String) -> String {
     let mut longest = 0;
     let mut run = 0;

@@ -98,6 +98,10 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
         SessionUpdate::UserMessageChunk { content: text() },
         SessionUpdate::AgentMessageChunk { content: text() },
         SessionUpdate::AgentThoughtChunk { content: text() },
+        SessionUpdate::SubagentMessageChunk {
+            text: "x".into(),
+            parent_tool_use_id: "t".into(),
+        },
         SessionUpdate::ToolCall(call),
         SessionUpdate::ToolCallUpdate(ToolCallUpdate {
             id: "t".into(),
@@ -135,6 +139,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             SessionUpdate::UserMessageChunk { .. }
             | SessionUpdate::AgentMessageChunk { .. }
             | SessionUpdate::AgentThoughtChunk { .. }
+            | SessionUpdate::SubagentMessageChunk { .. }
             | SessionUpdate::ToolCall(_)
             | SessionUpdate::ToolCallUpdate(_)
             | SessionUpdate::Plan { .. }

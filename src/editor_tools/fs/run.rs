@@ -203,6 +203,7 @@ impl EditorFiles {
             raw_input: None,
             raw_output: None,
             elapsed_seconds: None,
+            async_task_id: None,
         };
         self.editor
             .session_update(&self.session_id, SessionUpdate::ToolCallUpdate(update));

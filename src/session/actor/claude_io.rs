@@ -182,6 +182,7 @@ impl SessionActor {
     pub(super) fn on_signal(&mut self, signal: translate::TurnSignal) {
         match signal {
             translate::TurnSignal::ModeChanged(mode) => self.mode_changed(mode),
+            translate::TurnSignal::BackgroundJobEnded(end) => self.background_job_ended(end),
             translate::TurnSignal::Init(info) => {
                 if let Some(state) = info.fast_mode_state.as_deref() {
                     self.fast_mode_reported(state, info.fast_mode_disabled_reason.as_deref());

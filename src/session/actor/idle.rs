@@ -40,6 +40,11 @@ impl Idle {
         }
     }
 
+    /// Whether claude said background task `id` runs.
+    pub(super) fn runs_task(&self, id: &str) -> bool {
+        self.background_tasks.iter().any(|t| t == id)
+    }
+
     /// Something happened in the session: the idle time starts again.
     pub(super) fn touch(&mut self) {
         self.last_activity = Instant::now();

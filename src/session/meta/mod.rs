@@ -104,6 +104,7 @@ const KEYS: &[(&str, Rule)] = &[
     ("appendSystemPrompt", Rule::Special),
     ("extraArgs", Rule::Special),
     ("env", Rule::Special),
+    ("forwardSubagentText", Rule::Special),
     ("cwd", Rule::Ignored),
     ("resume", Rule::Ignored),
     ("forkSession", Rule::Ignored),
@@ -194,6 +195,17 @@ fn meta_flags(
     let options = options.unwrap_or(&empty);
 
     system_prompt(meta, options, &mut flags)?;
+    match options.get("forwardSubagentText") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(on)) => flags.forward_subagent_text = *on,
+        Some(other) => {
+            return Err(wrong(
+                "claudeCode.options.forwardSubagentText",
+                "expected true or false",
+                other,
+            ));
+        }
+    }
     if let Some(Value::Array(roots)) = meta.get("additionalRoots") {
         // As the TypeScript adapter does: entries that are not strings are skipped.
         directories.extend(roots.iter().filter_map(Value::as_str).map(str::to_owned));
@@ -288,7 +300,8 @@ fn special(
             push(args, "--setting-sources", sources.join(","));
         }
         "additionalDirectories" => directories.extend(strings(value, path)?),
-        "systemPrompt" => {} // read by `system_prompt`
+        "systemPrompt" => {}        // read by `system_prompt`
+        "forwardSubagentText" => {} // read before the table
         "customSystemPrompt" => flags.system_prompt.replace = Some(string(value, path)?),
         "appendSystemPrompt" => flags.system_prompt.append = Some(string(value, path)?),
         "mcpServers" => {

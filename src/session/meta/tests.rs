@@ -355,3 +355,17 @@ fn extra_args_cannot_override_the_protocol_flags() {
         "{message}"
     );
 }
+
+#[test]
+fn forwarding_subagent_text_is_a_switch_of_the_session_not_a_flag_of_claudes() {
+    let flags = |meta: Value| flags_from_meta(Some(&meta)).unwrap();
+    let on = flags(options(json!({"forwardSubagentText": true})));
+    assert!(on.forward_subagent_text);
+    assert!(on.extra_args.is_empty(), "{:?}", on.extra_args);
+    assert!(!flags(options(json!({"forwardSubagentText": false}))).forward_subagent_text);
+    assert!(!flags(json!({})).forward_subagent_text);
+    assert_eq!(
+        error(options(json!({"forwardSubagentText": "yes"}))),
+        "_meta.claudeCode.options.forwardSubagentText: expected true or false, got \"yes\""
+    );
+}

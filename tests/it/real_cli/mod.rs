@@ -4,6 +4,7 @@
 mod acp_v1;
 mod adapter;
 mod adapter_lifecycle;
+mod background;
 mod context;
 mod editor_edits;
 mod editor_terminal;

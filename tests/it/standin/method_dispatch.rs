@@ -38,6 +38,7 @@ fn params(method: &str, s: &Standin, open: &str, stored: &str) -> Value {
         }
         "session/close" | "session/delete" => json!({"sessionId": open}),
         "session/prompt" => json!({"sessionId": open, "prompt": [{"type": "text", "text": "hi"}]}),
+        "_session/async_task/stop" => json!({"sessionId": open, "asyncTaskId": "b1"}),
         "_session/steering" => {
             json!({"sessionId": open, "prompt": [{"type": "text", "text": "hi"}]})
         }

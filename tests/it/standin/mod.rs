@@ -38,4 +38,5 @@ mod session_title;
 mod sessions;
 mod setting_changes;
 mod steering;
+mod subagent_text;
 mod transport;

@@ -1,0 +1,73 @@
+//! claude's background jobs (a command run in the background, a background subagent): one
+//! stopped on the editor's request by its task id without cancelling the turn (claude's
+//! `stop_task`, as its TaskStop tool would), and a command's card completed with its output when
+//! it ends. Both run in tasks of their own.
+
+use super::{CONTROL_TIMEOUT, Reply, SessionActor};
+use crate::claude::ClaudeError;
+use crate::claude::wire::OutboundControl;
+use crate::domain::{AgentError, SessionUpdate};
+use crate::translate::{self, JobEnd};
+
+/// The most of a job's output shown on its card: its end, where the outcome is.
+const OUTPUT_SHOWN: u64 = 256 * 1024;
+
+impl SessionActor {
+    /// A background command ended: its card gets the output claude wrote to its file (read
+    /// off the loop) and its status.
+    pub(super) fn background_job_ended(&mut self, end: JobEnd) {
+        let (editor, session) = (self.ctx.editor.clone(), self.ctx.id.clone());
+        tokio::spawn(async move {
+            let output = match end.output_file.clone() {
+                Some(path) => tokio::task::spawn_blocking(move || tail_of(&path))
+                    .await
+                    .ok()
+                    .flatten(),
+                None => None,
+            };
+            let update = translate::job_end_update(&end, output);
+            editor.session_update(&session, SessionUpdate::ToolCallUpdate(update));
+        });
+    }
+
+    /// Asks claude to stop job `task_id`; answers whether it did (false: no claude runs, or no
+    /// such job runs: claude acknowledges a stop of any id, so its own list of the jobs that run,
+    /// `system/background_tasks_changed`, decides).
+    pub(super) fn stop_task(&mut self, task_id: String, reply: Reply<bool>) {
+        let handle = self
+            .claude
+            .handle()
+            .filter(|_| self.idle.runs_task(&task_id));
+        let Some(handle) = handle else {
+            let _ = reply.send(Ok(false));
+            return;
+        };
+        let request = handle.request(OutboundControl::StopTask { task_id }, CONTROL_TIMEOUT);
+        tokio::spawn(async move {
+            let stopped = match request.await {
+                Ok(_) => Ok(true),
+                // claude's own refusal ("No task found ..."): nothing was running by that id.
+                Err(ClaudeError::ControlError(reason)) => {
+                    tracing::debug!("claude did not stop the task: {reason}");
+                    Ok(false)
+                }
+                Err(e) => Err(AgentError::Internal(format!(
+                    "claude did not answer the request to stop the task: {e}"
+                ))),
+            };
+            let _ = reply.send(stopped);
+        });
+    }
+}
+
+/// The last [`OUTPUT_SHOWN`] bytes of the file at `path`, as text; `None` if it cannot be read.
+fn tail_of(path: &str) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(size.saturating_sub(OUTPUT_SHOWN)))
+        .ok()?;
+    let mut bytes = Vec::new();
+    file.take(OUTPUT_SHOWN).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -1,0 +1,147 @@
+//! Commands claude runs in the background, followed to their end: the tool call stays
+//! `in_progress` after claude's immediate "running in background" result (its job's id in
+//! `_meta.claudeCode.asyncTaskId`), and completes or fails when claude's `system/task_notification`
+//! says the job ended, however many turns later. Pure: the session reads the job's output file.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::claude::wire::SystemMessage;
+use crate::domain::{ToolCallUpdate, ToolContent, ToolStatus};
+
+/// How a background job ended, for the card of the call that started it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct JobEnd {
+    pub(crate) tool_call_id: String,
+    pub(crate) task_id: String,
+    pub(crate) failed: bool,
+    /// claude's line about it ("Background command \"...\" completed (exit code 0)").
+    pub(crate) summary: Option<String>,
+    /// Where claude wrote the job's output.
+    pub(crate) output_file: Option<String>,
+}
+
+/// The jobs started by tool calls of this session that have not ended (task id -> call id).
+#[derive(Debug, Default)]
+pub(crate) struct BackgroundJobs {
+    running: HashMap<String, String>,
+}
+
+impl BackgroundJobs {
+    /// A command's result: the job's id when claude runs it in the background
+    /// (`tool_use_result.backgroundTaskId`), now followed.
+    pub(crate) fn started(
+        &mut self,
+        tool_use_id: &str,
+        structured: Option<&Value>,
+    ) -> Option<String> {
+        let task_id = structured?
+            .get("backgroundTaskId")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty())?
+            .to_owned();
+        self.running.insert(task_id.clone(), tool_use_id.to_owned());
+        Some(task_id)
+    }
+
+    /// `system/task_notification` for a followed job that ended.
+    pub(crate) fn ended(&mut self, s: &SystemMessage) -> Option<JobEnd> {
+        if s.subtype != "task_notification" {
+            return None;
+        }
+        let task_id = s.str_field("task_id")?;
+        let tool_call_id = self.running.remove(task_id)?;
+        Some(JobEnd {
+            tool_call_id,
+            task_id: task_id.to_owned(),
+            failed: s.str_field("status") != Some("completed"),
+            summary: s.str_field("summary").map(str::to_owned),
+            output_file: s.str_field("output_file").map(str::to_owned),
+        })
+    }
+}
+
+/// The card of an ended job: completed or failed, with its output (if it could be read) and
+/// claude's summary.
+pub(crate) fn job_end_update(end: &JobEnd, output: Option<String>) -> ToolCallUpdate {
+    let mut content = Vec::new();
+    if let Some(output) = output.filter(|o| !o.trim().is_empty()) {
+        content.push(ToolContent::Text {
+            text: super::tool_result::fenced_text(output),
+        });
+    }
+    if let Some(summary) = &end.summary {
+        content.push(ToolContent::Text {
+            text: summary.clone(),
+        });
+    }
+    ToolCallUpdate {
+        id: end.tool_call_id.clone(),
+        status: Some(if end.failed {
+            ToolStatus::Failed
+        } else {
+            ToolStatus::Completed
+        }),
+        content: Some(content),
+        async_task_id: Some(end.task_id.clone()),
+        ..ToolCallUpdate::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn system(v: Value) -> SystemMessage {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn a_background_job_is_followed_from_its_result_to_its_notification() {
+        let mut jobs = BackgroundJobs::default();
+        // A foreground command's result has no task id.
+        assert_eq!(jobs.started("t0", Some(&json!({"stdout": "hi"}))), None);
+        assert_eq!(jobs.started("t0", None), None);
+        let structured = json!({"stdout": "", "backgroundTaskId": "b1"});
+        assert_eq!(jobs.started("t1", Some(&structured)), Some("b1".into()));
+        // Captured from the pinned claude on the mock API.
+        let note = json!({"type": "system", "subtype": "task_notification", "task_id": "b1",
+            "tool_use_id": "t1", "status": "completed", "output_file": "/tmp/b1.output",
+            "summary": "Background command \"Sleep then echo\" completed (exit code 0)"});
+        let other = json!({"type": "system", "subtype": "task_notification", "task_id": "b9",
+            "status": "completed"});
+        assert_eq!(jobs.ended(&system(other)), None, "not a job of ours");
+        let end = jobs.ended(&system(note.clone())).unwrap();
+        assert_eq!(end.tool_call_id, "t1");
+        assert!(!end.failed);
+        assert_eq!(end.output_file.as_deref(), Some("/tmp/b1.output"));
+        assert_eq!(jobs.ended(&system(note)), None, "told once");
+
+        jobs.started("t2", Some(&json!({"backgroundTaskId": "b2"})));
+        let failed = json!({"type": "system", "subtype": "task_notification", "task_id": "b2",
+            "status": "failed", "summary": "Background command \"x\" failed with exit code 1"});
+        let end = jobs.ended(&system(failed)).unwrap();
+        assert!(end.failed);
+        let update = job_end_update(&end, Some("oops\n".into()));
+        assert_eq!(update.status, Some(ToolStatus::Failed));
+        assert_eq!(update.async_task_id.as_deref(), Some("b2"));
+        let texts: Vec<String> = update
+            .content
+            .unwrap()
+            .into_iter()
+            .map(|c| match c {
+                ToolContent::Text { text } => text,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "```\noops\n```",
+                "Background command \"x\" failed with exit code 1"
+            ]
+        );
+    }
+}

@@ -1,0 +1,128 @@
+//! claude's background jobs with the real pinned claude on the mock API: a command run in the
+//! background keeps its card `in_progress` after the turn and completes when the job ends, and
+//! `_session/async_task/stop` stops one without a turn.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::mock_api::{Reply, Rule};
+use crate::support::real_session::RealSession;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+fn background_bash(command: &str) -> Reply {
+    Reply::tool_use(
+        "Bash",
+        json!({"command": command, "description": "A background job", "run_in_background": true}),
+    )
+}
+
+/// The card of the session's one Bash call, as the editor shows it now.
+fn bash_card(s: &RealSession) -> Value {
+    s.only_tool_call("execute")
+}
+
+#[tokio::test]
+async fn a_command_that_ends_after_its_turn_completes_its_card_with_its_output() {
+    let s = RealSession::start(vec![
+        Rule::on_prompt(
+            "start the job",
+            background_bash("sleep 3; echo the-job-is-done"),
+        ),
+        Rule::when(
+            "claude's follow-up when the job ended",
+            |r| r.contains("the-job-is-done") || r.contains("task-notification"),
+            Reply::text("The job has finished."),
+        ),
+        Rule::on_tool_result(Reply::text("Started it.")),
+    ])
+    .await;
+    s.client.allow_permissions();
+    let stop = s.prompt("start the job").await;
+    assert_eq!(stop["stopReason"], "end_turn");
+    let card = bash_card(&s);
+    assert_eq!(card["status"], "in_progress", "{card}");
+    let task = card["_meta"]["claudeCode"]["asyncTaskId"].as_str();
+    assert!(task.is_some_and(|t| !t.is_empty()), "{card}");
+    // About 3 s later the job ends: its card completes with the output, and claude's own
+    // follow-up reaches the editor outside any prompt.
+    let c = &s.client;
+    c.wait_for_update(
+        |u| {
+            u["update"]["sessionUpdate"] == "tool_call_update"
+                && u["update"]["status"] == "completed"
+        },
+        WAIT,
+    )
+    .await;
+    let card = bash_card(&s);
+    assert_eq!(card["status"], "completed", "{card}");
+    let shown = card["content"].to_string();
+    assert!(shown.contains("the-job-is-done"), "{card}");
+    // claude's follow-up to the job's end (a turn of its own) is shown after the card ends.
+    let after_the_end = || {
+        let transcript = c.transcript();
+        let ended = transcript.iter().position(|m| {
+            m["params"]["update"]["status"] == "completed"
+                && m["params"]["update"]["sessionUpdate"] == "tool_call_update"
+        });
+        ended.is_some_and(|at| {
+            transcript[at..]
+                .iter()
+                .any(|m| m["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        })
+    };
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !after_the_end() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no follow-up after the job ended: {}",
+            c.agent_text(&s.id)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    c.quit(WAIT).await;
+    assert_eq!(s.prompt_responses(), 1);
+}
+
+#[tokio::test]
+async fn a_background_job_is_stopped_on_request_without_a_turn() {
+    let s = RealSession::start(vec![
+        Rule::on_prompt("start the job", background_bash("sleep 30")),
+        Rule::on_tool_result(Reply::text("Started it.")),
+        Rule::always(Reply::text("Noted.")),
+    ])
+    .await;
+    s.client.allow_permissions();
+    let stop = s.prompt("start the job").await;
+    assert_eq!(stop["stopReason"], "end_turn");
+    let card = bash_card(&s);
+    assert_eq!(card["status"], "in_progress", "{card}");
+    let task = card["_meta"]["claudeCode"]["asyncTaskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no job id on the card: {card}"))
+        .to_owned();
+    let c = &s.client;
+    let stop_job = |id: &str| {
+        c.request(
+            "_session/async_task/stop",
+            json!({"sessionId": s.id, "asyncTaskId": id}),
+        )
+    };
+    let unknown = stop_job("no-such-job")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(unknown, json!({"stopped": false}));
+    let stopped = stop_job(&task).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(stopped, json!({"stopped": true}));
+    // The job's card ends (stopped: not completed), and no turn ran for it.
+    c.wait_for_update(
+        |u| u["update"]["sessionUpdate"] == "tool_call_update" && u["update"]["status"] == "failed",
+        WAIT,
+    )
+    .await;
+    assert_eq!(bash_card(&s)["status"], "failed");
+    c.quit(WAIT).await;
+    assert_eq!(s.prompt_responses(), 1);
+}
