@@ -18,6 +18,11 @@
 //        ACP_BUFFER_PATH   when set, the client declares fs.readTextFile/writeTextFile and serves
 //        ACP_BUFFER_TEXT   this one buffer from memory (other paths: "no buffer" error); the ok
 //                          line then ends with every fs/write_text_file as JSON
+//        ACP_QUEUE_STEER   when set, the turn is three messages: the prompt "prompt one"; once its
+//                          first text streams, "prompt two" sent while it runs (queued, as
+//                          promptQueueing allows) and a steer "keep it short" (`_session/steering`,
+//                          which must answer "injected"); both prompts must end `end_turn`, the first
+//                          answered first, and the ok line then ends with the answers' order as JSON
 // Exits 0 when every check passes; otherwise prints why on stderr and exits 1.
 
 import { spawn } from "node:child_process";
@@ -36,6 +41,7 @@ const permissionKinds = (process.env.ACP_PERMISSIONS ?? "allow_once").split(",")
 const bufferPath = process.env.ACP_BUFFER_PATH;
 const buffers = new Map(bufferPath ? [[bufferPath, process.env.ACP_BUFFER_TEXT ?? ""]] : []);
 const writes = [];
+const queueSteer = Boolean(process.env.ACP_QUEUE_STEER);
 const scriptedCommands = process.env.ACP_TERMINALS ? JSON.parse(process.env.ACP_TERMINALS) : null;
 const terminals = new Map();
 const terminalLog = { created: [], released: [] };
@@ -149,6 +155,40 @@ const stream = acp.ndJsonStream(
   Readable.toWeb(adapter.stdout).pipeThrough(lineCheck),
 );
 
+// A prompt queued behind a running one and a steer into it, as an editor that lets its user type
+// while the agent works sends them; the requests go out as the library's generic requests.
+const answerOrder = [];
+let steerOutcome;
+async function queueAndSteer(ctx, session) {
+  const prompt = (text) =>
+    ctx
+      .request(acp.methods.agent.session.prompt, {
+        sessionId: session.sessionId,
+        prompt: [{ type: "text", text }],
+      })
+      .then((answer) => {
+        answerOrder.push(text);
+        return answer;
+      });
+  const first = prompt("prompt one");
+  const updates = [];
+  for (;;) {
+    const message = await session.nextUpdate();
+    if (message.kind === "stop") fail("the session stopped before the first prompt streamed");
+    updates.push(message.update);
+    if (message.update.sessionUpdate === "agent_message_chunk") break;
+  }
+  const second = prompt("prompt two");
+  const steer = await ctx.request("_session/steering", {
+    sessionId: session.sessionId,
+    prompt: [{ type: "text", text: "keep it short" }],
+  });
+  steerOutcome = steer.outcome;
+  const [one, two] = await Promise.all([first, second]);
+  if (two.stopReason !== "end_turn") fail(`the queued prompt ended ${JSON.stringify(two.stopReason)}`);
+  return { updates, response: one };
+}
+
 const { init, updates, response, sessionId } = await app
   .connectWith(stream, async (ctx) => {
     const init = await ctx.request(acp.methods.agent.initialize, {
@@ -160,6 +200,7 @@ const { init, updates, response, sessionId } = await app
       clientInfo: { name: "claude-acp-ts-client-test", version: "0.0.0" },
     });
     const session = await ctx.buildSession(cwd).start();
+    if (queueSteer) return { init, ...(await queueAndSteer(ctx, session)), sessionId: session.sessionId };
     const turn = session.prompt(promptText);
     const updates = [];
     for (;;) {
@@ -191,9 +232,17 @@ const text = updates
 check(text.trim().length > 0, "no agent_message_chunk text was streamed");
 
 const toolCalls = updates.filter((u) => u.sessionUpdate === "tool_call");
-check(toolCalls.length > 0, "no tool_call update was streamed");
+if (queueSteer) {
+  check(steerOutcome === "injected", `the steer answered ${JSON.stringify(steerOutcome)}, want "injected"`);
+  check(
+    JSON.stringify(answerOrder) === JSON.stringify(["prompt one", "prompt two"]),
+    `prompts answered in the order ${JSON.stringify(answerOrder)}`,
+  );
+} else {
+  check(toolCalls.length > 0, "no tool_call update was streamed");
+}
 
-const wantAsks = Number(process.env.ACP_EXPECT_ASKS ?? 1);
+const wantAsks = Number(process.env.ACP_EXPECT_ASKS ?? (queueSteer ? 0 : 1));
 check(
   permissionRequests.length === wantAsks,
   `${permissionRequests.length} permission requests, want ${wantAsks}`,
@@ -226,6 +275,7 @@ process.stdout.write(
   `ts-client: ok: ${updates.length} updates, ${toolCalls.length} tool call(s), text ${JSON.stringify(text)}` +
     (bufferPath ? `, writes ${JSON.stringify(writes)}` : "") +
     (scriptedCommands ? `, terminals ${JSON.stringify(terminalLog)}` : "") +
+    (queueSteer ? `, answered ${JSON.stringify(answerOrder)}` : "") +
     "\n",
 );
 process.exit(0);

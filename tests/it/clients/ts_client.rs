@@ -206,3 +206,17 @@ async fn official_typescript_client_runs_bash_in_its_terminals() {
         serde_json::json!(["term-1", "term-2", "term-3", "term-4"])
     );
 }
+
+/// Talking to a running turn, with an editor built on the official library: a second prompt sent
+/// while the first streams is queued (not refused), a steer goes into the turn ("injected"), and
+/// both prompts end `end_turn`, the first answered first.
+#[tokio::test]
+async fn official_typescript_client_queues_a_prompt_and_steers_the_running_turn() {
+    let standin = Standin::new("ts_queue_steer");
+    let stdout = run_client(&standin, &standin.work, &[("ACP_QUEUE_STEER", "1")]).await;
+    assert!(standin.problems().is_empty(), "{:?}", standin.problems());
+    assert!(
+        stdout.contains(r#"answered ["prompt one","prompt two"]"#),
+        "{stdout}"
+    );
+}
