@@ -22,6 +22,7 @@ pub(crate) use self::options::OpenedOptions;
 use self::rewind::RewindDone;
 use self::running::RunningClaude;
 use self::settings::{Setting, SettingReply};
+use self::toggles::Switches;
 use self::turn::Turn;
 use super::config::AdapterConfig;
 use super::spawn::{SessionFlags, Start};
@@ -97,7 +98,7 @@ pub(crate) enum Command {
         reply: Reply<Vec<ConfigOption>>,
     },
     Close {
-        reply: oneshot::Sender<()>,
+        reply: oneshot::Sender<Closed>,
     },
     /// The mode and config options for the answer that opens the session; `wait`: claude's
     /// models are not known yet and this session may wait a little for them.
@@ -166,6 +167,16 @@ pub(crate) struct SessionSpec {
     pub(crate) file_edits: Option<ServedBy>,
     /// Whether Bash runs in the editor's terminal; `None` where the editor has none.
     pub(crate) terminal: Option<ServedBy>,
+    /// Fast mode and ultracode as the session this one replaces had them (`session/load` of a
+    /// session open in this process); off for a session opened afresh.
+    pub(crate) switches: Switches,
+}
+
+/// What a closed session hands on to one opened over it (`session/load` of the same id): the
+/// toggles the editor set, which claude keeps only in its session-scoped flag layer.
+#[derive(Debug, Default)]
+pub(crate) struct Closed {
+    pub(crate) switches: Switches,
 }
 
 /// What the session is and talks to: fixed when it opens, except claude's flags, which follow
@@ -236,6 +247,7 @@ impl SessionActor {
             rewind,
             file_edits,
             terminal,
+            switches,
         } = spec;
         let (tx, rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_changes) = mpsc::unbounded_channel();
@@ -251,7 +263,9 @@ impl SessionActor {
             mode: Arc::new(std::sync::Mutex::new(mode.clone())),
             files: Arc::default(),
         };
-        let settings = settings::Settings::new(mode, models, &flags);
+        let mut settings = settings::Settings::new(mode, models, &flags);
+        settings.toggles.fast = switches.fast;
+        settings.toggles.ultracode = switches.ultracode;
         let edit_log = EditLog::new(config.claude_config_dir.clone(), id.clone());
         Self {
             asker,
@@ -327,7 +341,9 @@ impl SessionActor {
             cmd = commands.recv() => match cmd {
                 Some(Command::Close { reply }) => {
                     self.shutdown().await;
-                    let _ = reply.send(());
+                    let _ = reply.send(Closed {
+                        switches: self.settings.switches(),
+                    });
                     return Flow::Stop;
                 }
                 Some(cmd) => self.on_command(cmd).await,

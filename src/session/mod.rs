@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
-use self::actor::{Command, SessionActor, SessionSpec};
+use self::actor::{Closed, Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
 pub(crate) use self::features::features;
 use self::listing::OpenSession;
@@ -138,6 +138,7 @@ impl Sessions {
             .lock()
             .expect("session registry lock")
             .remove(&session_id);
+        let mut carried = Closed::default();
         if let Some(previous) = previous {
             let (done_tx, done_rx) = oneshot::channel();
             if previous
@@ -145,7 +146,7 @@ impl Sessions {
                 .send(Command::Close { reply: done_tx })
                 .is_ok()
             {
-                let _ = done_rx.await;
+                carried = done_rx.await.unwrap_or_default();
             }
         }
         // claude's models as it offered them last time: the answer carries every option at once.
@@ -193,6 +194,7 @@ impl Sessions {
             rewind,
             file_edits,
             terminal,
+            switches: carried.switches,
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;

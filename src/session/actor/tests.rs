@@ -63,6 +63,7 @@ fn open(fixture: &str) -> Session {
         rewind: None,
         file_edits: None,
         terminal: None,
+        switches: Default::default(),
     };
     let mut actor = SessionActor::new(spec, Arc::new(config), editor);
     actor.start().expect("claude starts");

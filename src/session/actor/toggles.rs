@@ -40,6 +40,13 @@ impl Toggle {
     }
 }
 
+/// Fast mode and ultracode, on or off, as handed from a session to one opened over it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Switches {
+    pub(crate) fast: bool,
+    pub(crate) ultracode: bool,
+}
+
 /// What the session holds of the toggles.
 #[derive(Debug, Default)]
 pub(super) struct Toggles {
@@ -91,6 +98,14 @@ impl Settings {
             ));
         }
         options
+    }
+
+    /// The toggles as they stand, for a session opened over this one.
+    pub(super) fn switches(&self) -> Switches {
+        Switches {
+            fast: self.toggles.fast,
+            ultracode: self.toggles.ultracode,
+        }
     }
 
     /// The toggles that are on, as claude's settings keys, for a claude just started.

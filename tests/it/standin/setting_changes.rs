@@ -141,3 +141,46 @@ async fn fast_mode_turned_off_by_claude_is_said_once_and_the_option_follows() {
     assert_eq!(fast["currentValue"], "off");
     assert!(s.problems().is_empty(), "{:?}", s.problems());
 }
+
+#[tokio::test]
+async fn fast_mode_is_kept_when_the_open_session_is_loaded_again() {
+    let s = Standin::new("fast_mode_load");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.request(
+        "session/set_config_option",
+        json!({"sessionId": id, "configId": "fast", "value": "on"}),
+    )
+    .await
+    .unwrap();
+    s.store_conversation(&id, "hi");
+    let loaded = c
+        .request(
+            "session/load",
+            json!({"sessionId": id, "cwd": s.work, "mcpServers": []}),
+        )
+        .await
+        .unwrap();
+    let fast = crate::support::acp_client::config_option(&loaded["configOptions"], "fast")
+        .expect("Fast mode offered");
+    assert_eq!(fast["currentValue"], "on");
+    // Each claude was told: the second at its start, by the script's own expectation.
+    let pids = s.wait_started(2, Duration::from_secs(10)).await;
+    assert_eq!(pids.len(), 2);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while s
+        .received()
+        .iter()
+        .filter(|l| l["request"]["settings"]["fastMode"] == true)
+        .count()
+        < 2
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the loaded session's claude was not told Fast mode is on"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+}
