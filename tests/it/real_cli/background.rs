@@ -23,6 +23,16 @@ fn bash_card(s: &RealSession) -> Value {
     s.only_tool_call("execute")
 }
 
+/// "start the job", allowed, answered `end_turn` while the job runs: its card, still in progress.
+async fn job_started(s: &RealSession) -> Value {
+    s.client.allow_permissions();
+    let stop = s.prompt("start the job").await;
+    assert_eq!(stop["stopReason"], "end_turn");
+    let card = bash_card(s);
+    assert_eq!(card["status"], "in_progress", "{card}");
+    card
+}
+
 #[tokio::test]
 async fn a_command_that_ends_after_its_turn_completes_its_card_with_its_output() {
     let s = RealSession::start(vec![
@@ -38,11 +48,7 @@ async fn a_command_that_ends_after_its_turn_completes_its_card_with_its_output()
         Rule::on_tool_result(Reply::text("Started it.")),
     ])
     .await;
-    s.client.allow_permissions();
-    let stop = s.prompt("start the job").await;
-    assert_eq!(stop["stopReason"], "end_turn");
-    let card = bash_card(&s);
-    assert_eq!(card["status"], "in_progress", "{card}");
+    let card = job_started(&s).await;
     let task = card["_meta"]["claudeCode"]["asyncTaskId"].as_str();
     assert!(task.is_some_and(|t| !t.is_empty()), "{card}");
     // About 3 s later the job ends: its card completes with the output, and claude's own
@@ -94,11 +100,7 @@ async fn a_background_job_is_stopped_on_request_without_a_turn() {
         Rule::always(Reply::text("Noted.")),
     ])
     .await;
-    s.client.allow_permissions();
-    let stop = s.prompt("start the job").await;
-    assert_eq!(stop["stopReason"], "end_turn");
-    let card = bash_card(&s);
-    assert_eq!(card["status"], "in_progress", "{card}");
+    let card = job_started(&s).await;
     let task = card["_meta"]["claudeCode"]["asyncTaskId"]
         .as_str()
         .unwrap_or_else(|| panic!("no job id on the card: {card}"))

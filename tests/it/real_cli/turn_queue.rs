@@ -3,10 +3,29 @@
 
 use std::time::Duration;
 
+use crate::support::acp_client::RpcError;
 use crate::support::mock_api::{Reply, Rule};
 use crate::support::real_session::RealSession;
 
 const WAIT: Duration = Duration::from_secs(30);
+
+/// "prompt one", then, once its first text has streamed, "prompt two" and "prompt three" sent
+/// while it runs; their answers, still to come.
+async fn two_queued_behind_one(s: &RealSession) -> [Answer<'_>; 3] {
+    let c = &s.client;
+    let first = c.send_prompt(&s.id, "prompt one").await;
+    c.wait_for_update(
+        |u| u["update"]["sessionUpdate"] == "agent_message_chunk",
+        WAIT,
+    )
+    .await;
+    let second = c.send_prompt(&s.id, "prompt two").await;
+    let third = c.send_prompt(&s.id, "prompt three").await;
+    [first, second, third]
+}
+
+type Answer<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<serde_json::Value, RpcError>> + 'a>>;
 
 #[tokio::test]
 async fn prompts_sent_during_a_turn_are_answered_in_order_after_claude_runs_them() {
@@ -21,14 +40,7 @@ async fn prompts_sent_during_a_turn_are_answered_in_order_after_claude_runs_them
     ])
     .await;
     let c = &s.client;
-    let first = c.send_prompt(&s.id, "prompt one").await;
-    c.wait_for_update(
-        |u| u["update"]["sessionUpdate"] == "agent_message_chunk",
-        WAIT,
-    )
-    .await;
-    let second = c.send_prompt(&s.id, "prompt two").await;
-    let third = c.send_prompt(&s.id, "prompt three").await;
+    let [first, second, third] = two_queued_behind_one(&s).await;
     let (first, second, third) = tokio::join!(first, second, third);
     for answer in [first, second, third] {
         let answer = answer.unwrap_or_else(|e| panic!("{e}\n{}", c.diagnostics()));
@@ -66,14 +78,7 @@ async fn a_cancel_with_two_prompts_waiting_answers_all_three_cancelled_and_claud
     ])
     .await;
     let c = &s.client;
-    let first = c.send_prompt(&s.id, "prompt one").await;
-    c.wait_for_update(
-        |u| u["update"]["sessionUpdate"] == "agent_message_chunk",
-        WAIT,
-    )
-    .await;
-    let second = c.send_prompt(&s.id, "prompt two").await;
-    let third = c.send_prompt(&s.id, "prompt three").await;
+    let [first, second, third] = two_queued_behind_one(&s).await;
     // Both reach claude's queue before the cancel (claude reads them while it streams).
     tokio::time::sleep(Duration::from_millis(300)).await;
     c.cancel(&s.id).await;

@@ -101,9 +101,9 @@ async fn a_mode_change_claude_never_acknowledges_does_not_hold_up_cancel() {
     assert_eq!(s.pids().len(), 2, "the hung claude was replaced once");
 }
 
-#[tokio::test]
-async fn fast_mode_turned_off_by_claude_is_said_once_and_the_option_follows() {
-    let s = Standin::new("fast_mode_off");
+/// A session on the stand-in playing `fixture`, with Fast mode turned on by the editor.
+async fn with_fast_mode_on(fixture: &str) -> (Standin, AcpClient, String) {
+    let s = Standin::new(fixture);
     let c = s.adapter(&[]);
     c.initialize().await;
     let id = c.new_session(&s.work).await;
@@ -113,6 +113,12 @@ async fn fast_mode_turned_off_by_claude_is_said_once_and_the_option_follows() {
     )
     .await
     .unwrap();
+    (s, c, id)
+}
+
+#[tokio::test]
+async fn fast_mode_turned_off_by_claude_is_said_once_and_the_option_follows() {
+    let (s, c, id) = with_fast_mode_on("fast_mode_off").await;
     assert_eq!(
         c.prompt(&id, "one").await.unwrap()["stopReason"],
         "end_turn"
@@ -144,16 +150,7 @@ async fn fast_mode_turned_off_by_claude_is_said_once_and_the_option_follows() {
 
 #[tokio::test]
 async fn fast_mode_is_kept_when_the_open_session_is_loaded_again() {
-    let s = Standin::new("fast_mode_load");
-    let c = s.adapter(&[]);
-    c.initialize().await;
-    let id = c.new_session(&s.work).await;
-    c.request(
-        "session/set_config_option",
-        json!({"sessionId": id, "configId": "fast", "value": "on"}),
-    )
-    .await
-    .unwrap();
+    let (s, c, id) = with_fast_mode_on("fast_mode_load").await;
     s.store_conversation(&id, "hi");
     let loaded = c
         .request(
