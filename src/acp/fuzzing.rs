@@ -47,7 +47,7 @@ pub(crate) fn serve_bytes(core: Arc<dyn AgentCore>, bytes: &[u8]) -> Vec<Value> 
                 }
             });
             let transport = Transport::new(Cursor::new(input), ours);
-            let _ = serve(core, Connection::new(transport)).await;
+            let _ = serve(core, Connection::new(transport), super::Protocol::Auto).await;
             // Replies answered from tasks, and the writer: no I/O is real, so a few rounds
             // of the single-threaded scheduler finish them.
             for _ in 0..256 {

@@ -431,6 +431,30 @@ impl AgentCore for Sessions {
             blocks,
             reply,
             written,
+            inserted: None,
+        })
+        .await
+    }
+
+    async fn prompt_inserted(
+        &self,
+        session_id: &str,
+        blocks: Vec<PromptBlock>,
+        inserted: crate::domain::Inserted,
+    ) -> Result<TurnOutcome, AgentError> {
+        crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
+        if let Ok(handle) = self.handle(session_id) {
+            handle
+                .listed
+                .lock()
+                .expect("listing lock")
+                .prompted(&blocks);
+        }
+        self.ask(session_id, |reply| Command::Prompt {
+            blocks,
+            reply,
+            written: None,
+            inserted: Some(inserted),
         })
         .await
     }
