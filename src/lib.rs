@@ -2,6 +2,7 @@
 
 pub(crate) mod acp;
 pub use acp::Protocol;
+pub(crate) mod auth;
 pub mod claude;
 pub mod cli;
 pub mod demo;
