@@ -127,8 +127,7 @@ impl EditorTerminal {
 
     /// Stops background command `shell_id` of ours as TaskStop would.
     pub(crate) async fn stop_shell(&self, shell_id: &str) {
-        self.task_stop(&serde_json::json!({ "task_id": shell_id }))
-            .await;
+        self.stop_by_id(shell_id).await;
     }
 
     /// Whether a background command still runs (claude is then not idle).

@@ -378,6 +378,11 @@ impl EditorTerminal {
         let Some(id) = s("task_id").or(s("shell_id")) else {
             return tool_use_error("Missing required parameter: task_id");
         };
+        self.stop_by_id(id).await
+    }
+
+    /// TaskStop of task `id`: ours killed, any other passed to claude.
+    pub(super) async fn stop_by_id(&self, id: &str) -> Value {
         let shell = self
             .shells
             .lock()
