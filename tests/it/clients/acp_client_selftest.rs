@@ -15,8 +15,7 @@ const FAKE_AGENT: &str = concat!(
 );
 
 async fn fake_session() -> (AcpClient, String) {
-    let client =
-        AcpClient::spawn_program("node", &[FAKE_AGENT], &[], env!("CARGO_MANIFEST_DIR"));
+    let client = AcpClient::spawn_program("node", &[FAKE_AGENT], &[], env!("CARGO_MANIFEST_DIR"));
     let init = client.initialize().await;
     assert_eq!(init["protocolVersion"], 1);
     let session = client.new_session("/tmp").await;
