@@ -5,10 +5,11 @@
 use std::sync::Mutex;
 
 use super::methods::{
-    CONSOLE_LOGIN, GATEWAY_METHOD, LOGIN_METHOD, SSO_LOGIN, SUBSCRIPTION_LOGIN, status_info,
+    CONSOLE_LOGIN, GATEWAY_BEDROCK_METHOD, GATEWAY_METHOD, LOGIN_METHOD, SSO_LOGIN,
+    SUBSCRIPTION_LOGIN, status_info,
 };
 use crate::claude::locate::ClaudeCommand;
-use crate::domain::{AgentError, AuthStatusInfo, Gateway};
+use crate::domain::{AgentError, ApiKind, AuthStatusInfo, Gateway};
 
 /// What an `authenticate` that succeeded changed.
 #[derive(Debug)]
@@ -29,22 +30,18 @@ pub(crate) async fn authenticate(
     gateway: Option<Gateway>,
 ) -> Result<Login, AgentError> {
     let what = match method_id {
-        GATEWAY_METHOD => {
-            let gateway = gateway.ok_or_else(|| {
-                AgentError::InvalidParams(
-                    "the `gateway` method needs `_meta.gateway.baseUrl`".into(),
-                )
+        GATEWAY_METHOD | GATEWAY_BEDROCK_METHOD => {
+            let mut gateway = gateway.ok_or_else(|| {
+                AgentError::InvalidParams(format!(
+                    "the `{method_id}` method needs `_meta.gateway.baseUrl`"
+                ))
             })?;
+            if method_id == GATEWAY_BEDROCK_METHOD {
+                gateway.api = ApiKind::Bedrock;
+            }
             let shown = crate::claude::install::redact_url(&gateway.base_url);
             tracing::info!(gateway = %shown, headers = gateway.headers.len(), "claude's route is the editor's gateway");
-            let status = AuthStatusInfo {
-                logged_in: true,
-                method: GATEWAY_METHOD.into(),
-                provider: GATEWAY_METHOD.into(),
-                email: None,
-                summary: format!("gateway {shown}"),
-            };
-            return Ok(Login::Gateway(gateway, status));
+            return Ok(Login::Gateway(gateway, gateway_status(&shown)));
         }
         LOGIN_METHOD => None,
         SUBSCRIPTION_LOGIN => Some("Claude subscription"),
@@ -78,6 +75,17 @@ pub(crate) async fn authenticate(
             "the {what} login did not complete: claude reports no login. Run it again; \
              the sessions keep whatever login they had."
         )))
+    }
+}
+
+/// The login while the editor's gateway holds the credentials (`shown`: its URL, redacted).
+fn gateway_status(shown: &str) -> AuthStatusInfo {
+    AuthStatusInfo {
+        logged_in: true,
+        method: GATEWAY_METHOD.into(),
+        provider: GATEWAY_METHOD.into(),
+        email: None,
+        summary: format!("gateway {shown}"),
     }
 }
 

@@ -2,7 +2,7 @@
 //! and claude's report of its login put in the editor's words.
 
 use crate::claude::auth::{AuthStatus, LoginKind};
-use crate::domain::{AuthMethodInfo, AuthStatusInfo};
+use crate::domain::{ApiKind, AuthMethodInfo, AuthStatusInfo};
 
 /// claude's own login screen; the editor runs `claude-acp login` in a terminal.
 pub(super) const LOGIN_METHOD: &str = "claude-login";
@@ -10,8 +10,10 @@ pub(super) const LOGIN_METHOD: &str = "claude-login";
 pub(super) const SUBSCRIPTION_LOGIN: &str = "claude-ai-login";
 pub(super) const CONSOLE_LOGIN: &str = "console-login";
 pub(super) const SSO_LOGIN: &str = "sso-login";
-/// The editor's own gateway (`_meta.gateway.{baseUrl, headers}` on `authenticate`).
+/// The editor's own gateway (`_meta.gateway.{baseUrl, headers}` on `authenticate`): one that
+/// speaks Anthropic's API, and one that speaks Bedrock's.
 pub(super) const GATEWAY_METHOD: &str = "gateway";
+pub(super) const GATEWAY_BEDROCK_METHOD: &str = "gateway-bedrock";
 
 /// The logins offered: with a key or token in the environment, claude's own screen only (as
 /// before: the key is what claude uses); else the subscription, Console and SSO logins too, for
@@ -27,7 +29,7 @@ pub(crate) fn offered(key_in_env: bool) -> Vec<AuthMethodInfo> {
             .map(|a| (*a).to_owned())
             .collect(),
         needs_terminal_client: kind != LoginKind::Screen,
-        gateway: false,
+        gateway: None,
     };
     let screen = method(
         LOGIN_METHOD,
@@ -35,18 +37,22 @@ pub(crate) fn offered(key_in_env: bool) -> Vec<AuthMethodInfo> {
         "Runs claude's own login (`claude /login`) in a terminal",
         LoginKind::Screen,
     );
-    let gateway = AuthMethodInfo {
-        id: GATEWAY_METHOD.into(),
+    let gateway = |id: &str, api: ApiKind| AuthMethodInfo {
+        id: id.into(),
         name: "Custom model gateway".into(),
         description: "Use a custom gateway to authenticate and access models".into(),
         args: Vec::new(),
         needs_terminal_client: false,
-        gateway: true,
+        gateway: Some(api),
     };
+    let gateways = [
+        gateway(GATEWAY_METHOD, ApiKind::Anthropic),
+        gateway(GATEWAY_BEDROCK_METHOD, ApiKind::Bedrock),
+    ];
     if key_in_env {
-        return vec![screen, gateway];
+        return [screen].into_iter().chain(gateways).collect();
     }
-    vec![
+    [
         method(
             SUBSCRIPTION_LOGIN,
             "Claude subscription",
@@ -66,8 +72,10 @@ pub(crate) fn offered(key_in_env: bool) -> Vec<AuthMethodInfo> {
             LoginKind::Sso,
         ),
         screen,
-        gateway,
     ]
+    .into_iter()
+    .chain(gateways)
+    .collect()
 }
 
 /// claude's own report of its login, for the editor.

@@ -10,3 +10,16 @@ mod route;
 pub(crate) use self::login::{KnownLogin, Login, authenticate, log_out};
 pub(crate) use self::methods::offered;
 pub(crate) use self::route::Route;
+
+use crate::domain::{AgentError, MAIN_PROVIDER as PROVIDER_ID};
+
+/// `provider_id` is the one provider, or the request names one that does not exist.
+pub(crate) fn check_provider_id(provider_id: &str) -> Result<(), AgentError> {
+    if provider_id == PROVIDER_ID {
+        Ok(())
+    } else {
+        Err(AgentError::InvalidParams(format!(
+            "unknown provider `{provider_id}`: claude has one route, `{PROVIDER_ID}`"
+        )))
+    }
+}

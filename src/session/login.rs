@@ -1,5 +1,6 @@
-//! A login's outcome applied to the sessions: after `authenticate` or `logout` (`crate::auth`),
-//! each live session's claude is replaced or ended, and the editor hears of the new login once.
+//! A login's or a route's change applied to the sessions: after `authenticate`, `logout` or
+//! `providers/set|disable` (`crate::auth`), each live session's claude is replaced or ended, and
+//! the editor hears of a new login once.
 
 use super::Sessions;
 use super::actor::Command;
@@ -16,16 +17,46 @@ impl Sessions {
             Login::Unchanged => {}
             Login::Took(status) => self.auth_changed(status),
             Login::Gateway(gateway, status) => {
-                self.config.route.set(gateway);
+                self.reroute(Some(gateway));
                 self.auth_changed(status);
-                // Each live session's claude is replaced (with `--resume`) as soon as it has no
-                // turn running.
-                for commands in self.session_commands() {
-                    let _ = commands.send(Command::RouteChanged);
-                }
             }
         }
         Ok(())
+    }
+
+    /// `providers/set`: the editor's gateway for the one provider, `main`.
+    pub(super) fn set_provider(
+        &self,
+        provider_id: &str,
+        gateway: Gateway,
+    ) -> Result<(), AgentError> {
+        crate::auth::check_provider_id(provider_id)?;
+        self.reroute(Some(gateway));
+        Ok(())
+    }
+
+    /// `providers/disable`: the environment's own route again (an unknown id changes nothing).
+    pub(super) fn disable_provider(&self, provider_id: &str) {
+        if crate::auth::check_provider_id(provider_id).is_ok() {
+            self.reroute(None);
+        }
+    }
+
+    /// Every claude from now on takes `gateway` (or the environment's route); each live
+    /// session's claude is replaced (with `--resume`) as soon as it has no turn running.
+    fn reroute(&self, gateway: Option<Gateway>) {
+        if !self.config.route.set(gateway) {
+            return;
+        }
+        let shown = self.config.route.shown();
+        tracing::info!(
+            api = shown.api.name(),
+            url = %crate::claude::install::redact_url(&shown.base_url),
+            "claude's route changed"
+        );
+        for commands in self.session_commands() {
+            let _ = commands.send(Command::RouteChanged);
+        }
     }
 
     /// `logout`: every session's claude ends (each holds the login it started with), then
@@ -37,6 +68,9 @@ impl Sessions {
                 let _ = rx.await;
             }
         }
+        // The editor's gateway goes with the login it stood for; the claudes just ended start
+        // again on the environment's route.
+        self.config.route.set(None);
         let status = crate::auth::log_out(&self.config.claude).await?;
         self.auth_changed(status);
         Ok(())

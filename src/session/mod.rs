@@ -30,7 +30,7 @@ use self::listing::OpenSession;
 use self::spawn::{Start, SystemPromptParts};
 use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, Gateway, NewSession,
-    PromptBlock, SessionOpened, SessionPage, TurnOutcome,
+    PromptBlock, ProviderRoute, SessionOpened, SessionPage, TurnOutcome,
 };
 use crate::editor_tools::setting::{FILE_EDITS, ServedBy, TERMINAL};
 use crate::history::{self, HistoryError};
@@ -284,6 +284,7 @@ pub(crate) fn features() -> AgentFeatures {
         system_prompt: true,
         prompt_queueing: true,
         steering: true,
+        providers: true,
         auth_methods: crate::auth::offered(crate::claude::install::has_key()),
         auth_status: None,
     }
@@ -304,6 +305,19 @@ impl AgentCore for Sessions {
         gateway: Option<Gateway>,
     ) -> Result<(), AgentError> {
         self.log_in(method_id, gateway).await
+    }
+
+    fn provider_route(&self) -> ProviderRoute {
+        self.config.route.shown()
+    }
+
+    async fn set_provider(&self, provider_id: &str, gateway: Gateway) -> Result<(), AgentError> {
+        Sessions::set_provider(self, provider_id, gateway)
+    }
+
+    async fn disable_provider(&self, provider_id: &str) -> Result<(), AgentError> {
+        Sessions::disable_provider(self, provider_id);
+        Ok(())
     }
 
     async fn new_session(&self, req: NewSession) -> Result<SessionOpened, AgentError> {

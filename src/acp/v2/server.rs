@@ -29,6 +29,9 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "initialize",
     "auth/login",
     "auth/logout",
+    "providers/list",
+    "providers/set",
+    "providers/disable",
     "session/new",
     "session/resume",
     "session/fork",
@@ -65,6 +68,10 @@ fn as_v1<T: DeserializeOwned>(value: impl serde::Serialize, what: &str) -> Resul
 fn as_v2<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
     serde_json::from_value(value)
         .map_err(|e| Error::internal_error().data(format!("an ACP v2 answer: {e}")))
+}
+
+fn as_json(value: impl serde::Serialize) -> Result<Value, Error> {
+    serde_json::to_value(value).map_err(|e| Error::internal_error().data(e.to_string()))
 }
 
 fn invalid(message: String) -> Error {
@@ -109,6 +116,9 @@ pub(crate) fn initialize_response(
         }
     }
     let mut capabilities = json!({"session": session});
+    if f.providers {
+        capabilities["providers"] = json!({});
+    }
     if let Some(meta) = v1["agentCapabilities"].get("_meta") {
         capabilities["_meta"] = meta.clone();
     }
@@ -231,6 +241,28 @@ pub(crate) fn agent(
      -> v2::LogoutAuthResponse {
         c.logout().await.map_err(to_rpc)?;
         Ok(v2::LogoutAuthResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           _req: v2::ListProvidersRequest|
+     -> v2::ListProvidersResponse {
+        let provider = to_proto::provider(c.provider_route());
+        as_v2(json!({"providers": [as_json(provider)?]}))
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: v2::SetProviderRequest|
+     -> v2::SetProviderResponse {
+        let (id, gateway) =
+            from_proto::provider_gateway(as_v1(&req, "the provider")?).map_err(to_rpc)?;
+        c.set_provider(&id, gateway).await.map_err(to_rpc)?;
+        Ok(v2::SetProviderResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: v2::DisableProviderRequest|
+     -> v2::DisableProviderResponse {
+        c.disable_provider(&req.provider_id.0)
+            .await
+            .map_err(to_rpc)?;
+        Ok(v2::DisableProviderResponse::new())
     });
     let builder = spawned!(builder, core, |c,
                                            req: v2::NewSessionRequest|

@@ -5,6 +5,7 @@ mod acp_requests;
 mod acp_v2;
 mod additional_directories;
 mod auth;
+mod background;
 mod cancel;
 mod claude_faults;
 mod compaction;
