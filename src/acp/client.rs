@@ -172,17 +172,23 @@ impl EditorClient for AcpEditor {
         &self,
         ask: PermissionAsk,
     ) -> Result<PermissionOutcome, EditorError> {
+        let session_id = ask.session_id.clone();
         let request = PermissionRequest::new(ask);
-        if self.v2.get().is_some() {
+        if let Some(v2) = self.v2.get() {
             let v1 =
                 serde_json::to_value(request).map_err(|e| EditorError::Malformed(e.to_string()))?;
             let params = super::v2::convert::permission_request(v1, None);
+            // The turn `requires_action` while it is before the user (dropping this future, a
+            // cancel, withdraws it).
+            let open = v2.ask_opened(&self.outbound, &session_id);
             let answer = self
                 .pending
                 .request(&self.outbound, "session/request_permission", params, true)
-                .await
-                .map_err(failure_error)?;
-            return Ok(super::v2::editor::permission_outcome(&answer));
+                .await;
+            open.answered();
+            return Ok(super::v2::editor::permission_outcome(
+                &answer.map_err(failure_error)?,
+            ));
         }
         // Its tool call may carry a file's content twice (`rawInput`, the diff), which the SDK
         // would copy three times; here it is serialised once, while written. Dropping this

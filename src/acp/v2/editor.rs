@@ -20,6 +20,48 @@ pub(crate) struct V2Editor {
     /// Session id -> the kind and id of the message its last chunk was part of; any other
     /// update ends that message, so the next chunk starts a new one.
     messages: Mutex<HashMap<String, (Stream, String)>>,
+    /// Session id -> how many permission requests are before the user: while any is, the turn
+    /// `requires_action`.
+    open_asks: Mutex<HashMap<String, usize>>,
+}
+
+/// One permission request before the user, from [`V2Editor::ask_opened`]: answered, the turn
+/// runs again once none is left; dropped unanswered (a cancel withdrew it), it says nothing,
+/// as the turn's end follows.
+pub(crate) struct OpenAsk<'a> {
+    editor: &'a V2Editor,
+    outbound: &'a Outbound,
+    session_id: String,
+    answered: bool,
+}
+
+impl OpenAsk<'_> {
+    pub(crate) fn answered(mut self) {
+        self.answered = true;
+    }
+}
+
+impl Drop for OpenAsk<'_> {
+    fn drop(&mut self) {
+        let left = {
+            let mut open = self.editor.open_asks.lock().expect("open asks");
+            let count = open.entry(self.session_id.clone()).or_default();
+            *count = count.saturating_sub(1);
+            let left = *count;
+            if left == 0 {
+                open.remove(&self.session_id);
+            }
+            left
+        };
+        if left == 0 && self.answered {
+            push_update(
+                self.outbound,
+                &self.session_id,
+                convert::state("running"),
+                false,
+            );
+        }
+    }
 }
 
 /// What a v2 editor's capabilities mean in v1's terms, which the session reads: no `fs/*`, no
@@ -84,6 +126,36 @@ impl V2Editor {
         };
         for update in updates {
             push_update(outbound, session_id, update, false);
+        }
+    }
+
+    /// A permission request goes before the user: the first one makes the turn
+    /// `requires_action` (told before the request, so the editor knows why it waits).
+    pub(crate) fn ask_opened<'a>(
+        &'a self,
+        outbound: &'a Outbound,
+        session_id: &str,
+    ) -> OpenAsk<'a> {
+        let first = {
+            let mut open = self.open_asks.lock().expect("open asks");
+            let count = open.entry(session_id.to_owned()).or_default();
+            *count += 1;
+            *count == 1
+        };
+        if first {
+            self.end_message(session_id);
+            push_update(
+                outbound,
+                session_id,
+                convert::state("requires_action"),
+                false,
+            );
+        }
+        OpenAsk {
+            editor: self,
+            outbound,
+            session_id: session_id.to_owned(),
+            answered: false,
         }
     }
 

@@ -5,12 +5,11 @@
 
 use std::time::Duration;
 
-use agent_client_protocol_schema::v2;
 use serde_json::{Value, json};
 
 use crate::support::acp_client::AcpClient;
-use crate::support::json_schema;
 use crate::support::standin::Standin;
+use crate::support::v2_schema::v2_violations;
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -20,40 +19,6 @@ fn v2_initialize() -> Value {
         "info": {"name": "v2-test-editor", "version": "1.0.0"},
         "capabilities": {},
     })
-}
-
-/// Every violation of the v2 schema in what the adapter wrote: the answers to our requests
-/// (each against its method's response type) and every notification and request it sent.
-fn v2_violations(c: &AcpClient, session: &str, answers: &[(&str, &Value)]) -> Vec<String> {
-    let schema = |s: schemars::Schema| serde_json::to_value(s).unwrap();
-    let notification = schema(schemars::schema_for!(v2::UpdateSessionNotification));
-    let permission = schema(schemars::schema_for!(v2::RequestPermissionRequest));
-    let mut found = Vec::new();
-    for update in c.updates(session) {
-        let params = json!({"sessionId": session, "update": update});
-        for v in json_schema::violations(&notification, &params) {
-            found.push(format!("{}: {v}", update["sessionUpdate"]));
-        }
-    }
-    for request in c.requests() {
-        if request.method == "session/request_permission" {
-            for v in json_schema::violations(&permission, &request.params) {
-                found.push(format!("permission request: {v}"));
-            }
-        }
-    }
-    for (method, answer) in answers {
-        let response = match *method {
-            "initialize" => schema(schemars::schema_for!(v2::InitializeResponse)),
-            "session/new" => schema(schemars::schema_for!(v2::NewSessionResponse)),
-            "session/prompt" => schema(schemars::schema_for!(v2::PromptResponse)),
-            other => panic!("no schema picked for {other}"),
-        };
-        for v in json_schema::violations(&response, answer) {
-            found.push(format!("{method} answer: {v}"));
-        }
-    }
-    found
 }
 
 async fn v2_session(c: &AcpClient, s: &Standin) -> (Value, Value) {
@@ -153,6 +118,11 @@ async fn a_v2_client_gets_v2_and_its_prompt_answered_at_once_then_the_turn_as_st
     assert_eq!(chunk["content"]["text"], "Hello from the mock model!");
     assert!(chunk["messageId"].is_string(), "{chunk}");
 
+    let providers = c.request("providers/list", json!({})).await.unwrap();
+    assert_eq!(
+        providers["providers"][0]["providerId"], "main",
+        "{providers}"
+    );
     let violations = v2_violations(
         &c,
         &id,
@@ -160,6 +130,7 @@ async fn a_v2_client_gets_v2_and_its_prompt_answered_at_once_then_the_turn_as_st
             ("initialize", &init),
             ("session/new", &session),
             ("session/prompt", &answer),
+            ("providers/list", &providers),
         ],
     );
     assert!(violations.is_empty(), "{violations:#?}");
@@ -264,4 +235,164 @@ fn a_bad_protocol_value_stops_the_program_at_start_with_a_message() {
         stderr.contains("--protocol") && stderr.contains("v3") && stderr.contains("auto"),
         "{stderr}"
     );
+}
+
+/// A v2 session on `fixture` whose editor answers every permission request with `option`.
+async fn v2_session_answering(fixture: &str, option: &'static str) -> (Standin, AcpClient, String) {
+    let s = Standin::new(fixture);
+    let c = s.adapter(&[]);
+    let (_, session) = v2_session(&c, &s).await;
+    c.on_request("session/request_permission", move |_| {
+        Ok(json!({"outcome": {"outcome": "selected", "optionId": option}}))
+    });
+    (s, c, session["sessionId"].as_str().unwrap().to_owned())
+}
+
+#[tokio::test]
+async fn a_v2_permission_request_has_its_title_and_subject_and_the_turn_requires_action_meanwhile()
+{
+    let (s, c, id) = v2_session_answering("write_allow", "allow_once").await;
+    c.request("session/prompt", prompt(&id, "Please create hello.txt"))
+        .await
+        .unwrap();
+    let idle = wait_idle(&c, &id, 1).await;
+    assert_eq!(idle[0]["stopReason"], "end_turn", "{idle:?}");
+    assert_eq!(
+        std::fs::read_to_string(s.work.join("hello.txt")).unwrap(),
+        "Hello, world!\n"
+    );
+    let asks = c.requests();
+    let ask = asks
+        .iter()
+        .find(|r| r.method == "session/request_permission")
+        .expect("a permission request");
+    assert_eq!(
+        ask.params["title"], "Allow Write hello.txt?",
+        "{}",
+        ask.params
+    );
+    let subject = &ask.params["subject"];
+    assert_eq!(subject["type"], "tool_call");
+    assert!(ask.params.get("toolCall").is_none(), "v1's field is gone");
+    let change = &subject["toolCall"]["content"][0];
+    assert_eq!(change["type"], "diff");
+    assert_eq!(
+        change["changes"][0],
+        json!({"operation": "add", "path": s.work.join("hello.txt"), "fileType": "text"})
+    );
+    let patch = change["patch"]["text"].as_str().unwrap();
+    assert!(
+        patch.contains("new file mode 100644") && patch.contains("+Hello, world!"),
+        "{patch}"
+    );
+    let kinds: Vec<String> = update_kinds(&c, &id)
+        .into_iter()
+        .filter(|k| k.starts_with("state_update"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "state_update:running",
+            "state_update:requires_action",
+            "state_update:running",
+            "state_update:idle"
+        ]
+    );
+    assert!(
+        update_kinds(&c, &id).iter().all(|k| k != "tool_call"),
+        "v2 has tool_call_update only"
+    );
+    let violations = v2_violations(&c, &id, &[]);
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[tokio::test]
+async fn a_v2_permission_request_dismissed_is_a_reject_and_nothing_is_written() {
+    let s = Standin::new("write_deny");
+    let c = s.adapter(&[]);
+    let (_, session) = v2_session(&c, &s).await;
+    let id = session["sessionId"].as_str().unwrap().to_owned();
+    // v2 adds outcomes v1 lacks; anything but a selected option is no approval.
+    c.on_request("session/request_permission", |_| {
+        Ok(json!({"outcome": {"outcome": "dismissed"}}))
+    });
+    c.request("session/prompt", prompt(&id, "Please create hello.txt"))
+        .await
+        .unwrap();
+    wait_idle(&c, &id, 1).await;
+    assert!(!s.work.join("hello.txt").exists());
+    let reply = s
+        .received()
+        .into_iter()
+        .find(|l| l["type"] == "control_response")
+        .map(|l| l["response"]["response"].clone())
+        .expect("claude got an answer");
+    assert_eq!(reply["behavior"], "deny", "{reply}");
+}
+
+#[tokio::test]
+async fn v2_resume_with_replay_tells_the_stored_thread_first_and_without_it_just_continues() {
+    let s = Standin::new("text");
+    let config = s.dir().join("claude-config");
+    crate::support::history::install_fixture(
+        &config,
+        &s.work,
+        crate::support::history::FIXTURE_SESSION_ID,
+    );
+    let c = s.adapter_with_env(&[], &[("CLAUDE_CONFIG_DIR", config.to_str().unwrap())]);
+    c.request("initialize", v2_initialize()).await.unwrap();
+    let id = crate::support::history::FIXTURE_SESSION_ID;
+    let resumed = c
+        .request(
+            "session/resume",
+            json!({"sessionId": id, "cwd": s.work, "replayFrom": {"type": "start"}}),
+        )
+        .await
+        .unwrap();
+    assert!(resumed["configOptions"].is_array(), "{resumed}");
+    let replayed = c.updates(id);
+    let users: Vec<&Value> = replayed
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "user_message_chunk")
+        .collect();
+    assert_eq!(
+        users[0]["content"]["text"],
+        "Create notes.txt with two lines, then show it."
+    );
+    assert!(users.iter().all(|u| u["messageId"].is_string()));
+    assert!(
+        replayed
+            .iter()
+            .any(|u| u["sessionUpdate"] == "tool_call_update"),
+        "{replayed:?}"
+    );
+    let violations = v2_violations(&c, id, &[("session/resume", &resumed)]);
+    assert!(violations.is_empty(), "{violations:#?}");
+    let answer = c
+        .request("session/prompt", prompt(id, "and now?"))
+        .await
+        .unwrap();
+    assert!(answer["messageId"].is_string());
+    assert_eq!(wait_idle(&c, id, 1).await[0]["stopReason"], "end_turn");
+
+    // Without a replay, in a new process: nothing of the thread is told.
+    let c = s.adapter_with_env(&[], &[("CLAUDE_CONFIG_DIR", config.to_str().unwrap())]);
+    c.request("initialize", v2_initialize()).await.unwrap();
+    c.request("session/resume", json!({"sessionId": id, "cwd": s.work}))
+        .await
+        .unwrap();
+    assert!(
+        c.updates(id)
+            .iter()
+            .all(|u| u["sessionUpdate"] != "user_message_chunk"),
+        "no replay without replayFrom"
+    );
+    let bad = c
+        .request(
+            "session/resume",
+            json!({"sessionId": id, "cwd": s.work, "replayFrom": {"type": "message", "messageId": "m"}}),
+        )
+        .await
+        .expect_err("an unsupported cursor is refused");
+    assert_eq!(bad.code, -32602, "{bad:?}");
 }
