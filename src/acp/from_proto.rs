@@ -2,7 +2,9 @@
 
 use agent_client_protocol::v1::schema as acp;
 
-use crate::domain::{AgentError, Gateway, McpServer, NewSession, PromptBlock, SystemPrompt};
+use crate::domain::{
+    AgentError, ApiKind, Gateway, McpServer, NewSession, PromptBlock, SystemPrompt, VertexTarget,
+};
 
 pub fn prompt_blocks(blocks: Vec<acp::ContentBlock>) -> Vec<PromptBlock> {
     blocks.into_iter().filter_map(prompt_block).collect()
@@ -134,41 +136,115 @@ pub fn gateway(meta: Option<&acp::Meta>) -> Result<Option<Gateway>, AgentError> 
         .map(str::trim)
         .filter(|url| is_http_url(url))
         .ok_or_else(|| bad("`_meta.gateway.baseUrl` must be an absolute http(s) URL".into()))?;
-    let mut headers = Vec::new();
-    match object.get("headers") {
-        None | Some(serde_json::Value::Null) => {}
+    let headers = match object.get("headers") {
+        None | Some(serde_json::Value::Null) => Vec::new(),
         Some(serde_json::Value::Object(map)) => {
+            let mut pairs = Vec::new();
             for (name, value) in map {
-                let is_token = !name.is_empty()
-                    && name
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
-                if !is_token {
-                    return Err(bad(format!(
-                        "`_meta.gateway.headers`: {name:?} is not a header name"
-                    )));
-                }
                 let value = value.as_str().ok_or_else(|| {
                     bad(format!("`_meta.gateway.headers.{name}` must be a string"))
                 })?;
-                if value.contains(['\r', '\n']) {
-                    return Err(bad(format!(
-                        "`_meta.gateway.headers.{name}` must be a single line"
-                    )));
-                }
-                headers.push((name.clone(), value.to_owned()));
+                pairs.push((name.clone(), value.to_owned()));
             }
+            checked_headers("_meta.gateway.headers", pairs)?
         }
         Some(_) => {
             return Err(bad(
                 "`_meta.gateway.headers` must be an object of header names to strings".into(),
             ));
         }
-    }
+    };
     Ok(Some(Gateway {
         base_url: base_url.to_owned(),
         headers,
+        ..Gateway::default()
     }))
+}
+
+/// `providers/set`: the editor's gateway for the provider, checked whole before anything changes
+/// (as `_meta.gateway`). Vertex needs its project and region, which the request's fields cannot
+/// carry: `_meta.claudeCode.vertex.{projectId, region}`, as the TypeScript adapter reads them.
+pub fn provider_gateway(req: acp::SetProviderRequest) -> Result<(String, Gateway), AgentError> {
+    let bad = |what: String| AgentError::InvalidParams(what);
+    let api = match &req.api_type {
+        acp::LlmProtocol::Anthropic => ApiKind::Anthropic,
+        acp::LlmProtocol::Bedrock => ApiKind::Bedrock,
+        acp::LlmProtocol::Vertex => ApiKind::Vertex,
+        other => {
+            let name = serde_json::to_value(other)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            return Err(bad(format!(
+                "apiType `{name}` is not one claude speaks: anthropic, bedrock or vertex"
+            )));
+        }
+    };
+    let base_url = req.base_url.trim();
+    if !is_http_url(base_url) {
+        return Err(bad("baseUrl must be an absolute http(s) URL".into()));
+    }
+    let vertex = if api == ApiKind::Vertex {
+        let target = req
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("claudeCode"))
+            .and_then(|c| c.get("vertex"));
+        let field = |name: &str| {
+            target
+                .and_then(|t| t.get(name))
+                .and_then(serde_json::Value::as_str)
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+        };
+        match (field("projectId"), field("region")) {
+            (Some(project_id), Some(region)) => Some(VertexTarget { project_id, region }),
+            _ => {
+                return Err(bad(
+                    "the vertex apiType needs `_meta.claudeCode.vertex.projectId` and `.region`"
+                        .into(),
+                ));
+            }
+        }
+    } else {
+        None
+    };
+    let mut pairs: Vec<(String, String)> = req.headers.into_iter().collect();
+    // The request's map has no order; claude's header list is kept stable.
+    pairs.sort();
+    let gateway = Gateway {
+        api,
+        base_url: base_url.to_owned(),
+        vertex,
+        headers: checked_headers("headers", pairs)?,
+    };
+    Ok((req.provider_id.0.to_string(), gateway))
+}
+
+/// Header names that are HTTP tokens and values on one line; an error names the header, never
+/// its value (which may be a secret).
+fn checked_headers(
+    field: &str,
+    pairs: Vec<(String, String)>,
+) -> Result<Vec<(String, String)>, AgentError> {
+    for (name, value) in &pairs {
+        let is_token = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
+        if !is_token {
+            return Err(AgentError::InvalidParams(format!(
+                "`{field}`: {name:?} is not a header name"
+            )));
+        }
+        if value.contains(['\r', '\n']) {
+            return Err(AgentError::InvalidParams(format!(
+                "`{field}.{name}` must be a single line"
+            )));
+        }
+    }
+    Ok(pairs)
 }
 
 /// `http://host...` or `https://host...`, with a host and no whitespace.

@@ -95,6 +95,11 @@ pub(super) fn initialize_response(
     } else {
         caps
     };
+    let caps = if f.providers {
+        caps.providers(acp::ProvidersCapabilities::new())
+    } else {
+        caps
+    };
     let caps = if f.prompt_queueing {
         let mut meta = acp::Meta::new();
         meta.insert(
@@ -126,13 +131,13 @@ pub(super) fn initialize_response(
         .auth_methods
         .into_iter()
         .filter(|m| runs_terminal_logins || !m.needs_terminal_client)
-        .filter(|m| declares_gateway || !m.gateway)
+        .filter(|m| declares_gateway || m.gateway.is_none())
         .map(|m| {
-            if m.gateway {
+            if let Some(api) = m.gateway {
                 let mut meta = acp::Meta::new();
                 meta.insert(
                     "gateway".into(),
-                    serde_json::json!({"protocol": "anthropic"}),
+                    serde_json::json!({"protocol": api.name()}),
                 );
                 return acp::AuthMethod::Agent(
                     acp::AuthMethodAgent::new(m.id, m.name)
@@ -205,6 +210,9 @@ pub(super) const HANDLED_METHODS: &[&str] = &[
     "session/set_mode",
     "session/set_config_option",
     "session/cancel",
+    "providers/list",
+    "providers/set",
+    "providers/disable",
     "_session/steering",
     "_session/async_task/stop",
 ];
@@ -280,6 +288,28 @@ pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> R
                                            _req: acp::LogoutRequest|
      -> acp::LogoutResponse {
         c.logout().await.map(|()| acp::LogoutResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           _req: acp::ListProvidersRequest|
+     -> acp::ListProvidersResponse {
+        Ok(acp::ListProvidersResponse::new(vec![to_proto::provider(
+            c.provider_route(),
+        )]))
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::SetProviderRequest|
+     -> acp::SetProviderResponse {
+        let (id, gateway) = from_proto::provider_gateway(req)?;
+        c.set_provider(&id, gateway)
+            .await
+            .map(|()| acp::SetProviderResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::DisableProviderRequest|
+     -> acp::DisableProviderResponse {
+        c.disable_provider(&req.provider_id.0)
+            .await
+            .map(|()| acp::DisableProviderResponse::new())
     });
     let builder = spawned!(builder, core, |c,
                                            req: acp::NewSessionRequest|

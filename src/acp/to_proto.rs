@@ -355,3 +355,23 @@ pub fn stop_reason(r: StopReason) -> acp::StopReason {
         StopReason::Cancelled => acp::StopReason::Cancelled,
     }
 }
+
+/// The one provider of `providers/list`: claude's route, which may be turned off (`required`
+/// false: `providers/disable` gives claude the environment's route again).
+pub fn provider(route: crate::domain::ProviderRoute) -> acp::ProviderInfo {
+    let protocol = |api: crate::domain::ApiKind| match api {
+        crate::domain::ApiKind::Anthropic => acp::LlmProtocol::Anthropic,
+        crate::domain::ApiKind::Bedrock => acp::LlmProtocol::Bedrock,
+        crate::domain::ApiKind::Vertex => acp::LlmProtocol::Vertex,
+    };
+    use crate::domain::ApiKind::{Anthropic, Bedrock, Vertex};
+    acp::ProviderInfo::new(
+        crate::domain::MAIN_PROVIDER,
+        [Anthropic, Bedrock, Vertex]
+            .into_iter()
+            .map(protocol)
+            .collect(),
+        false,
+        acp::ProviderCurrentConfig::new(protocol(route.api), route.base_url),
+    )
+}

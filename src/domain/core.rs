@@ -32,6 +32,8 @@ pub struct AgentFeatures {
     pub prompt_queueing: bool,
     /// `_session/steering` is served (`InitializeResponse._meta.steering.supported`).
     pub steering: bool,
+    /// `providers/list|set|disable`: the editor routes claude's requests (one provider, `main`).
+    pub providers: bool,
     /// Auth methods that may be offered, each run as `claude-acp <args>` in a terminal.
     pub auth_methods: Vec<AuthMethodInfo>,
     /// The login in use as `initialize` reports it (`_meta.claudeCode.auth`), if known.
@@ -48,15 +50,48 @@ pub struct AuthMethodInfo {
     /// Offered only to editors that declared they run terminal logins (`auth.terminal`, or
     /// `_meta["terminal-auth"]`); the others get the methods without it, as before.
     pub needs_terminal_client: bool,
-    /// The editor's own gateway (`_meta.gateway` on `authenticate`), offered only to editors
-    /// that declare gateways (`auth._meta.gateway`).
-    pub gateway: bool,
+    /// The editor's own gateway (`_meta.gateway` on `authenticate`) and the API it speaks,
+    /// offered only to editors that declare gateways (`auth._meta.gateway`).
+    pub gateway: Option<ApiKind>,
 }
 
-/// The editor's gateway for claude's API: its URL and the headers to send it.
-#[derive(Clone, PartialEq)]
-pub struct Gateway {
+/// The API claude's requests speak on their route: Anthropic's own, or a cloud's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApiKind {
+    #[default]
+    Anthropic,
+    Bedrock,
+    Vertex,
+}
+
+impl ApiKind {
+    /// The name ACP gives it (`LlmProtocol`, and `_meta.gateway.protocol`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ApiKind::Anthropic => "anthropic",
+            ApiKind::Bedrock => "bedrock",
+            ApiKind::Vertex => "vertex",
+        }
+    }
+}
+
+/// The one provider of `providers/*`: claude has one route for all its requests.
+pub const MAIN_PROVIDER: &str = "main";
+
+/// Where claude's requests go now (`providers/list`): no secret, only the API and the URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderRoute {
+    pub api: ApiKind,
     pub base_url: String,
+}
+
+/// The editor's gateway for claude's API: the API it speaks, its URL and the headers to send it.
+#[derive(Clone, PartialEq, Default)]
+pub struct Gateway {
+    pub api: ApiKind,
+    pub base_url: String,
+    /// Vertex only: the Google Cloud project and region claude names in its requests.
+    pub vertex: Option<VertexTarget>,
     /// May hold secrets: never printed (see `Debug`).
     pub headers: Vec<(String, String)>,
 }
@@ -65,10 +100,19 @@ impl std::fmt::Debug for Gateway {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
         f.debug_struct("Gateway")
+            .field("api", &self.api)
             .field("base_url", &self.base_url)
+            .field("vertex", &self.vertex)
             .field("header_names", &names)
             .finish()
     }
+}
+
+/// A Vertex route's Google Cloud project and region.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VertexTarget {
+    pub project_id: String,
+    pub region: String,
 }
 
 /// The login claude uses, for the editor: what kind and the account (e-mail masked).
@@ -128,6 +172,27 @@ pub trait AgentCore: Send + Sync + 'static {
     /// `logout`: signs the user out of claude.
     async fn logout(&self) -> Result<(), AgentError> {
         Err(AgentError::MethodNotFound("logout is not supported".into()))
+    }
+    /// `providers/list`: the route claude's requests take now, the editor's or the environment's.
+    fn provider_route(&self) -> ProviderRoute {
+        ProviderRoute {
+            api: ApiKind::Anthropic,
+            base_url: String::new(),
+        }
+    }
+    /// `providers/set`: every claude from now on goes through `gateway`, the live sessions at
+    /// their next turn.
+    async fn set_provider(&self, provider_id: &str, gateway: Gateway) -> Result<(), AgentError> {
+        let _ = gateway;
+        Err(AgentError::MethodNotFound(format!(
+            "providers/set is not supported (provider {provider_id})"
+        )))
+    }
+    /// `providers/disable`: claude's requests take the environment's own route again.
+    async fn disable_provider(&self, provider_id: &str) -> Result<(), AgentError> {
+        Err(AgentError::MethodNotFound(format!(
+            "providers/disable is not supported (provider {provider_id})"
+        )))
     }
     /// `written`: told when the answer is queued to the editor, if the caller can tell.
     async fn prompt(

@@ -11,7 +11,10 @@ mod request;
 pub(crate) mod tool_names;
 mod update;
 
-pub use core::{AgentCore, AgentFeatures, AuthMethodInfo, AuthStatusInfo, Gateway};
+pub use core::{
+    AgentCore, AgentFeatures, ApiKind, AuthMethodInfo, AuthStatusInfo, Gateway, MAIN_PROVIDER,
+    ProviderRoute, VertexTarget,
+};
 pub use editor::{
     EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
     McpElicitation, McpElicitationAnswer, McpElicitationMode, TerminalCommand, TerminalExit,

@@ -27,27 +27,7 @@ pub(crate) struct AdapterConfig {
     /// How long the first session with nothing cached may wait for claude's models.
     pub(crate) options_wait: std::time::Duration,
     /// The editor's gateway, once `authenticate` set one: every claude started after it uses it.
-    pub(crate) route: Arc<Route>,
-}
-
-/// Where claude's API requests go: the environment's own route, or the editor's gateway.
-#[derive(Debug, Default)]
-pub(crate) struct Route {
-    gateway: std::sync::Mutex<Option<crate::domain::Gateway>>,
-}
-
-impl Route {
-    pub(crate) fn set(&self, gateway: crate::domain::Gateway) {
-        *self.gateway.lock().unwrap_or_else(|p| p.into_inner()) = Some(gateway);
-    }
-
-    /// What a claude started now gets on top of its environment (nothing without a gateway).
-    pub(crate) fn env(&self) -> Vec<(String, String)> {
-        match &*self.gateway.lock().unwrap_or_else(|p| p.into_inner()) {
-            Some(g) => crate::claude::gateway::gateway_env(&g.base_url, &g.headers),
-            None => Vec::new(),
-        }
-    }
+    pub(crate) route: Arc<crate::auth::Route>,
 }
 
 impl AdapterConfig {

@@ -1,16 +1,14 @@
 //! Sessions: one claude per ACP session, and the turns that run in it.
 
 mod actor;
-mod auth;
 pub mod config;
 mod delete;
 mod directories;
-mod features;
 mod id_locks;
 mod incoming;
 mod listing;
 mod load;
-mod logout;
+mod login;
 pub(crate) mod meta;
 pub(crate) mod modes;
 pub(crate) mod options_cache;
@@ -28,12 +26,11 @@ use tokio::sync::{mpsc, oneshot};
 
 use self::actor::{Closed, Command, SessionActor, SessionSpec};
 use self::config::AdapterConfig;
-pub(crate) use self::features::features;
 use self::listing::OpenSession;
 use self::spawn::{Start, SystemPromptParts};
 use crate::domain::{
-    AgentCore, AgentError, AgentFeatures, AuthStatusInfo, ConfigOption, EditorClient, Gateway,
-    NewSession, PromptBlock, SessionOpened, SessionPage, TurnOutcome,
+    AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, Gateway, NewSession,
+    PromptBlock, ProviderRoute, SessionOpened, SessionPage, TurnOutcome,
 };
 use crate::editor_tools::setting::{FILE_EDITS, ServedBy, TERMINAL};
 use crate::history::{self, HistoryError};
@@ -68,8 +65,8 @@ pub(crate) struct Sessions {
     lifecycle: id_locks::IdLocks,
     /// `session/list` listings whose later pages may still be asked for.
     listings: Arc<history::Listings>,
-    /// The login last seen change here (`None`: read it from the environment and files).
-    auth: Mutex<Option<AuthStatusInfo>>,
+    /// The login last seen change here.
+    login: crate::auth::KnownLogin,
 }
 
 impl Sessions {
@@ -80,7 +77,7 @@ impl Sessions {
             sessions: Mutex::new(HashMap::new()),
             lifecycle: id_locks::IdLocks::default(),
             listings: Arc::default(),
-            auth: Mutex::new(None),
+            login: Default::default(),
         })
     }
 
@@ -292,24 +289,6 @@ impl Sessions {
 }
 
 impl Sessions {
-    /// The login in use: the last one seen change, else what the environment and claude's files
-    /// say.
-    fn auth_status(&self) -> AuthStatusInfo {
-        let known = self.auth.lock().expect("auth status lock").clone();
-        known.unwrap_or_else(crate::claude::install::login_in_use)
-    }
-
-    /// The login changed (a terminal login took, a logout): remembered and told to the editor.
-    pub(super) fn auth_changed(&self, status: AuthStatusInfo) {
-        let mut known = self.auth.lock().expect("auth status lock");
-        if known.as_ref() == Some(&status) {
-            return;
-        }
-        *known = Some(status.clone());
-        drop(known);
-        self.editor.auth_status(&status);
-    }
-
     /// claude does not store a session's extra roots: those of sessions open here are known.
     fn add_open_session_roots(&self, page: &mut SessionPage) {
         let sessions = self.sessions.lock().expect("session registry lock");
@@ -330,11 +309,33 @@ fn history_error(e: HistoryError) -> AgentError {
     }
 }
 
+/// What this adapter offers the editor (`initialize`).
+pub(crate) fn features() -> AgentFeatures {
+    AgentFeatures {
+        load_session: true,
+        mcp_http: true,
+        mcp_sse: true,
+        list_sessions: true,
+        resume_session: true,
+        fork_session: true,
+        close_session: true,
+        delete_session: true,
+        additional_directories: true,
+        logout: true,
+        system_prompt: true,
+        prompt_queueing: true,
+        steering: true,
+        providers: true,
+        auth_methods: crate::auth::offered(crate::claude::install::has_key()),
+        auth_status: None,
+    }
+}
+
 #[async_trait]
 impl AgentCore for Sessions {
     fn features(&self) -> AgentFeatures {
         AgentFeatures {
-            auth_status: Some(self.auth_status()),
+            auth_status: Some(self.login.current()),
             ..features()
         }
     }
@@ -345,6 +346,19 @@ impl AgentCore for Sessions {
         gateway: Option<Gateway>,
     ) -> Result<(), AgentError> {
         self.log_in(method_id, gateway).await
+    }
+
+    fn provider_route(&self) -> ProviderRoute {
+        self.config.route.shown()
+    }
+
+    async fn set_provider(&self, provider_id: &str, gateway: Gateway) -> Result<(), AgentError> {
+        Sessions::set_provider(self, provider_id, gateway)
+    }
+
+    async fn disable_provider(&self, provider_id: &str) -> Result<(), AgentError> {
+        Sessions::disable_provider(self, provider_id);
+        Ok(())
     }
 
     async fn new_session(&self, req: NewSession) -> Result<SessionOpened, AgentError> {

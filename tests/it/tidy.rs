@@ -360,14 +360,16 @@ fn room_arrows() -> BTreeMap<String, BTreeSet<String>> {
 }
 
 /// The rooms each room may not name: the arrows point down, from the session to its two wings
-/// (the permission decisions, the editor-served tools) to history, translation and claude, with
-/// the domain's vocabulary at the bottom; only `src/serve.rs` and `src/acp/`'s caller know the
-/// editor's protocol.
+/// (the permission decisions, the editor-served tools) and the logins, to history, translation
+/// and claude, with the domain's vocabulary at the bottom; only `src/serve.rs` and `src/acp/`'s
+/// caller know the editor's protocol. The logins (`auth`) are adapter-wide: the sessions apply
+/// them, and they see no session and no wing.
 const BELOW: &[(&str, &[&str])] = &[
     (
         "domain",
         &[
             "acp",
+            "auth",
             "claude",
             "translate",
             "history",
@@ -380,6 +382,7 @@ const BELOW: &[(&str, &[&str])] = &[
         "claude",
         &[
             "acp",
+            "auth",
             "translate",
             "history",
             "editor_tools",
@@ -389,14 +392,32 @@ const BELOW: &[(&str, &[&str])] = &[
     ),
     (
         "translate",
-        &["acp", "history", "editor_tools", "permissions", "session"],
+        &[
+            "acp",
+            "auth",
+            "history",
+            "editor_tools",
+            "permissions",
+            "session",
+        ],
     ),
     (
         "history",
-        &["acp", "editor_tools", "permissions", "session"],
+        &["acp", "auth", "editor_tools", "permissions", "session"],
     ),
-    ("editor_tools", &["acp", "permissions", "session"]),
-    ("permissions", &["acp", "session"]),
+    ("editor_tools", &["acp", "auth", "permissions", "session"]),
+    ("permissions", &["acp", "auth", "session"]),
+    (
+        "auth",
+        &[
+            "acp",
+            "translate",
+            "history",
+            "editor_tools",
+            "permissions",
+            "session",
+        ],
+    ),
     ("session", &["acp"]),
 ];
 

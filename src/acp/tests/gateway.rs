@@ -87,3 +87,74 @@ fn bad_gateways_are_refused_naming_the_field() {
         }
     }
 }
+
+/// `providers/set` as the editor sends it.
+fn set_request(params: Value) -> agent_client_protocol::v1::schema::SetProviderRequest {
+    serde_json::from_value(params).expect("a providers/set request")
+}
+
+#[test]
+fn a_provider_is_read_with_its_api_url_and_headers_and_vertex_its_project() {
+    use crate::acp::from_proto::provider_gateway;
+    use crate::domain::ApiKind;
+    let (id, got) = provider_gateway(set_request(json!({
+        "providerId": "main", "apiType": "bedrock", "baseUrl": "https://gw.example.com/bedrock",
+        "headers": {"X-Team": "blue", "Authorization": "Bearer s3cret"}})))
+    .unwrap();
+    assert_eq!(id, "main");
+    assert_eq!(got.api, ApiKind::Bedrock);
+    assert_eq!(got.base_url, "https://gw.example.com/bedrock");
+    assert_eq!(
+        got.headers,
+        vec![
+            ("Authorization".into(), "Bearer s3cret".into()),
+            ("X-Team".into(), "blue".into())
+        ]
+    );
+    let (_, vertex) = provider_gateway(set_request(json!({
+        "providerId": "main", "apiType": "vertex", "baseUrl": "https://aiplatform.googleapis.com",
+        "headers": {}, "_meta": {"claudeCode": {"vertex": {"projectId": "p-1", "region": "us-east5"}}}})))
+    .unwrap();
+    let target = vertex.vertex.expect("the vertex project");
+    assert_eq!(
+        (target.project_id.as_str(), target.region.as_str()),
+        ("p-1", "us-east5")
+    );
+}
+
+#[test]
+fn bad_providers_are_refused_naming_what_is_wrong_and_never_a_header_value() {
+    use crate::acp::from_proto::provider_gateway;
+    let cases = [
+        (
+            json!({"providerId": "main", "apiType": "openai", "baseUrl": "https://gw", "headers": {}}),
+            "apiType `openai` is not one claude speaks",
+        ),
+        (
+            json!({"providerId": "main", "apiType": "anthropic", "baseUrl": "ftp://gw", "headers": {}}),
+            "baseUrl must be an absolute http(s) URL",
+        ),
+        (
+            json!({"providerId": "main", "apiType": "vertex", "baseUrl": "https://gw", "headers": {}}),
+            "`_meta.claudeCode.vertex.projectId`",
+        ),
+        (
+            json!({"providerId": "main", "apiType": "anthropic", "baseUrl": "https://gw",
+                   "headers": {"Bad Name": "x"}}),
+            "\"Bad Name\" is not a header name",
+        ),
+        (
+            json!({"providerId": "main", "apiType": "anthropic", "baseUrl": "https://gw",
+                   "headers": {"X-Key": "s3cret\r\nX-Other: 1"}}),
+            "`headers.X-Key` must be a single line",
+        ),
+    ];
+    for (params, expected) in cases {
+        let err = provider_gateway(set_request(params.clone())).unwrap_err();
+        let AgentError::InvalidParams(message) = &err else {
+            panic!("{params}: {err:?}");
+        };
+        assert!(message.contains(expected), "{params}: {message}");
+        assert!(!message.contains("s3cret"), "{message}");
+    }
+}

@@ -1,5 +1,5 @@
 //! Proves the scripted ACP client and the /proc helpers work, against a tiny Python ACP agent
-//! (`tests/it/support/fake_acp_agent.py`) and plain `sh`/`sleep` processes, so that a failing
+//! (`tests/it/support/fake_acp_agent.mjs`) and plain `sh`/`sleep` processes, so that a failing
 //! adapter test points at the adapter and not at the tooling.
 
 use std::sync::Arc;
@@ -11,12 +11,11 @@ use serde_json::{Value, json};
 
 const FAKE_AGENT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/it/support/fake_acp_agent.py"
+    "/tests/it/support/fake_acp_agent.mjs"
 );
 
 async fn fake_session() -> (AcpClient, String) {
-    let client =
-        AcpClient::spawn_program("python3", &[FAKE_AGENT], &[], env!("CARGO_MANIFEST_DIR"));
+    let client = AcpClient::spawn_program("node", &[FAKE_AGENT], &[], env!("CARGO_MANIFEST_DIR"));
     let init = client.initialize().await;
     assert_eq!(init["protocolVersion"], 1);
     let session = client.new_session("/tmp").await;

@@ -112,3 +112,112 @@ async fn a_gateway_set_by_authenticate_carries_its_header_and_the_session_goes_o
     );
     assert!(!logged.contains(SECRET), "the secret is not in the log");
 }
+
+/// `providers/list`'s one provider, `main`.
+async fn main_provider(c: &AcpClient) -> serde_json::Value {
+    let listed = c
+        .request("providers/list", json!({}))
+        .await
+        .unwrap_or_else(|e| panic!("providers/list: {e:?}"));
+    let providers = listed["providers"].as_array().cloned().unwrap_or_default();
+    assert_eq!(providers.len(), 1, "{listed}");
+    assert_eq!(providers[0]["providerId"], "main", "{listed}");
+    providers[0].clone()
+}
+
+#[tokio::test]
+async fn providers_set_moves_the_session_onto_the_gateway_and_disable_moves_it_back() {
+    let mock = MockApi::start(vec![Rule::always(Reply::text("Hi."))]);
+    let env = ClaudeEnv::new(&mock);
+    let c = AcpClient::from_command(env.command(env!("CARGO_BIN_EXE_claude-acp")));
+    c.set_timeout(Duration::from_secs(60));
+    let init = c.initialize().await;
+    assert_eq!(
+        init["agentCapabilities"]["providers"],
+        json!({}),
+        "providers/* is advertised: {init}"
+    );
+    let native = main_provider(&c).await;
+    assert_eq!(native["current"]["apiType"], "anthropic", "{native}");
+    assert_eq!(
+        native["current"]["baseUrl"],
+        mock.base_url(),
+        "the environment's route is shown: {native}"
+    );
+    assert_eq!(native["required"], false, "{native}");
+
+    let id = c.new_session(env.work_dir()).await;
+    c.prompt_to_end_turn(&id, "Remember the word pineapple.")
+        .await;
+    let set = |provider: &str, api: &str| {
+        json!({"providerId": provider, "apiType": api, "baseUrl": mock.base_url(),
+               "headers": {"X-Gateway-Secret": SECRET}})
+    };
+    let unknown = c
+        .request("providers/set", set("openai", "anthropic"))
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code, -32602, "{unknown:?}");
+    assert!(
+        unknown.message.contains("unknown provider `openai`"),
+        "{unknown:?}"
+    );
+
+    c.request("providers/set", set("main", "anthropic"))
+        .await
+        .unwrap_or_else(|e| panic!("providers/set: {e:?}\n{}", c.diagnostics()));
+    c.prompt_to_end_turn(&id, "Which word?").await;
+    let routed = mock.requests().last().cloned().unwrap();
+    assert_eq!(
+        routed.header("x-gateway-secret"),
+        Some(SECRET),
+        "the provider's header reached the API"
+    );
+    assert!(
+        routed
+            .body
+            .to_string()
+            .contains("Remember the word pineapple."),
+        "the session's claude was resumed on the provider's route: {}",
+        routed.body
+    );
+    assert!(
+        command_lines_holding(SECRET).is_empty(),
+        "the secret is in no argv"
+    );
+
+    c.request("providers/disable", json!({"providerId": "main"}))
+        .await
+        .unwrap_or_else(|e| panic!("providers/disable: {e:?}"));
+    c.prompt_to_end_turn(&id, "And now?").await;
+    let back = mock.requests().last().cloned().unwrap();
+    assert!(
+        back.header("x-gateway-secret").is_none(),
+        "after providers/disable claude takes the environment's route again"
+    );
+    assert!(
+        back.body.to_string().contains("Which word?"),
+        "{}",
+        back.body
+    );
+
+    // Bedrock: claude speaks Bedrock's API at the provider's URL (the mock answers it 404).
+    c.request("providers/set", set("main", "bedrock"))
+        .await
+        .unwrap_or_else(|e| panic!("providers/set bedrock: {e:?}"));
+    assert_eq!(main_provider(&c).await["current"]["apiType"], "bedrock");
+    let before = mock.requests().len();
+    let _ = c.prompt(&id, "Through Bedrock?").await;
+    let others = mock.other_requests();
+    assert!(
+        others
+            .iter()
+            .any(|r| r.starts_with("POST /model/") && r.contains("invoke")),
+        "claude called Bedrock's invoke at the provider's URL: {others:?}"
+    );
+    assert_eq!(
+        mock.requests().len(),
+        before,
+        "nothing went to Anthropic's API"
+    );
+}

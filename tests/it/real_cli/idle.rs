@@ -13,7 +13,7 @@ use crate::support::real_session::claude_pid;
 
 const FIRST_PROMPT: &str = "Remember the secret word pineapple.";
 const FIRST_ANSWER: &str = "Noted: pineapple.";
-const COMMAND: &str = "python3 -c 'print(6*7)'";
+const COMMAND: &str = "node -e 'console.log(6*7)'";
 
 /// Polls until the session's claude has been stopped for being idle.
 async fn wait_idle_stop(e: &Editor) {

@@ -18,7 +18,7 @@ async fn session_with_echo(
     capabilities: Value,
     elicit: bool,
 ) -> (AcpClient, String) {
-    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/mcp_echo_server.py");
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/mcp_echo_server.mjs");
     let mut server_env =
         vec![json!({"name": "ECHO_MCP_LOG", "value": env.home_dir().join("echo-mcp.log")})];
     if elicit {
@@ -31,7 +31,7 @@ async fn session_with_echo(
         .request(
             "session/new",
             json!({"cwd": env.work_dir(), "mcpServers": [{
-                "name": "echo", "command": "python3", "args": [server], "env": server_env,
+                "name": "echo", "command": "node", "args": [server], "env": server_env,
             }]}),
         )
         .await
@@ -155,12 +155,12 @@ async fn an_mcp_server_s_form_is_answered_through_the_editor_and_reaches_the_ser
     assert!(
         heard
             .lines()
-            .any(|l| l == r#"elicitation-result {"action": "accept", "content": {"name": "Ada"}}"#),
+            .any(|l| l == r#"elicitation-result {"action":"accept","content":{"name":"Ada"}}"#),
         "the server got the editor's answer: {heard}"
     );
     let result = mock.last_tool_result_text().unwrap_or_default();
     assert!(
-        result.contains(r#""name": "Ada""#),
+        result.contains(r#""name":"Ada""#),
         "and the model its result: {result}"
     );
     assert_eq!(c.agent_text(&id), "Thanks, Ada.");

@@ -10,7 +10,7 @@ use crate::support::real_cli::ClaudeEnv;
 use crate::support::real_editor::{Editor, bash};
 
 /// claude refuses a plain `sleep 35` (it wants Monitor for waiting): a program that takes 35 s.
-const COMMAND: &str = "python3 -c 'import time; time.sleep(35)'; echo finally";
+const COMMAND: &str = "node -e 'setTimeout(() => {}, 35000)'; echo finally";
 
 #[tokio::test]
 async fn a_long_command_shows_progress_while_it_runs() {

@@ -125,7 +125,7 @@ async fn an_editor_stdio_mcp_server_is_called_by_claude_and_its_result_reaches_t
         Rule::always(Reply::text("unexpected request")),
     ]);
     let env = ClaudeEnv::new(&mock);
-    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/mcp_echo_server.py");
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/mcp_echo_server.mjs");
     let log = env.home_dir().join("echo-mcp.log");
 
     let c = adapter(&env);
@@ -136,7 +136,7 @@ async fn an_editor_stdio_mcp_server_is_called_by_claude_and_its_result_reaches_t
             "session/new",
             json!({"cwd": env.work_dir(), "mcpServers": [{
                 "name": "echo",
-                "command": "python3",
+                "command": "node",
                 "args": [server],
                 "env": [{"name": "ECHO_MCP_LOG", "value": log}],
             }]}),
@@ -232,7 +232,7 @@ async fn resume_and_fork_carry_the_earlier_exchange(version: &str) {
 async fn the_mcp_config_with_the_editors_env_does_not_outlive_the_adapter() {
     let mock = MockApi::start(vec![Rule::always(Reply::text("Hi."))]);
     let env = ClaudeEnv::new(&mock);
-    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/mcp_echo_server.py");
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/mcp_echo_server.mjs");
     let tmp = env.home_dir().parent().unwrap().join("tmp");
     let config_files = || -> Vec<String> {
         std::fs::read_dir(&tmp)
@@ -248,7 +248,7 @@ async fn the_mcp_config_with_the_editors_env_does_not_outlive_the_adapter() {
         .request(
             "session/new",
             json!({"cwd": env.work_dir(), "mcpServers": [{
-                "name": "echo", "command": "python3", "args": [server],
+                "name": "echo", "command": "node", "args": [server],
                 "env": [{"name": "ECHO_TOKEN", "value": "s3cret"}],
             }]}),
         )

@@ -31,7 +31,11 @@ fn params(method: &str, s: &Standin, open: &str, stored: &str) -> Value {
     match method {
         "initialize" => json!({"protocolVersion": 1, "clientCapabilities": {}}),
         "authenticate" => json!({"methodId": "claude-login"}),
-        "logout" | "session/list" => json!({}),
+        "logout" | "session/list" | "providers/list" => json!({}),
+        "providers/set" => {
+            json!({"providerId": "main", "apiType": "anthropic", "baseUrl": "https://gw.example.com", "headers": {}})
+        }
+        "providers/disable" => json!({"providerId": "main"}),
         "session/new" => json!({"cwd": cwd, "mcpServers": []}),
         "session/load" | "session/resume" | "session/fork" => {
             json!({"sessionId": stored, "cwd": cwd, "mcpServers": []})

@@ -95,7 +95,7 @@ pub async fn reject_once_writes_nothing(version: &str, args: &[&str]) {
 /// Always allow with claude's suggestion for a command: the second identical call is not asked.
 pub async fn always_allow_spares_the_second_identical_call(version: &str, args: &[&str]) {
     let e = Editor::start_on(version, args, false).await;
-    let command = "python3 -c 'print(6*7)'";
+    let command = "node -e 'console.log(6*7)'";
     e.mock.push_rule(Rule::on_prompt("first", bash(command)));
     e.mock.push_rule(Rule::on_prompt("second", bash(command)));
     e.mock

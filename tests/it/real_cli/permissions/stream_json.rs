@@ -102,7 +102,7 @@ fn option_named(ask: &PermissionAsk, id: &str) -> String {
 
 #[tokio::test]
 async fn always_allow_applies_claudes_suggestion_so_the_same_call_is_not_asked_again() {
-    let command = "python3 -c 'print(6*7)'";
+    let command = "node -e 'console.log(6*7)'";
     let mock = MockApi::start(vec![
         Rule::on_prompt("first", bash(command)),
         Rule::on_prompt("second", bash(command)),
@@ -137,7 +137,7 @@ async fn always_allow_applies_claudes_suggestion_so_the_same_call_is_not_asked_a
     let saved: Value = serde_json::from_str(&settings).unwrap();
     assert_eq!(
         saved["permissions"]["allow"],
-        json!([r"Bash(python3 -c 'print\(6*7\)')"]),
+        json!([r"Bash(node -e 'console.log\(6*7\)')"]),
         "{settings}"
     );
     session.claude.finish(STEP).await;
@@ -145,7 +145,7 @@ async fn always_allow_applies_claudes_suggestion_so_the_same_call_is_not_asked_a
 
 #[tokio::test]
 async fn always_reject_denies_the_same_call_later_without_asking() {
-    let command = "python3 -c 'print(6*9)'";
+    let command = "node -e 'console.log(6*9)'";
     let mock = MockApi::start(Vec::new());
     let env = ClaudeEnv::new(&mock);
     let target = env.work_dir().join("never.txt");

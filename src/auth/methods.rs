@@ -1,42 +1,24 @@
-//! What this adapter offers the editor in `initialize`: its features and the logins it offers.
+//! The logins `initialize` offers, by id (the TypeScript adapter's where it has the same login),
+//! and claude's report of its login put in the editor's words.
 
 use crate::claude::auth::{AuthStatus, LoginKind};
-use crate::domain::{AgentFeatures, AuthMethodInfo, AuthStatusInfo};
+use crate::domain::{ApiKind, AuthMethodInfo, AuthStatusInfo};
 
-/// The auth methods `initialize` offers; the editor runs `claude-acp login [--kind]` in a
-/// terminal. The ids are the TypeScript adapter's where it has the same login.
+/// claude's own login screen; the editor runs `claude-acp login` in a terminal.
 pub(super) const LOGIN_METHOD: &str = "claude-login";
+/// The terminal logins of `claude auth login` (`claude-acp login --kind`).
 pub(super) const SUBSCRIPTION_LOGIN: &str = "claude-ai-login";
 pub(super) const CONSOLE_LOGIN: &str = "console-login";
 pub(super) const SSO_LOGIN: &str = "sso-login";
-/// The editor's own gateway (`_meta.gateway.{baseUrl, headers}` on `authenticate`).
+/// The editor's own gateway (`_meta.gateway.{baseUrl, headers}` on `authenticate`): one that
+/// speaks Anthropic's API, and one that speaks Bedrock's.
 pub(super) const GATEWAY_METHOD: &str = "gateway";
-
-/// What this adapter offers the editor (`initialize`).
-pub(crate) fn features() -> AgentFeatures {
-    AgentFeatures {
-        load_session: true,
-        mcp_http: true,
-        mcp_sse: true,
-        list_sessions: true,
-        resume_session: true,
-        fork_session: true,
-        close_session: true,
-        delete_session: true,
-        additional_directories: true,
-        logout: true,
-        system_prompt: true,
-        prompt_queueing: true,
-        steering: true,
-        auth_methods: auth_methods(crate::claude::install::has_key()),
-        auth_status: None,
-    }
-}
+pub(super) const GATEWAY_BEDROCK_METHOD: &str = "gateway-bedrock";
 
 /// The logins offered: with a key or token in the environment, claude's own screen only (as
 /// before: the key is what claude uses); else the subscription, Console and SSO logins too, for
 /// editors that run terminal logins. The gateway method goes to editors that declare gateways.
-fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
+pub(crate) fn offered(key_in_env: bool) -> Vec<AuthMethodInfo> {
     let method = |id: &str, name: &str, description: &str, kind: LoginKind| AuthMethodInfo {
         id: id.into(),
         name: name.into(),
@@ -47,7 +29,7 @@ fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
             .map(|a| (*a).to_owned())
             .collect(),
         needs_terminal_client: kind != LoginKind::Screen,
-        gateway: false,
+        gateway: None,
     };
     let screen = method(
         LOGIN_METHOD,
@@ -55,18 +37,22 @@ fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
         "Runs claude's own login (`claude /login`) in a terminal",
         LoginKind::Screen,
     );
-    let gateway = AuthMethodInfo {
-        id: GATEWAY_METHOD.into(),
+    let gateway = |id: &str, api: ApiKind| AuthMethodInfo {
+        id: id.into(),
         name: "Custom model gateway".into(),
         description: "Use a custom gateway to authenticate and access models".into(),
         args: Vec::new(),
         needs_terminal_client: false,
-        gateway: true,
+        gateway: Some(api),
     };
+    let gateways = [
+        gateway(GATEWAY_METHOD, ApiKind::Anthropic),
+        gateway(GATEWAY_BEDROCK_METHOD, ApiKind::Bedrock),
+    ];
     if key_in_env {
-        return vec![screen, gateway];
+        return [screen].into_iter().chain(gateways).collect();
     }
-    vec![
+    [
         method(
             SUBSCRIPTION_LOGIN,
             "Claude subscription",
@@ -86,12 +72,14 @@ fn auth_methods(key_in_env: bool) -> Vec<AuthMethodInfo> {
             LoginKind::Sso,
         ),
         screen,
-        gateway,
     ]
+    .into_iter()
+    .chain(gateways)
+    .collect()
 }
 
 /// claude's own report of its login, for the editor.
-pub(super) fn auth_status_info(status: &AuthStatus) -> AuthStatusInfo {
+pub(super) fn status_info(status: &AuthStatus) -> AuthStatusInfo {
     AuthStatusInfo {
         logged_in: status.logged_in,
         method: status.auth_method.clone(),
