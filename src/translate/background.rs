@@ -1,7 +1,8 @@
-//! Commands claude runs in the background, followed to their end: the tool call stays
-//! `in_progress` after claude's immediate "running in background" result (its job's id in
-//! `_meta.claudeCode.asyncTaskId`), and completes or fails when claude's `system/task_notification`
-//! says the job ended, however many turns later. Pure: the session reads the job's output file.
+//! Commands and subagents claude runs in the background, followed to their end: the tool call
+//! stays `in_progress` after claude's immediate "running in background" / "Async agent launched"
+//! result (its job's id in `_meta.claudeCode.asyncTaskId`), and completes or fails when claude's
+//! `system/task_notification` says the job ended, however many turns later. Pure: the session
+//! reads a command's output file.
 
 use std::collections::HashMap;
 
@@ -18,14 +19,22 @@ pub(crate) struct JobEnd {
     pub(crate) failed: bool,
     /// claude's line about it ("Background command \"...\" completed (exit code 0)").
     pub(crate) summary: Option<String>,
-    /// Where claude wrote the job's output.
+    /// Where claude wrote a command's output (a subagent's file is its whole transcript, never
+    /// shown: its report is the summary).
     pub(crate) output_file: Option<String>,
+}
+
+/// What a background job runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Job {
+    Command,
+    Subagent,
 }
 
 /// The jobs started by tool calls of this session that have not ended (task id -> call id).
 #[derive(Debug, Default)]
 pub(crate) struct BackgroundJobs {
-    running: HashMap<String, String>,
+    running: HashMap<String, (String, Job)>,
 }
 
 impl BackgroundJobs {
@@ -41,7 +50,28 @@ impl BackgroundJobs {
             .and_then(Value::as_str)
             .filter(|id| !id.is_empty())?
             .to_owned();
-        self.running.insert(task_id.clone(), tool_use_id.to_owned());
+        self.running
+            .insert(task_id.clone(), (tool_use_id.to_owned(), Job::Command));
+        Some(task_id)
+    }
+
+    /// A Task (Agent) call's result: the subagent's id when claude runs it in the background
+    /// (`tool_use_result.isAsync` with its `agentId`, as the pinned claude reports it), now followed.
+    pub(crate) fn subagent_started(
+        &mut self,
+        tool_use_id: &str,
+        structured: Option<&Value>,
+    ) -> Option<String> {
+        let structured = structured?;
+        let launched = structured.get("isAsync").and_then(Value::as_bool) == Some(true)
+            || structured.get("status").and_then(Value::as_str) == Some("async_launched");
+        let task_id = structured
+            .get("agentId")
+            .and_then(Value::as_str)
+            .filter(|id| launched && !id.is_empty())?
+            .to_owned();
+        self.running
+            .insert(task_id.clone(), (tool_use_id.to_owned(), Job::Subagent));
         Some(task_id)
     }
 
@@ -51,13 +81,16 @@ impl BackgroundJobs {
             return None;
         }
         let task_id = s.str_field("task_id")?;
-        let tool_call_id = self.running.remove(task_id)?;
+        let (tool_call_id, job) = self.running.remove(task_id)?;
         Some(JobEnd {
             tool_call_id,
             task_id: task_id.to_owned(),
             failed: s.str_field("status") != Some("completed"),
             summary: s.str_field("summary").map(str::to_owned),
-            output_file: s.str_field("output_file").map(str::to_owned),
+            output_file: s
+                .str_field("output_file")
+                .filter(|_| job == Job::Command)
+                .map(str::to_owned),
         })
     }
 }
@@ -118,6 +151,37 @@ mod tests {
         assert!(!end.failed);
         assert_eq!(end.output_file.as_deref(), Some("/tmp/b1.output"));
         assert_eq!(jobs.ended(&system(note)), None, "told once");
+
+        // A subagent started in the background (claude 2.1.332's Agent result and notification,
+        // captured on the mock API): its card ends with its report, never its transcript file.
+        let launched = json!({"isAsync": true, "status": "async_launched",
+            "agentId": "ae51f4a1e9e6d2ed1", "description": "Look around",
+            "outputFile": "/tmp/tasks/ae51f4a1e9e6d2ed1.output", "canReadOutputFile": true});
+        assert_eq!(
+            jobs.subagent_started(
+                "t3",
+                Some(&json!({"status": "completed",
+            "agentId": "a0", "content": []}))
+            ),
+            None,
+            "a foreground subagent's result"
+        );
+        assert_eq!(
+            jobs.subagent_started("t3", Some(&launched)),
+            Some("ae51f4a1e9e6d2ed1".into())
+        );
+        let report = json!({"type": "system", "subtype": "task_notification",
+            "task_id": "ae51f4a1e9e6d2ed1", "tool_use_id": "t3", "status": "completed",
+            "output_file": "/tmp/tasks/ae51f4a1e9e6d2ed1.output",
+            "summary": "subagent-report: all fine", "summary_is_report": true,
+            "usage": {"total_tokens": 7149, "tool_uses": 0, "duration_ms": 2816}});
+        let end = jobs.ended(&system(report)).unwrap();
+        assert_eq!((end.tool_call_id.as_str(), end.failed), ("t3", false));
+        assert_eq!(
+            end.output_file, None,
+            "a subagent's transcript is not its output"
+        );
+        assert_eq!(end.summary.as_deref(), Some("subagent-report: all fine"));
 
         jobs.started("t2", Some(&json!({"backgroundTaskId": "b2"})));
         let failed = json!({"type": "system", "subtype": "task_notification", "task_id": "b2",

@@ -419,10 +419,21 @@ impl TurnTranslator {
                 }
                 _ => None,
             };
-            // A command sent to the background goes on after this result: it is not done yet.
-            let job = (!is_error && super::tools::is_command_tool(&tool.name))
-                .then(|| self.background.started(&tool_use_id, structured.as_ref()))
-                .flatten();
+            // A command or subagent sent to the background goes on after this result: it is
+            // not done yet.
+            let (job, subagent) = match tool.name.as_str() {
+                _ if is_error => (None, false),
+                name if super::tools::is_command_tool(name) => (
+                    self.background.started(&tool_use_id, structured.as_ref()),
+                    false,
+                ),
+                "Task" | "Agent" => (
+                    self.background
+                        .subagent_started(&tool_use_id, structured.as_ref()),
+                    true,
+                ),
+                _ => (None, false),
+            };
             let mut update = tool_result_update(ToolResult {
                 tool_use_id,
                 tool_name: Some(&tool.name),
@@ -433,6 +444,13 @@ impl TurnTranslator {
             if job.is_some() {
                 update.status = Some(ToolStatus::InProgress);
                 update.async_task_id = job;
+                if subagent {
+                    // claude's launch note is metadata for the model ("never quote ... agentId");
+                    // the card says what happens instead, until the subagent's report replaces it.
+                    update.content = Some(vec![ToolContent::Text {
+                        text: "Working in the background…".into(),
+                    }]);
+                }
             }
             out.updates.push(SessionUpdate::ToolCallUpdate(update));
             if let Some(entries) = plan {

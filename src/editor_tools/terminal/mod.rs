@@ -36,6 +36,8 @@ const BUILTIN_TOOLS: &str = include_str!("../../../fixtures/editor_terminal/buil
 struct Shell {
     terminal_id: String,
     command: String,
+    /// The tool call that started it, whose card follows it to its end.
+    tool_use_id: Option<String>,
     output_file: PathBuf,
     /// The task that copies the terminal's output into `output_file` until the command ends.
     copier: tokio::task::AbortHandle,
@@ -52,6 +54,8 @@ pub(crate) struct EditorTerminal {
     /// arrives (the actor leaves it alone).
     embedded: Arc<Mutex<HashSet<String>>>,
     shells: Arc<Mutex<HashMap<String, Shell>>>,
+    /// The cards of background commands, by tool call: kept `in_progress` while the command runs.
+    cards: Arc<Mutex<HashMap<String, Card>>>,
     /// The running claude, for a TaskStop of a task of its own (an agent, a Monitor).
     claude: Arc<Mutex<Option<ClaudeHandle>>>,
     /// How long `terminal/create`, `terminal/output`, `terminal/kill` and `terminal/release` may
@@ -74,6 +78,7 @@ impl EditorTerminal {
             shell_cwd: Arc::new(shell_cwd::ShellCwd::new(cwd, roots)),
             embedded: Arc::default(),
             shells: Arc::default(),
+            cards: Arc::default(),
             claude,
             bound: super::answer_bound::from_env(),
         }
@@ -95,6 +100,36 @@ impl EditorTerminal {
         }
     }
 
+    /// What claude's update of tool call `tool_use_id` must say of a background command it
+    /// started: running (its result is only the command's start), or how it ended if it ended
+    /// before claude reported that start. `None` for any other call.
+    pub(crate) fn background_card(&self, tool_use_id: &str, is_result: bool) -> Option<CardStatus> {
+        let mut cards = self.cards.lock().unwrap_or_else(|p| p.into_inner());
+        let card = cards.get_mut(tool_use_id)?;
+        let status = card.status.clone();
+        match status {
+            CardStatus::Running { .. } => card.result_seen |= is_result,
+            CardStatus::Ended { .. } if is_result => {
+                cards.remove(tool_use_id);
+            }
+            CardStatus::Ended { .. } => {}
+        }
+        Some(status)
+    }
+
+    /// Whether background command `shell_id` of ours runs.
+    pub(crate) fn runs_shell(&self, shell_id: &str) -> bool {
+        self.shells
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(shell_id)
+    }
+
+    /// Stops background command `shell_id` of ours as TaskStop would.
+    pub(crate) async fn stop_shell(&self, shell_id: &str) {
+        self.stop_by_id(shell_id).await;
+    }
+
     /// Whether a background command still runs (claude is then not idle).
     pub(crate) fn has_background(&self) -> bool {
         !self
@@ -107,18 +142,68 @@ impl EditorTerminal {
     /// claude ended: its background commands end with it, as claude's own do.
     pub(crate) fn end_background(&self) {
         self.shell_cwd.remove_files();
-        let shells: Vec<Shell> = self
+        let shells: Vec<(String, Shell)> = self
             .shells
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .drain()
-            .map(|(_, shell)| shell)
             .collect();
-        for shell in shells {
+        for (id, shell) in shells {
             shell.copier.abort();
+            self.card_ends(&shell, &id, true);
             self.release_later(shell.terminal_id);
         }
     }
+
+    /// A background command ended: its card completes (exit code 0) or fails. If claude has not
+    /// yet reported the command's start, that report gets this status instead.
+    fn card_ends(&self, shell: &Shell, shell_id: &str, failed: bool) {
+        let Some(id) = shell.tool_use_id.clone() else {
+            return;
+        };
+        {
+            let mut cards = self.cards.lock().unwrap_or_else(|p| p.into_inner());
+            match cards.get_mut(&id) {
+                Some(card) if card.result_seen => {
+                    cards.remove(&id);
+                }
+                Some(card) => {
+                    card.status = CardStatus::Ended {
+                        shell_id: shell_id.to_owned(),
+                        failed,
+                    }
+                }
+                None => return,
+            }
+        }
+        let update = crate::domain::ToolCallUpdate {
+            id,
+            status: Some(if failed {
+                crate::domain::ToolStatus::Failed
+            } else {
+                crate::domain::ToolStatus::Completed
+            }),
+            async_task_id: Some(shell_id.to_owned()).filter(|s| !s.is_empty()),
+            ..crate::domain::ToolCallUpdate::default()
+        };
+        self.editor.session_update(
+            &self.session_id,
+            crate::domain::SessionUpdate::ToolCallUpdate(update),
+        );
+    }
+}
+
+/// What a background command's card shows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum CardStatus {
+    Running { shell_id: String },
+    Ended { shell_id: String, failed: bool },
+}
+
+/// A background command's card and whether claude's result for its call arrived.
+struct Card {
+    status: CardStatus,
+    result_seen: bool,
 }
 
 /// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.

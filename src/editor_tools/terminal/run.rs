@@ -184,7 +184,7 @@ impl EditorTerminal {
         };
         if in_background {
             let limit = output::background_timeout_of(input.get("timeout").and_then(Value::as_f64));
-            return self.background(command, release.done(), limit);
+            return self.background(command, tool_use_id, release.done(), limit);
         }
         let terminal_id = release.terminal_id.clone().unwrap_or_default();
         let waited = tokio::time::timeout(
@@ -209,7 +209,9 @@ impl EditorTerminal {
                     && !output::plain(&shown.output).trim().is_empty()
                 {
                     let limit = output::DEFAULT_BACKGROUND_TIMEOUT;
-                    return match self.start_background(command, release.done(), limit) {
+                    let started =
+                        self.start_background(command, tool_use_id, release.done(), limit);
+                    return match started {
                         Ok((id, file)) => reply(
                             output::moved_to_background(
                                 &output::plain(&shown.output),
@@ -260,8 +262,14 @@ impl EditorTerminal {
 
     /// Leaves the command running; a task copies its output to a file the model can Read, as
     /// claude's own background commands do, and releases the terminal when it ends.
-    fn background(&self, command: &str, terminal_id: String, limit: Duration) -> Value {
-        match self.start_background(command, terminal_id, limit) {
+    fn background(
+        &self,
+        command: &str,
+        tool_use_id: Option<&str>,
+        terminal_id: String,
+        limit: Duration,
+    ) -> Value {
+        match self.start_background(command, tool_use_id, terminal_id, limit) {
             // claude's words, less its promise to re-invoke the model when the command ends: the
             // model reads the file to learn that.
             Ok((id, file)) => reply(
@@ -279,6 +287,7 @@ impl EditorTerminal {
     fn start_background(
         &self,
         command: &str,
+        tool_use_id: Option<&str>,
         terminal_id: String,
         limit: Duration,
     ) -> Result<(String, PathBuf), String> {
@@ -291,6 +300,17 @@ impl EditorTerminal {
         }
         let terminal = self.clone();
         let (file, tid, shell) = (output_file.clone(), terminal_id.clone(), id.clone());
+        if let Some(call) = tool_use_id {
+            self.cards.lock().unwrap_or_else(|p| p.into_inner()).insert(
+                call.to_owned(),
+                super::Card {
+                    status: super::CardStatus::Running {
+                        shell_id: id.clone(),
+                    },
+                    result_seen: false,
+                },
+            );
+        }
         let copier = tokio::spawn(async move {
             terminal.copy_until_exit(&shell, &tid, &file, limit).await;
         });
@@ -302,6 +322,7 @@ impl EditorTerminal {
                 Shell {
                     terminal_id,
                     command: command.to_owned(),
+                    tool_use_id: tool_use_id.map(str::to_owned),
                     output_file: output_file.clone(),
                     copier: copier.abort_handle(),
                 },
@@ -325,6 +346,7 @@ impl EditorTerminal {
                 continue;
             };
             let mut text = output::plain(&shown.output);
+            let failed = over || shown.exit.as_ref().is_some_and(|e| exit_code(e) != 0);
             if over {
                 let after = output::duration_text(limit);
                 text.push_str(&format!(
@@ -335,10 +357,14 @@ impl EditorTerminal {
             }
             let _ = crate::platform::files::replace_private(file, text.as_bytes());
             if over || shown.exit.is_some() {
-                self.shells
+                let ended = self
+                    .shells
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .remove(shell);
+                if let Some(ended) = ended {
+                    self.card_ends(&ended, shell, failed);
+                }
                 self.release(terminal_id).await;
                 return;
             }
@@ -352,6 +378,11 @@ impl EditorTerminal {
         let Some(id) = s("task_id").or(s("shell_id")) else {
             return tool_use_error("Missing required parameter: task_id");
         };
+        self.stop_by_id(id).await
+    }
+
+    /// TaskStop of task `id`: ours killed, any other passed to claude.
+    pub(super) async fn stop_by_id(&self, id: &str) -> Value {
         let shell = self
             .shells
             .lock()
@@ -361,6 +392,7 @@ impl EditorTerminal {
             return self.stop_claudes_task(id).await;
         };
         shell.copier.abort();
+        self.card_ends(&shell, id, true);
         let _ = self
             .bounded(
                 "terminal/kill",

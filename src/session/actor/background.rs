@@ -1,7 +1,7 @@
 //! claude's background jobs (a command run in the background, a background subagent): one
 //! stopped on the editor's request by its task id without cancelling the turn (claude's
-//! `stop_task`, as its TaskStop tool would), and a command's card completed with its output when
-//! it ends. Both run in tasks of their own.
+//! `stop_task`, as its TaskStop tool would; a command in the editor's terminal is stopped here),
+//! and a command's card completed with its output when it ends. Both run in tasks of their own.
 
 use super::{CONTROL_TIMEOUT, Reply, SessionActor};
 use crate::claude::ClaudeError;
@@ -34,6 +34,16 @@ impl SessionActor {
     /// such job runs: claude acknowledges a stop of any id, so its own list of the jobs that run,
     /// `system/background_tasks_changed`, decides).
     pub(super) fn stop_task(&mut self, task_id: String, reply: Reply<bool>) {
+        // A background command in the editor's terminal is ours to stop.
+        if let Some(terminal) = self.tools.served.terminal.clone()
+            && terminal.runs_shell(&task_id)
+        {
+            tokio::spawn(async move {
+                terminal.stop_shell(&task_id).await;
+                let _ = reply.send(Ok(true));
+            });
+            return;
+        }
         let handle = self
             .claude
             .handle()

@@ -1,6 +1,6 @@
-//! claude's background jobs with the real pinned claude on the mock API: a command run in the
-//! background keeps its card `in_progress` after the turn and completes when the job ends, and
-//! `_session/async_task/stop` stops one without a turn.
+//! claude's background jobs with the real pinned claude on the mock API: a command or a subagent
+//! run in the background keeps its card `in_progress` after the turn and completes when the job
+//! ends, and `_session/async_task/stop` stops one without a turn.
 
 use std::time::Duration;
 
@@ -125,6 +125,66 @@ async fn a_background_job_is_stopped_on_request_without_a_turn() {
     )
     .await;
     assert_eq!(bash_card(&s)["status"], "failed");
+    c.quit(WAIT).await;
+    assert_eq!(s.prompt_responses(), 1);
+}
+
+/// Whether this request is claude's turn of its own after a background job's notification.
+fn answers_a_notification(r: &crate::support::mock_api::ApiRequest) -> bool {
+    r.last_user_message()
+        .is_some_and(|m| m.to_string().contains("task-notification"))
+}
+
+#[tokio::test]
+async fn a_subagent_started_in_the_background_completes_its_card_with_its_report() {
+    let report = "subagent-report: all fine";
+    let s = RealSession::start(vec![
+        // The subagent's own request; it answers slowly, so the main turn ends first.
+        Rule::on_prompt(
+            "SUBAGENT-PROMPT",
+            Reply::text(report)
+                .chunk_chars(3)
+                .chunk_delay(Duration::from_millis(300)),
+        ),
+        Rule::when(
+            "claude's follow-up when the subagent ended",
+            answers_a_notification,
+            Reply::text("The helper finished."),
+        ),
+        Rule::on_prompt(
+            "start the helper",
+            Reply::tool_use(
+                "Agent",
+                json!({"description": "Look around", "prompt": "SUBAGENT-PROMPT: look around",
+                    "subagent_type": "general-purpose", "run_in_background": true}),
+            ),
+        ),
+        Rule::on_tool_result(Reply::text("Started it.")),
+    ])
+    .await;
+    s.client.allow_permissions();
+    let stop = s.prompt("start the helper").await;
+    assert_eq!(stop["stopReason"], "end_turn");
+    let card = s.only_tool_call("think");
+    assert_eq!(card["status"], "in_progress", "{card}");
+    let task = card["_meta"]["claudeCode"]["asyncTaskId"].as_str();
+    assert!(task.is_some_and(|t| !t.is_empty()), "{card}");
+    assert!(
+        !card["content"].to_string().contains("agentId"),
+        "claude's launch note for the model is not shown: {card}"
+    );
+    let c = &s.client;
+    c.wait_for_update(
+        |u| {
+            u["update"]["sessionUpdate"] == "tool_call_update"
+                && u["update"]["status"] == "completed"
+        },
+        WAIT,
+    )
+    .await;
+    let card = s.only_tool_call("think");
+    assert_eq!(card["status"], "completed", "{card}");
+    assert!(card["content"].to_string().contains(report), "{card}");
     c.quit(WAIT).await;
     assert_eq!(s.prompt_responses(), 1);
 }

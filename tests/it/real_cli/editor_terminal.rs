@@ -130,6 +130,25 @@ async fn bash_in_the_editor(args: &[&str]) {
         stopped.contains("Asked Claude Code to stop task bnotatask"),
         "{stopped}"
     );
+    // The background command's card runs on past the turn, then completes when it ends.
+    let serve = c
+        .tool_calls(&id)
+        .into_iter()
+        .find(|call| call["rawInput"]["command"] == "npm run dev")
+        .expect("the background command's card");
+    let serve = serve["toolCallId"].as_str().unwrap().to_owned();
+    let card = c.tool_call_state(&id, &serve).unwrap();
+    assert_eq!(card["status"], "in_progress", "{card}");
+    let job = card["_meta"]["claudeCode"]["asyncTaskId"].as_str();
+    assert!(job.is_some_and(|j| j.starts_with('b')), "{card}");
+    terminals.script("npm run dev", "ready\n", 0);
+    c.wait_for_update(
+        |u| u["update"]["toolCallId"] == serve.as_str() && u["update"]["status"] == "completed",
+        std::time::Duration::from_secs(20),
+    )
+    .await;
+    let card = c.tool_call_state(&id, &serve).unwrap();
+    assert_eq!(card["content"][0]["type"], "terminal", "{card}");
 }
 
 #[tokio::test]

@@ -265,3 +265,77 @@ async fn claude_is_not_stopped_as_idle_while_a_background_command_runs() {
         terminals.released()
     );
 }
+
+/// "Serve it" run to its end with the background command still running in the editor's terminal:
+/// its card, still in progress, with the command's id.
+async fn served_in_the_background(
+    s: &Standin,
+    terminals: &Terminals,
+) -> (crate::support::acp_client::AcpClient, String, String) {
+    let c = s.adapter(&[]);
+    terminals.serve(&c);
+    c.hold_requests("terminal/wait_for_exit");
+    c.allow_permissions();
+    c.initialize_with_capabilities(terminal_capabilities())
+        .await;
+    let id = c.new_session(&s.work).await;
+    let outcome = c.prompt(&id, "Serve it").await.unwrap();
+    assert_eq!(outcome["stopReason"], "end_turn");
+    let card = c.tool_call_state(&id, "toolu_serve").unwrap();
+    assert_eq!(card["status"], "in_progress", "{card}");
+    assert_eq!(
+        card["content"][0]["type"], "terminal",
+        "the terminal stays shown: {card}"
+    );
+    let job = card["_meta"]["claudeCode"]["asyncTaskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no job id: {card}"))
+        .to_owned();
+    (c, id, job)
+}
+
+#[tokio::test]
+async fn a_background_command_in_the_editors_terminal_completes_its_card_when_it_ends() {
+    let s = Standin::new("editor_terminal_background");
+    let terminals = Terminals::default();
+    let (c, id, _) = served_in_the_background(&s, &terminals).await;
+    // The command ends with exit code 3: its card fails, keeping the terminal.
+    terminals.script("npm run dev", "listening\n", 3);
+    c.wait_for_update(
+        |u| u["update"]["toolCallId"] == "toolu_serve" && u["update"]["status"] == "failed",
+        Duration::from_secs(10),
+    )
+    .await;
+    let card = c.tool_call_state(&id, "toolu_serve").unwrap();
+    assert_eq!(card["content"][0]["type"], "terminal", "{card}");
+    terminals.wait_for_a_release().await;
+    assert_eq!(terminals.released(), ["term-1"]);
+}
+
+#[tokio::test]
+async fn a_background_command_in_the_editors_terminal_is_stopped_by_its_id() {
+    let s = Standin::new("editor_terminal_background");
+    let terminals = Terminals::default();
+    let (c, id, job) = served_in_the_background(&s, &terminals).await;
+    let stopped = c
+        .request(
+            "_session/async_task/stop",
+            json!({"sessionId": id, "asyncTaskId": job}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(stopped, json!({"stopped": true}));
+    assert_eq!(
+        c.tool_call_state(&id, "toolu_serve").unwrap()["status"],
+        "failed"
+    );
+    assert_eq!(terminals.killed(), ["term-1"]);
+    let again = c
+        .request(
+            "_session/async_task/stop",
+            json!({"sessionId": id, "asyncTaskId": job}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again, json!({"stopped": false}), "it runs no more");
+}

@@ -4,6 +4,7 @@
 mod acp_requests;
 mod additional_directories;
 mod auth;
+mod background;
 mod cancel;
 mod claude_faults;
 mod compaction;
