@@ -9,6 +9,7 @@ mod notices;
 mod paths;
 mod plan;
 mod session_info;
+mod subagents;
 mod to_claude;
 mod to_editor;
 mod tool_result;
