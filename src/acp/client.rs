@@ -80,6 +80,13 @@ impl AcpEditor {
         R::Response::from_json(&method, answer).map_err(editor_error)
     }
 
+    /// Whether the editor declared ACP's (unstable) `subagents`: it is told of each subagent.
+    fn supports_subagents(&self) -> bool {
+        self.capabilities
+            .get()
+            .is_some_and(|c| c.subagents.is_some())
+    }
+
     /// One `session/update` already in ACP's terms, through our queue.
     fn send_update(&self, session_id: &str, update: acp::SessionUpdate, may_be_large: bool) {
         let note = acp::SessionNotification::new(session_id.to_owned(), update);
@@ -98,6 +105,8 @@ impl EditorClient for AcpEditor {
                     content: ContentChunk::text(compaction_text(status)),
                 }
             }
+            // ACP: subagent updates only to editors that declared `subagents`.
+            SessionUpdate::Subagent(_) if !self.supports_subagents() => return,
             SessionUpdate::Notice(notice) if !self.supports_notices() => {
                 let message = to_proto::notice_as_message(notice);
                 self.send_update(session_id, message, false);

@@ -529,7 +529,16 @@ impl AgentCore for Sessions {
             Ok(h) => {
                 let _ = h.commands.send(Command::Cancel);
             }
-            Err(_) => tracing::debug!("session/cancel for unknown session {session_id}"),
+            // A subagent's child session: its parent stops that subagent only.
+            Err(_) => match crate::domain::parse_subagent_session_id(session_id)
+                .and_then(|(parent, task)| Some((self.handle(parent).ok()?, task)))
+            {
+                Some((h, task)) => {
+                    let task_id = task.to_owned();
+                    let _ = h.commands.send(Command::CancelSubagent { task_id });
+                }
+                None => tracing::debug!("session/cancel for unknown session {session_id}"),
+            },
         }
     }
 

@@ -24,5 +24,6 @@ mod sessions;
 mod slash_commands;
 mod smoke;
 mod steering;
+mod subagents;
 mod toggles;
 mod turn_queue;

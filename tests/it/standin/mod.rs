@@ -40,4 +40,5 @@ mod sessions;
 mod setting_changes;
 mod steering;
 mod subagent_text;
+mod subagents;
 mod transport;
