@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use super::permission_request::PermissionRequest;
 use super::to_proto;
 use super::tool_call_json::ToolCallNotification;
-use super::transport::{Failure, Outbound, PendingRequests, Transport};
+use super::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
 use super::v2::editor::V2Editor;
 use crate::domain::{
     AuthStatusInfo, ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
@@ -96,6 +96,13 @@ impl AcpEditor {
         R::Response::from_json(&method, answer).map_err(editor_error)
     }
 
+    /// Whether the editor declared ACP's (unstable) `subagents`: it is told of each subagent.
+    fn supports_subagents(&self) -> bool {
+        self.capabilities
+            .get()
+            .is_some_and(|c| c.subagents.is_some())
+    }
+
     /// One `session/update` already in ACP's terms, through our queue.
     fn send_update(&self, session_id: &str, update: acp::SessionUpdate, may_be_large: bool) {
         if let Some(v2) = self.v2.get() {
@@ -121,6 +128,8 @@ impl EditorClient for AcpEditor {
                     content: ContentChunk::text(compaction_text(status)),
                 }
             }
+            // ACP: subagent updates only to editors that declared `subagents`.
+            SessionUpdate::Subagent(_) if !self.supports_subagents() => return,
             SessionUpdate::Notice(notice) if !self.supports_notices() => {
                 let message = to_proto::notice_as_message(notice);
                 self.send_update(session_id, message, false);
@@ -166,6 +175,10 @@ impl EditorClient for AcpEditor {
 
     async fn room_for_updates(&self) {
         self.outbound.room().await;
+    }
+
+    async fn room_for_replay(&self) {
+        self.outbound.room_below(REPLAY_BUDGET).await;
     }
 
     async fn request_permission(

@@ -8,6 +8,7 @@ mod from_proto;
 pub(crate) mod fuzzing;
 mod permission_request;
 mod server;
+mod subagents;
 mod to_proto;
 mod tool_call_json;
 mod transport;

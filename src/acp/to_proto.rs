@@ -57,6 +57,7 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
             U::CompactionUpdate(acp::CompactionUpdate::new(id, status))
         }
         SessionUpdate::Notice(notice) => U::Notice(self::notice(notice)),
+        SessionUpdate::Subagent(subagent) => super::subagents::subagent_update(subagent),
     }
 }
 

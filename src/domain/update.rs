@@ -53,7 +53,48 @@ pub enum SessionUpdate {
     /// server that failed, a model fallback, a rate-limit warning...): ACP's `notice` where the
     /// editor declared `session.notices`, else a short agent line.
     Notice(Notice),
+    /// A subagent claude runs (a Task/Agent call), as a child session of this one: only to
+    /// editors that declared ACP's `subagents` (dropped for the others).
+    Subagent(SubagentUpdate),
 }
+
+/// One subagent's state, announced on its parent session.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SubagentUpdate {
+    /// The child session's id ([`subagent_session_id`]).
+    pub session_id: String,
+    /// What claude was asked to have it do (the call's `description`).
+    pub title: Option<String>,
+    /// Its kind of agent (`subagent_type`: `general-purpose`, `Explore`, a custom agent's name).
+    pub description: Option<String>,
+    pub state: SubagentState,
+}
+
+/// Whether a subagent works, and how its work ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum SubagentState {
+    Running,
+    Completed,
+    /// Stopped (on the editor's cancel, the turn's interrupt, TaskStop).
+    Cancelled,
+    Failed,
+    /// It can no longer be followed (its claude ended): ended, for a reason nobody reported.
+    Gone,
+}
+
+/// The id of the child session that stands for claude's task `task_id` of session `parent`:
+/// the editor names it in `session/cancel` to stop that subagent only.
+pub fn subagent_session_id(parent: &str, task_id: &str) -> String {
+    format!("{parent}{SUBAGENT_MARK}{task_id}")
+}
+
+/// The parent session and claude's task id of a [`subagent_session_id`].
+pub fn parse_subagent_session_id(id: &str) -> Option<(&str, &str)> {
+    id.rsplit_once(SUBAGENT_MARK)
+        .filter(|(parent, task)| !parent.is_empty() && !task.is_empty())
+}
+
+const SUBAGENT_MARK: &str = "/subagent/";
 
 /// How much a notice matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

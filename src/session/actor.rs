@@ -84,6 +84,11 @@ pub(crate) enum Command {
         idle: crate::domain::IdleBehavior,
         reply: Reply<crate::domain::SteerOutcome>,
     },
+    /// `session/cancel` of one of its subagents' child sessions: that subagent stops, the rest
+    /// goes on.
+    CancelSubagent {
+        task_id: String,
+    },
     /// `_session/async_task/stop`: one of claude's background jobs, by its task id.
     StopTask {
         task_id: String,
@@ -274,6 +279,7 @@ impl SessionActor {
             translator: {
                 let mut translator = TurnTranslator::new(cwd.clone());
                 translator.forward_subagent_text(flags.forward_subagent_text);
+                translator.name_session(&id);
                 translator
             },
             claude,
@@ -413,6 +419,7 @@ impl SessionActor {
                 reply,
             } => self.steer(blocks, idle, reply),
             Command::StopTask { task_id, reply } => self.stop_task(task_id, reply),
+            Command::CancelSubagent { task_id } => self.cancel_subagent(task_id),
             Command::SetMode { mode, reply } => self.set_mode(mode, SettingReply::Mode(reply)),
             Command::SetConfigOption { id, value, reply } => match id.as_str() {
                 "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),

@@ -94,6 +94,8 @@ pub(crate) struct TurnTranslator {
     background: super::background::BackgroundJobs,
     /// Whether subagents' text goes to the editor (`_meta.claudeCode.options.forwardSubagentText`).
     forward_subagent_text: bool,
+    /// The subagents that run, as child sessions of this one.
+    subagents: super::subagents::Subagents,
 }
 
 impl TurnTranslator {
@@ -104,6 +106,7 @@ impl TurnTranslator {
             tools: HashMap::new(),
             background: super::background::BackgroundJobs::default(),
             forward_subagent_text: false,
+            subagents: super::subagents::Subagents::default(),
             tasks: TaskList::default(),
             mode: None,
             last_context: None,
@@ -119,6 +122,25 @@ impl TurnTranslator {
     /// Sends subagents' text to the editor from now on, tagged with their Task call.
     pub(crate) fn forward_subagent_text(&mut self, on: bool) {
         self.forward_subagent_text = on;
+    }
+
+    /// The session's id, which names its subagents' child sessions.
+    pub(crate) fn name_session(&mut self, id: &str) {
+        self.subagents = super::subagents::Subagents::new(id);
+    }
+
+    /// Whether claude's task `task_id` is a subagent that runs.
+    pub(crate) fn subagent_runs(&self, task_id: &str) -> bool {
+        self.subagents.runs(task_id)
+    }
+
+    /// claude ended: what the editor must be told of the work that ended with it.
+    pub(crate) fn claude_ended(&mut self) -> Vec<SessionUpdate> {
+        self.subagents
+            .claude_ended()
+            .into_iter()
+            .map(SessionUpdate::Subagent)
+            .collect()
     }
 
     pub(crate) fn start_turn(&mut self) {
@@ -478,6 +500,9 @@ impl TurnTranslator {
         }
         if let Some(end) = self.background.ended(s) {
             out.signals.push(TurnSignal::BackgroundJobEnded(end));
+        }
+        if let Some(subagent) = self.subagents.on_system(s) {
+            out.updates.push(SessionUpdate::Subagent(subagent));
         }
         match s.subtype.as_str() {
             "init" => {

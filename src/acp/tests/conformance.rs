@@ -11,8 +11,8 @@ use serde_json::Value;
 use crate::acp::server::{HANDLED_METHODS, initialize_response};
 use crate::acp::to_proto;
 use crate::domain::{
-    CompactionStatus, ContentChunk, Notice, NoticeSeverity, SessionUpdate, ToolCall,
-    ToolCallUpdate, ToolKind, ToolStatus, Usage,
+    CompactionStatus, ContentChunk, Notice, NoticeSeverity, SessionUpdate, SubagentState,
+    SubagentUpdate, ToolCall, ToolCallUpdate, ToolKind, ToolStatus, Usage,
 };
 use crate::fuzzing::InstantCore;
 
@@ -133,6 +133,12 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             title: "t".into(),
             description: None,
         }),
+        SessionUpdate::Subagent(SubagentUpdate {
+            session_id: "s/subagent/a".into(),
+            title: None,
+            description: None,
+            state: SubagentState::Running,
+        }),
     ];
     for u in &all {
         match u {
@@ -149,7 +155,8 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::ConfigOptions { .. }
             | SessionUpdate::SessionInfo { .. }
             | SessionUpdate::Compaction { .. }
-            | SessionUpdate::Notice(_) => {}
+            | SessionUpdate::Notice(_)
+            | SessionUpdate::Subagent(_) => {}
         }
     }
     all

@@ -2,6 +2,7 @@
 //! stopped on the editor's request by its task id without cancelling the turn (claude's
 //! `stop_task`, as its TaskStop tool would; a command in the editor's terminal is stopped here),
 //! and a command's card completed with its output when it ends. Both run in tasks of their own.
+//! A subagent's child session cancelled by the editor is stopped the same way.
 
 use super::{CONTROL_TIMEOUT, Reply, SessionActor};
 use crate::claude::ClaudeError;
@@ -27,6 +28,26 @@ impl SessionActor {
             };
             let update = translate::job_end_update(&end, output);
             editor.session_update(&session, SessionUpdate::ToolCallUpdate(update));
+        });
+    }
+
+    /// The editor cancelled subagent `task_id`'s child session: claude stops that subagent
+    /// (`stop_task`, foreground or background; a foreground one's Task call then fails and the
+    /// turn goes on). Nothing happens for a subagent that does not run.
+    pub(super) fn cancel_subagent(&mut self, task_id: String) {
+        let Some(handle) = self
+            .claude
+            .handle()
+            .filter(|_| self.translator.subagent_runs(&task_id))
+        else {
+            tracing::debug!(session = %self.ctx.id, task_id, "cancel of a subagent that does not run");
+            return;
+        };
+        let request = handle.request(OutboundControl::StopTask { task_id }, CONTROL_TIMEOUT);
+        tokio::spawn(async move {
+            if let Err(e) = request.await {
+                tracing::debug!("claude did not stop the subagent: {e}");
+            }
         });
     }
 

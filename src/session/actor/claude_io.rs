@@ -224,6 +224,9 @@ impl SessionActor {
     pub(super) fn on_exit(&mut self, info: ExitInfo) {
         tracing::info!(session = %self.ctx.id, status = %info.status, "claude exited");
         self.claude.ended();
+        for update in self.translator.claude_ended() {
+            self.ctx.editor.session_update(&self.ctx.id, update);
+        }
         self.asks.withdraw_all();
         // A session answer waiting for claude's models waits no more.
         self.options_known();

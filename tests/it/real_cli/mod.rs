@@ -25,5 +25,6 @@ mod sessions;
 mod slash_commands;
 mod smoke;
 mod steering;
+mod subagents;
 mod toggles;
 mod turn_queue;

@@ -41,4 +41,5 @@ mod sessions;
 mod setting_changes;
 mod steering;
 mod subagent_text;
+mod subagents;
 mod transport;
