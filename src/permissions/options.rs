@@ -201,9 +201,13 @@ fn derived_rule(req: &CanUseTool, cwd: &Path) -> Option<ToolRule> {
             .filter(|v| !v.is_empty())
     };
     // claude matches every file-editing tool against `Edit` rules. Paths are absolute (`//`
-    // + path): a relative one would be read against a settings file's folder.
+    // + path): a relative one would be read against a settings file's folder. On Windows the
+    // path is in the form claude matches (`//c/dir/file`).
     let path = |tool: &str, p: &str| {
-        ToolRule::new(tool, Some(&format!("/{}", cwd.join(p).to_string_lossy())))
+        ToolRule::new(
+            tool,
+            Some(&format!("/{}", crate::translate::rule_path(p, cwd))),
+        )
     };
     let tool = req.tool_name.as_str();
     match tool {

@@ -28,5 +28,5 @@ pub(crate) use notices::{elicitation_declined, fast_mode_unavailable_because};
 pub(crate) use session_info::available_commands;
 pub(crate) use to_claude::{check_prompt, user_message};
 pub(crate) use to_editor::{TurnSignal, TurnTranslator};
-pub(crate) use tools::tool_call_without_input;
+pub(crate) use tools::{rule_path, tool_call_without_input};
 pub(crate) use usage::{is_usage_command, with_usage_command};

@@ -70,6 +70,26 @@ pub(crate) fn display(path: &str, cwd: &str, os: Os) -> String {
     }
 }
 
+/// `path` (made absolute against `cwd`) as claude matches it against a file rule's pattern: on
+/// Windows claude turns `C:\dir\file` into `/c/dir/file` (and `\\server\share` into
+/// `//server/share`) before matching, so a rule names that form; elsewhere the absolute path.
+/// A rule's absolute pattern is `/` followed by this.
+pub(crate) fn rule_form(path: &str, cwd: &str, os: Os) -> String {
+    let full = absolute(path, cwd, os);
+    match os {
+        Os::Windows => {
+            let posix = full.replace('\\', "/");
+            let b = posix.as_bytes();
+            if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+                format!("/{}{}", posix[..1].to_ascii_lowercase(), &posix[2..])
+            } else {
+                posix
+            }
+        }
+        Os::Linux | Os::MacOs => full,
+    }
+}
+
 /// The names along `path` (empty and `.` ones dropped); on Windows either separator splits.
 fn components(path: &str, os: Os) -> Vec<&str> {
     let split: &[char] = match os {
@@ -88,6 +108,31 @@ fn is_sep(b: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rule_names_a_windows_path_in_the_posix_form_claude_matches() {
+        let w = Os::Windows;
+        assert_eq!(
+            rule_form(r"Z:\tmp\work/hello.txt", r"Z:\tmp\work", w),
+            "/z/tmp/work/hello.txt"
+        );
+        assert_eq!(
+            rule_form("src/main.rs", r"C:\Users\ada\app", w),
+            "/c/Users/ada/app/src/main.rs"
+        );
+        assert_eq!(
+            rule_form(r"\\server\share\a.txt", r"C:\x", w),
+            "//server/share/a.txt"
+        );
+        assert_eq!(
+            rule_form("hello.txt", "/tmp/work", Os::Linux),
+            "/tmp/work/hello.txt"
+        );
+        assert_eq!(
+            rule_form("/etc/hosts", "/tmp/work", Os::MacOs),
+            "/etc/hosts"
+        );
+    }
 
     #[test]
     fn windows_paths_reach_the_editor_in_its_own_form() {

@@ -274,6 +274,11 @@ pub(crate) fn display_path(path: &str, cwd: &Path) -> String {
     super::paths::display(path, &cwd.to_string_lossy(), Os::CURRENT)
 }
 
+/// `path` (absolute, or against `cwd`) as a file rule names it: `/c/dir/file` on Windows.
+pub(crate) fn rule_path(path: &str, cwd: &Path) -> String {
+    super::paths::rule_form(path, &cwd.to_string_lossy(), Os::CURRENT)
+}
+
 /// `path` made absolute against `cwd`, in the editor's form (`C:\...` on Windows).
 fn absolute(path: &str, cwd: &Path) -> String {
     super::paths::absolute(path, &cwd.to_string_lossy(), Os::CURRENT)
