@@ -93,18 +93,21 @@ fn main() {
             real_sessions: 5,
         }
     };
-    // COMPARE_ONLY=part,part: only those parts ("main": the table's first rows, "stored": listing
-    // and loading what claude stored, "editor-tools": the first prompt with and without the
-    // editor's tools, "attribution").
+    // COMPARE_ONLY=part,part: only those parts ("main": the table's first rows, "standin": of
+    // those, the stand-in's alone (the relay's CPU per delta among them), "stored": listing and
+    // loading what claude stored, "editor-tools": the first prompt with and without the editor's
+    // tools, "attribution").
     let only: Option<Vec<String>> = std::env::var("COMPARE_ONLY")
         .ok()
         .map(|v| v.split(',').map(|p| p.trim().to_owned()).collect());
     let wants = |part: &str| only.as_ref().is_none_or(|o| o.iter().any(|p| p == part));
     let load_before = load_average();
     let mut report = Report::default();
-    if wants("main") {
+    if wants("main") || wants("standin") {
         standin_backends(&mut report, &runs);
         eprintln!("stand-in done (load {})", load_average());
+    }
+    if wants("main") {
         real_claude(&mut report, &runs);
         eprintln!("claude alone done (load {})", load_average());
         adapter_on_claude(&mut report, &runs, OURS);

@@ -170,6 +170,22 @@ pub fn long_history(
     column: &'static str,
     runs: usize,
 ) {
+    // The first session in this environment: claude-acp has no options cache yet, so its answer
+    // waits for claude's models (once per machine and claude version). A row of its own; the
+    // runs after it are what every later load costs.
+    let params = json!({"sessionId": long.session_id, "cwd": acp.cwd, "mcpServers": []});
+    let mut peer = acp.spawn();
+    peer.request("initialize", initialize_params());
+    match peer.try_request("session/load", params) {
+        Ok((sent, answer, _)) => report.add(
+            "session/load of a long conversation, the first session ever: request -> answer",
+            "ms",
+            column,
+            vec![ms(answer.at - sent)],
+        ),
+        Err(error) => report.note(format!("{column}: the first session/load failed: {error}")),
+    }
+    drop(peer);
     for method in ["session/load", "session/resume"] {
         let mut times = Vec::new();
         let mut before = Vec::new();

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use super::permission_request::PermissionRequest;
 use super::to_proto;
 use super::tool_call_json::ToolCallNotification;
-use super::transport::{Failure, Outbound, PendingRequests, Transport};
+use super::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
 use crate::domain::{
     AuthStatusInfo, ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
     ElicitationRequest, McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk,
@@ -140,6 +140,10 @@ impl EditorClient for AcpEditor {
 
     async fn room_for_updates(&self) {
         self.outbound.room().await;
+    }
+
+    async fn room_for_replay(&self) {
+        self.outbound.room_below(REPLAY_BUDGET).await;
     }
 
     async fn request_permission(

@@ -114,6 +114,13 @@ pub trait EditorClient: Send + Sync + 'static {
     /// claude (through its stdout pipe) instead of growing the adapter.
     async fn room_for_updates(&self) {}
 
+    /// [`Self::room_for_updates`] for a replay of stored history, which has everything at hand
+    /// and no claude to slow down: resolves only once little is left for the editor to read, so
+    /// a replay holds a few lines, not the queue's whole budget.
+    async fn room_for_replay(&self) {
+        self.room_for_updates().await;
+    }
+
     /// Asks the user to allow or reject a tool call.
     async fn request_permission(
         &self,

@@ -25,9 +25,21 @@ impl ToolServer {
 
     /// The JSON-RPC reply to one message claude sends this server.
     pub(crate) async fn handle(&self, message: &McpMessage) -> Value {
+        if let Some(reply) = self.answer_at_once(message) {
+            return reply;
+        }
+        let id = message.id().cloned().unwrap_or_default();
+        sdk_mcp::rpc_result(Some(id), self.call(message.params()).await)
+    }
+
+    /// The reply to every message but a tool call, which needs nothing but this server's tools:
+    /// the handshake claude does at its start (`initialize`, `notifications/initialized`,
+    /// `tools/list`) is answered on the spot, as claude waits on each answer before its first
+    /// request to the model.
+    pub(crate) fn answer_at_once(&self, message: &McpMessage) -> Option<Value> {
         let Some(id) = message.id().cloned() else {
             // A notification: the pinned claude still waits for an answer, an empty result.
-            return sdk_mcp::rpc_result(None, sdk_mcp::empty_object());
+            return Some(sdk_mcp::rpc_result(None, sdk_mcp::empty_object()));
         };
         let params = message.params();
         let result = match message.method() {
@@ -50,13 +62,17 @@ impl ToolServer {
                 tools.sort_by(|a, b| a.name.cmp(&b.name));
                 sdk_mcp::tools_list_result(tools)
             }
-            "tools/call" => self.call(params).await,
+            "tools/call" => return None,
             "ping" => sdk_mcp::empty_object(),
             other => {
-                return sdk_mcp::rpc_error(id, -32601, format!("Method not found: {other}"));
+                return Some(sdk_mcp::rpc_error(
+                    id,
+                    -32601,
+                    format!("Method not found: {other}"),
+                ));
             }
         };
-        sdk_mcp::rpc_result(Some(id), result)
+        Some(sdk_mcp::rpc_result(Some(id), result))
     }
 
     async fn call(&self, params: &Value) -> Value {

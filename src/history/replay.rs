@@ -94,6 +94,8 @@ pub(crate) fn stream(
         .collect::<Vec<usize>>()
         .into_iter()
         .peekable();
+    // Only the line numbers are kept through the second read.
+    drop(chain);
     drop(outline);
     let mut thread = Thread::new(cwd, send);
     let line = Cell::new(0usize);
@@ -109,7 +111,7 @@ pub(crate) fn stream(
         wanted,
         |text| {
             if let Some(value) = lines::parse(text) {
-                thread.add(&value);
+                thread.add(value);
             }
             if thread.stopped {
                 ControlFlow::Break(())
@@ -261,20 +263,22 @@ impl<'a> Thread<'a> {
         }
     }
 
-    fn add(&mut self, line: &Value) {
+    /// One line of the thread, taken whole: its big strings (a tool's output) move into the
+    /// updates instead of being copied.
+    fn add(&mut self, line: Value) {
         if line.get("isSidechain").and_then(Value::as_bool) == Some(true) {
             return;
         }
-        match lines::line_type(line) {
+        match lines::line_type(&line) {
             "user" => self.add_user(line),
-            "assistant" => self.translate(line.clone()),
-            "system" => self.add_system(line),
+            "assistant" => self.translate(line),
+            "system" => self.add_system(&line),
             _ => {}
         }
     }
 
-    fn add_user(&mut self, line: &Value) {
-        match lines::classify_user(line) {
+    fn add_user(&mut self, line: Value) {
+        match lines::classify_user(&line) {
             UserLine::Prompt(chunks) => {
                 self.translator.start_turn();
                 for content in chunks {
@@ -291,7 +295,7 @@ impl<'a> Thread<'a> {
             UserLine::ToolResults => {
                 // The transcript names the structured result `toolUseResult`; stdout says
                 // `tool_use_result`.
-                let mut echo = line.clone();
+                let mut echo = line;
                 if let Some(object) = echo.as_object_mut()
                     && let Some(structured) = object.remove("toolUseResult")
                 {

@@ -1,15 +1,13 @@
 //! `session/load`'s replay: the stored thread handed to the editor as it is read.
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
-
-use tokio::sync::mpsc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{Sessions, history_error};
 use crate::domain::AgentError;
 use crate::history;
-
-/// Replayed updates made and not yet handed to the editor's queue, during a `session/load`.
-const REPLAY_IN_FLIGHT: usize = 4;
 
 impl Sessions {
     /// Sends the thread stored in `file` to the editor, in order.
@@ -19,23 +17,39 @@ impl Sessions {
         file: PathBuf,
         cwd: PathBuf,
     ) -> Result<(), AgentError> {
-        // The transcript is read and translated while the editor takes the updates: a few at a
-        // time in between, and none while the editor's queue is full.
-        let (tx, mut rx) = mpsc::channel(REPLAY_IN_FLIGHT);
+        // One blocking thread reads, translates and queues each update for the editor as it is
+        // made, with no hand-over per update (a long thread has tens of thousands), and waits
+        // while the editor has more than a little left to read: the replay holds a few lines at
+        // most, however long the transcript and however slow the editor.
+        let editor = self.editor.clone();
+        let (id, runtime) = (session_id.to_owned(), tokio::runtime::Handle::current());
+        let gone = StopOnDrop(Arc::new(AtomicBool::new(false)));
+        let stop = gone.0.clone();
         let replay = tokio::task::spawn_blocking(move || {
-            history::stream_replay(&file, &cwd, &mut |update| match tx.blocking_send(update) {
-                Ok(()) => std::ops::ControlFlow::Continue(()),
-                Err(_) => std::ops::ControlFlow::Break(()),
+            history::stream_replay(&file, &cwd, &mut |update| {
+                runtime.block_on(editor.room_for_replay());
+                // Nobody waits for the answer any more (the request was dropped): stop reading.
+                if stop.load(Ordering::Relaxed) {
+                    return ControlFlow::Break(());
+                }
+                editor.session_update(&id, update);
+                ControlFlow::Continue(())
             })
         });
-        while let Some(update) = rx.recv().await {
-            self.editor.room_for_updates().await;
-            self.editor.session_update(session_id, update);
-        }
         replay
             .await
             .map_err(|e| AgentError::Internal(e.to_string()))?
             .map_err(history_error)?;
+        drop(gone);
         Ok(())
+    }
+}
+
+/// Tells the replay's thread to stop when the load is dropped before its end.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }

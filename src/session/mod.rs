@@ -46,6 +46,17 @@ struct SessionHandle {
 }
 
 /// Every session of this adapter process.
+/// A session whose claude is starting and whose actor does not run yet (see
+/// [`Sessions::start_session`]); dropped, it ends that claude.
+struct Starting {
+    session_id: String,
+    cwd: PathBuf,
+    actor: SessionActor,
+    /// Whether the answer waits for claude's models (none are cached).
+    wait: bool,
+    additional_directories: Vec<PathBuf>,
+}
+
 pub(crate) struct Sessions {
     config: Arc<AdapterConfig>,
     editor: Arc<dyn EditorClient>,
@@ -117,6 +128,20 @@ impl Sessions {
         req: NewSession,
         start: Start,
     ) -> Result<SessionOpened, AgentError> {
+        let starting = self.start_session(session_id, req, start).await?;
+        self.run_session(starting).await
+    }
+
+    /// The first half of opening a session: the one open under this id (if any) closed, and the
+    /// new session's claude started. Nothing reaches the editor from the session until
+    /// [`Sessions::run_session`], so a `session/load` replays the stored thread in between while
+    /// claude starts.
+    async fn start_session(
+        &self,
+        session_id: String,
+        req: NewSession,
+        start: Start,
+    ) -> Result<Starting, AgentError> {
         Self::check_cwd(&req.cwd)?;
         let mut flags = directories::session_flags(&req)?;
         if let Some(prompt) = &req.system_prompt {
@@ -195,16 +220,32 @@ impl Sessions {
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;
+        Ok(Starting {
+            session_id,
+            cwd: req.cwd,
+            actor,
+            wait,
+            additional_directories,
+        })
+    }
+
+    /// The second half: the session registered, its actor running, and the answer once it knows
+    /// the session's options (for the first session ever, once claude has told its models).
+    async fn run_session(&self, starting: Starting) -> Result<SessionOpened, AgentError> {
+        let Starting {
+            session_id,
+            cwd,
+            actor,
+            wait,
+            additional_directories,
+        } = starting;
         let (tx, rx) = mpsc::unbounded_channel();
         let (options_tx, options_rx) = oneshot::channel();
         let _ = tx.send(Command::Options {
             wait,
             reply: options_tx,
         });
-        let listed = Arc::new(Mutex::new(OpenSession::new(
-            session_id.clone(),
-            req.cwd.clone(),
-        )));
+        let listed = Arc::new(Mutex::new(OpenSession::new(session_id.clone(), cwd)));
         self.sessions.lock().expect("session registry lock").insert(
             session_id.clone(),
             SessionHandle {
@@ -339,10 +380,15 @@ impl AgentCore for Sessions {
             .await
             .map_err(|e| AgentError::Internal(e.to_string()))?
             .map_err(history_error)?;
-        // The whole thread first, then the response: that is how the editor knows it is complete.
-        self.replay_to_editor(session_id, file, req.cwd.clone())
+        let cwd = req.cwd.clone();
+        // claude starts first and gets ready while the thread is replayed: for the first session
+        // ever the answer waits for claude's models, and a long thread takes a while to send.
+        let starting = self
+            .start_session(session_id.to_owned(), req, Start::Resume)
             .await?;
-        self.open(session_id.to_owned(), req, Start::Resume).await
+        // The whole thread first, then the response: that is how the editor knows it is complete.
+        self.replay_to_editor(session_id, file, cwd).await?;
+        self.run_session(starting).await
     }
 
     async fn resume_session(

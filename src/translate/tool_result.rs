@@ -155,13 +155,8 @@ pub(super) fn fenced_text(text: String) -> String {
 }
 
 fn fenced(mut text: String) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for b in text.bytes() {
-        run = if b == b'`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    let fence = "`".repeat(longest.max(2) + 1);
+    let fence = "`".repeat(longest_backtick_run(text.as_bytes()).max(2) + 1);
+    // In the text's own buffer (a big one grows in place): no second copy of a tool's output.
     text.reserve(2 * fence.len() + 2);
     text.insert_str(0, &format!("{fence}\n"));
     if !text.ends_with('\n') {
@@ -169,6 +164,21 @@ fn fenced(mut text: String) -> String {
     }
     text.push_str(&fence);
     text
+}
+
+/// The longest run of backticks in `bytes`, found by jumping from one backtick to the next.
+fn longest_backtick_run(bytes: &[u8]) -> usize {
+    let (mut longest, mut run, mut last) = (0, 0, usize::MAX);
+    for at in memchr::memchr_iter(b'`', bytes) {
+        run = if last.wrapping_add(1) == at {
+            run + 1
+        } else {
+            1
+        };
+        last = at;
+        longest = longest.max(run);
+    }
+    longest
 }
 
 #[cfg(test)]
@@ -298,6 +308,11 @@ mod tests {
     #[test]
     fn fences_outgrow_backticks_inside() {
         assert_eq!(fenced("a ```` b".into()), "`````\na ```` b\n`````");
+        // The longest run counts, wherever it is: not the first, not the last, at either end.
+        assert_eq!(fenced("``a````b`".into()), "`````\n``a````b`\n`````");
+        assert_eq!(fenced("````a`".into()), "`````\n````a`\n`````");
+        assert_eq!(fenced("a` `` ```".into()), "````\na` `` ```\n````");
+        assert_eq!(fenced("plain".into()), "```\nplain\n```");
     }
 
     #[test]

@@ -9,7 +9,7 @@ const DIFF_TAG: &[u8] = br#""type":"diff""#;
 
 /// `line` with `"oldText": null` in each diff that has no `oldText`; other lines as they are.
 pub(crate) fn explicit_old_text(line: Vec<u8>) -> Vec<u8> {
-    if !line.windows(DIFF_TAG.len()).any(|w| w == DIFF_TAG) {
+    if memchr::memmem::find(&line, DIFF_TAG).is_none() {
         return line;
     }
     let Ok(mut value) = serde_json::from_slice::<Value>(&line) else {

@@ -14,6 +14,9 @@ use crate::json_stream::Serialise;
 
 /// Bytes waiting for the editor above which sessions stop taking claude's output.
 pub(crate) const OUTBOUND_BUDGET: usize = 4 * 1024 * 1024;
+/// Bytes waiting for the editor above which a replay of stored history waits (it reads a
+/// transcript far faster than an editor takes the updates).
+pub(crate) const REPLAY_BUDGET: usize = 256 * 1024;
 /// Lines smaller than this are gathered into one write.
 const BATCH_BYTES: usize = 64 * 1024;
 /// Messages whose JSON is longer than this are never held serialised: they are serialised while
@@ -202,13 +205,18 @@ impl Outbound {
     /// Resolves once fewer than [`OUTBOUND_BUDGET`] bytes wait for the editor (at once if stdout is
     /// gone, so nothing waits forever on a closed editor).
     pub(crate) async fn room(&self) {
+        self.room_below(OUTBOUND_BUDGET).await;
+    }
+
+    /// [`Outbound::room`] with a budget of its own, at most [`OUTBOUND_BUDGET`].
+    pub(crate) async fn room_below(&self, budget: usize) {
         loop {
             let drained = self.drained.notified();
             tokio::pin!(drained);
             drained.as_mut().enable();
             {
                 let queue = self.lock();
-                if queue.closed || queue.bytes < OUTBOUND_BUDGET {
+                if queue.closed || queue.bytes < budget {
                     return;
                 }
             }
@@ -398,6 +406,37 @@ mod tests {
         outbound.push(b"after the editor left".to_vec());
         writer.await.unwrap();
         outbound.room().await;
+    }
+
+    #[tokio::test]
+    async fn a_replay_waits_until_little_is_left_for_the_editor() {
+        let outbound = Arc::new(Outbound::default());
+        let (ours, mut editor) = tokio::io::duplex(16 * 1024);
+        let writer = tokio::spawn({
+            let outbound = outbound.clone();
+            async move { outbound.write_to(ours).await }
+        });
+        // Well under the live budget, over the replay's: live output may go on, a replay waits.
+        outbound.push(vec![b'x'; 2 * REPLAY_BUDGET]);
+        tokio::task::yield_now().await;
+        outbound.room().await;
+        let replay = tokio::spawn({
+            let outbound = outbound.clone();
+            async move { outbound.room_below(REPLAY_BUDGET).await }
+        });
+        tokio::task::yield_now().await;
+        assert!(
+            !replay.is_finished(),
+            "a replay went on with 512 KiB unread"
+        );
+        let mut chunk = vec![0; 1 << 20];
+        let mut read = 0;
+        while read < 2 * REPLAY_BUDGET + 1 {
+            read += editor.read(&mut chunk).await.unwrap();
+        }
+        replay.await.unwrap();
+        drop(editor);
+        writer.abort();
     }
 
     #[tokio::test]

@@ -113,6 +113,11 @@ impl SessionActor {
             super::deliver(handle.respond_error(&request_id, &error));
             return;
         };
+        if let Some(reply) = server.answer_at_once(&message) {
+            // No task to wait for: the answer is queued for claude's stdin now.
+            super::deliver(handle.respond_success(&request_id, sdk_mcp::mcp_response(reply)));
+            return;
+        }
         let answered = Arc::new(AtomicBool::new(false));
         let call = FileCall {
             request_id: request_id.clone(),
@@ -135,6 +140,14 @@ impl SessionActor {
             task: Some(task.abort_handle()),
             ..call
         });
+    }
+
+    /// Whether a call of the editor-served tools still waits for its answer.
+    pub(super) fn file_calls_waiting(&self) -> bool {
+        self.tools
+            .file_tasks
+            .iter()
+            .any(|c| !c.answered.load(Ordering::SeqCst))
     }
 
     /// The turn is cancelled: calls still waiting on the editor stop now (the editor's request is

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use crate::support::acp_client::AcpClient;
 use crate::support::argv::argv_value;
-use crate::support::history::{FIXTURE_SESSION_ID, install_fixture, write_session};
+use crate::support::history::{
+    FIXTURE_SESSION_ID, install_fixture, write_long_session, write_session,
+};
 use crate::support::procs;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
@@ -149,6 +151,81 @@ async fn load_replays_the_whole_thread_before_answering_then_resumes_claude() {
         c.agent_text(FIXTURE_SESSION_ID)
             .ends_with("Hello from the mock model!")
     );
+}
+
+/// A long thread loaded by an editor that takes its time: the session's claude starts while the
+/// thread is still on its way (its start-up, and for the first session ever the wait for its
+/// models, overlap the replay instead of following it), the replay waits for the editor instead
+/// of piling up, and the answer comes after the whole thread.
+#[tokio::test]
+async fn a_loads_claude_starts_while_a_long_thread_is_still_on_its_way() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let s = Standin::new("text");
+    let id = "7c1d2f3a-0b4e-4f5a-9c6d-1e2f3a4b5c6d";
+    // 64 answers of 128 KiB: 8 MiB of updates, far more than the pipe and the queue hold.
+    write_long_session(&config_dir(&s), &s.work, id, 64, 128 * 1024);
+    let mut adapter = s
+        .adapter_command(&[])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the adapter");
+    let mut stdin = adapter.stdin.take().unwrap();
+    let mut lines = BufReader::new(adapter.stdout.take().unwrap()).lines();
+    let send = |line: Value| format!("{line}\n");
+    stdin
+        .write_all(
+            send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": 1, "clientCapabilities": {}}}))
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        if serde_json::from_str::<Value>(&line).unwrap()["id"] == 1 {
+            break;
+        }
+    }
+    stdin
+        .write_all(
+            send(json!({"jsonrpc": "2.0", "id": 2, "method": "session/load",
+            "params": {"sessionId": id, "cwd": s.work, "mcpServers": []}}))
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    // Nothing read: the thread waits in the pipe, and claude starts all the same.
+    let pids = s.wait_started(1, Duration::from_secs(20)).await;
+    assert_eq!(pids.len(), 1, "one claude for the load");
+    let mut replayed = 0;
+    let answer = loop {
+        let line = lines.next_line().await.unwrap().expect("the load's answer");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            break message;
+        }
+        if message["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+            assert_eq!(
+                message["params"]["update"]["content"]["text"]
+                    .as_str()
+                    .map(str::len),
+                Some(128 * 1024)
+            );
+            replayed += 1;
+        }
+    };
+    assert!(answer["result"].is_object(), "{answer}");
+    assert_eq!(
+        replayed, 64,
+        "every answer of the thread, before the load's answer"
+    );
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(20), adapter.wait())
+        .await
+        .expect("the adapter ends with its stdin")
+        .unwrap();
+    assert!(status.success(), "{status}");
 }
 
 #[tokio::test]

@@ -35,6 +35,43 @@ pub fn install_fixture(config_dir: &Path, cwd: &Path, session_id: &str) -> PathB
     target
 }
 
+/// A transcript of `turns` exchanges, each prompt answered with `answer_bytes` of text: a long
+/// thread whose replay outlasts what an editor's pipe holds.
+pub fn write_long_session(
+    config_dir: &Path,
+    cwd: &Path,
+    session_id: &str,
+    turns: usize,
+    answer_bytes: usize,
+) {
+    let answer = "x".repeat(answer_bytes);
+    let mut parent: Option<String> = None;
+    let mut text = String::new();
+    for turn in 0..turns {
+        for (kind, message) in [
+            (
+                "user",
+                json!({"role": "user", "content": format!("prompt {turn}")}),
+            ),
+            (
+                "assistant",
+                json!({"id": format!("msg_{turn}"), "type": "message",
+                "role": "assistant", "model": "claude-opus-5-5",
+                "content": [{"type": "text", "text": answer}]}),
+            ),
+        ] {
+            let uuid = uuid::Uuid::new_v4().to_string();
+            let line = json!({"parentUuid": parent, "isSidechain": false, "type": kind,
+                "message": message, "uuid": uuid, "timestamp": "2026-12-02T12:00:00.000Z",
+                "cwd": cwd, "sessionId": session_id, "version": "2.1.332"});
+            text.push_str(&format!("{line}\n"));
+            parent = Some(uuid);
+        }
+    }
+    let file = project_dir(config_dir, cwd).join(format!("{session_id}.jsonl"));
+    std::fs::write(file, text).expect("write transcript");
+}
+
 /// A minimal transcript of one exchange: `prompt` typed in `cwd`, answered with `answer`.
 pub fn write_session(config_dir: &Path, cwd: &Path, session_id: &str, prompt: &str, answer: &str) {
     let user_uuid = uuid::Uuid::new_v4().to_string();

@@ -123,32 +123,51 @@ impl Standin {
 
     /// Like [`Standin::adapter`], with extra environment for the adapter (e.g. `CLAUDE_CONFIG_DIR`).
     pub fn adapter_with_env(&self, extra_args: &[&str], env: &[(&str, &str)]) -> AcpClient {
-        let mut args = vec!["--claude-path", self.claude.to_str().expect("utf-8 path")];
-        args.extend_from_slice(extra_args);
-        let config_dir = self.config_dir();
-        let cache_dir = self.cache_dir();
-        let mut vars = vec![
-            // Hermetic: the options cache lives here, not in the user's ~/.cache.
-            ("XDG_CACHE_HOME", cache_dir.to_str().expect("utf-8 path")),
-            // The first session waits for the stand-in's models however loaded the machine is
-            // (1.8 s otherwise), so its answer always holds them.
-            ("CLAUDE_ACP_OPTIONS_WAIT_MS", "30000"),
-            ("RUST_LOG", "claude_acp=debug,info"),
-            // Hermetic: claude's stored conversations live here, not in the user's ~/.claude.
-            // A caller's own CLAUDE_CONFIG_DIR, set later, wins.
-            (
-                "CLAUDE_CONFIG_DIR",
-                config_dir.to_str().expect("utf-8 path"),
-            ),
-        ];
-        vars.extend_from_slice(env);
-        // Last, so they win: every stand-in logs and gets its verdict read, whatever env a test
-        // gives the adapter.
-        vars.extend(self.env());
+        let (args, vars) = self.adapter_args_and_env(extra_args, env);
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let client = AcpClient::spawn(&args, &vars, self.dir.path());
         // Ended like an editor quits, so claude reads every line sent to it before it goes.
         client.end_gracefully_on_drop();
         client
+    }
+
+    /// The adapter as [`Standin::adapter_with_env`] starts it, as a bare command whose stdio the
+    /// test drives itself (an editor that stops reading, say).
+    pub fn adapter_command(&self, env: &[(&str, &str)]) -> tokio::process::Command {
+        let (args, vars) = self.adapter_args_and_env(&[], env);
+        let mut command = tokio::process::Command::new(crate::support::acp_client::adapter());
+        command.args(&args).current_dir(self.dir.path());
+        for (key, value) in vars {
+            command.env(key, value);
+        }
+        command.kill_on_drop(true);
+        command
+    }
+
+    fn adapter_args_and_env<'a>(
+        &'a self,
+        extra_args: &[&'a str],
+        env: &[(&'a str, &'a str)],
+    ) -> (Vec<&'a str>, Vec<(&'a str, String)>) {
+        let mut args = vec!["--claude-path", self.claude.to_str().expect("utf-8 path")];
+        args.extend_from_slice(extra_args);
+        let utf8 = |path: PathBuf| path.to_str().expect("utf-8 path").to_owned();
+        let mut vars = vec![
+            // Hermetic: the options cache lives here, not in the user's ~/.cache.
+            ("XDG_CACHE_HOME", utf8(self.cache_dir())),
+            // The first session waits for the stand-in's models however loaded the machine is
+            // (1.8 s otherwise), so its answer always holds them.
+            ("CLAUDE_ACP_OPTIONS_WAIT_MS", "30000".to_owned()),
+            ("RUST_LOG", "claude_acp=debug,info".to_owned()),
+            // Hermetic: claude's stored conversations live here, not in the user's ~/.claude.
+            // A caller's own CLAUDE_CONFIG_DIR, set later, wins.
+            ("CLAUDE_CONFIG_DIR", utf8(self.config_dir())),
+        ];
+        vars.extend(env.iter().map(|(k, v)| (*k, (*v).to_owned())));
+        // Last, so they win: every stand-in logs and gets its verdict read, whatever env a test
+        // gives the adapter.
+        vars.extend(self.env().into_iter().map(|(k, v)| (k, v.to_owned())));
+        (args, vars)
     }
 
     /// What went wrong in the stand-ins so far, one line each: mismatches and script errors
