@@ -118,7 +118,6 @@ impl TurnTranslator {
         }
     }
 
-    /// Forgets the previous turn's streaming and tool state. The plan and the mode carry over.
     /// Sends subagents' text to the editor from now on, tagged with their Task call.
     pub(crate) fn forward_subagent_text(&mut self, on: bool) {
         self.forward_subagent_text = on;
@@ -143,9 +142,18 @@ impl TurnTranslator {
             .collect()
     }
 
+    /// Forgets the previous turn's streaming and tool state. The plan and the mode carry over.
     pub(crate) fn start_turn(&mut self) {
         self.stream = Stream::default();
         self.tools.clear();
+        self.last_context = None;
+    }
+
+    /// A prompt of the editor's starts: the streaming state starts afresh, but the tool calls
+    /// still waiting for their results keep them (a turn claude ran on its own, cancelled just
+    /// before, reports its denied call after this prompt reached it).
+    pub(crate) fn prompt_starts(&mut self) {
+        self.stream = Stream::default();
         self.last_context = None;
     }
 

@@ -9,7 +9,11 @@ they are. `--claude-path` naming this script names claude-acp.exe (the stand-in 
 itself). Paths inside files and environment variables are left as they are: Wine reads a `/...`
 path as one on its `Z:` drive.
 
-Environment: CLAUDE_ACP_WINE (the wine64 loader), CLAUDE_ACP_WINE_EXE (claude-acp.exe, a Unix path).
+The real-CLI tests start the adapter with a cleared environment, so .ci/windows starts this
+through a wrapper that sets Wine's variables and these: CLAUDE_ACP_WINE (the wine64 loader),
+CLAUDE_ACP_WINE_EXE (claude-acp.exe, a Unix path), CLAUDE_ACP_WINE_ADAPTER (the wrapper, which the
+tests name as the stand-in's `--claude-path`). A `claude.exe` in a folder on `PATH` is put on
+Wine's own search path (`WINEPATH`), so that claude-acp.exe finds it by name as on Windows.
 """
 
 import json
@@ -21,7 +25,7 @@ import threading
 
 WINE = os.environ["CLAUDE_ACP_WINE"]
 EXE = os.environ["CLAUDE_ACP_WINE_EXE"]
-SELF = os.path.realpath(__file__)
+SELF = {os.path.realpath(__file__), os.path.realpath(os.environ.get("CLAUDE_ACP_WINE_ADAPTER", __file__))}
 # The top folders a test's paths live in: a string under one of them is a path.
 ROOTS = tuple(
     "/" + name + suffix
@@ -86,7 +90,7 @@ def relay(source, sink, convert):
 def args(argv):
     out = []
     for arg in argv:
-        if os.path.realpath(arg) == SELF:
+        if os.path.realpath(arg) in SELF:
             out.append(to_windows(EXE))
         elif arg.startswith(ROOTS):
             out.append(to_windows(arg))
@@ -104,6 +108,19 @@ def environment():
             env[key] = ";".join(to_windows(p) for p in env[key].split(":"))
     if env.get("XDG_CACHE_HOME"):
         env["LOCALAPPDATA"] = to_windows(env["XDG_CACHE_HOME"])
+    claude_dirs = [d for d in env.get("PATH", "").split(":") if d and os.path.isfile(os.path.join(d, "claude.exe"))]
+    if claude_dirs:
+        env["WINEPATH"] = ";".join(to_windows(d) for d in claude_dirs)
+    for key in ("HOME", "CLAUDE_CODE_TMPDIR"):
+        if env.get(key, "").startswith(ROOTS):
+            env[key] = to_windows(env[key])
+    if env.get("HOME"):
+        env["USERPROFILE"] = env["HOME"]
+    # Wine's own server keeps its socket under TMPDIR: one for every test, not one per test's
+    # TMPDIR. Windows programs take the test's from TEMP and TMP.
+    if env.get("TMPDIR"):
+        env["TEMP"] = env["TMP"] = to_windows(env["TMPDIR"])
+        env["TMPDIR"] = "/tmp"
     return env
 
 

@@ -142,6 +142,14 @@ impl SessionActor {
         });
     }
 
+    /// Whether a call of the editor-served tools still waits for its answer.
+    pub(super) fn file_calls_waiting(&self) -> bool {
+        self.tools
+            .file_tasks
+            .iter()
+            .any(|c| !c.answered.load(Ordering::SeqCst))
+    }
+
     /// The turn is cancelled: calls still waiting on the editor stop now (the editor's request is
     /// withdrawn) and claude is told each failed, so nothing waits out the editor's bound.
     pub(super) fn cancel_file_calls(&mut self) {

@@ -180,13 +180,14 @@ impl SessionActor {
     pub(super) fn turn_begins(&mut self) {
         self.path.turn_started();
         self.tools.edit_log.start_turn();
-        self.translator.start_turn();
+        self.translator.prompt_starts();
         self.next.conversation_stored = true;
     }
 
     /// `session/cancel`: the running turn and every prompt waiting behind it end as cancelled.
     pub(super) fn cancel(&mut self) {
         let Some(turn) = self.turn.as_mut() else {
+            self.cancel_claudes_own_turn();
             return;
         };
         // Prompts already in claude's queue are dropped there by the interrupt.
@@ -207,8 +208,27 @@ impl SessionActor {
         }
         turn.cancelled = true;
         turn.deadline = Some(Instant::now() + CANCEL_GRACE);
+        self.end_what_claude_waits_on();
+    }
+
+    /// `session/cancel` with no prompt running: a turn claude started on its own (its follow-up
+    /// to a background job's end) that waits on the editor (a permission ask, a question, an
+    /// editor tool's call) is cancelled as a prompt's turn would be. Without such a wait there
+    /// is nothing of the editor's to end, and claude is left alone (an interrupt would reach its
+    /// background work).
+    fn cancel_claudes_own_turn(&mut self) {
+        if !self.asks.any_open() && !self.file_calls_waiting() {
+            return;
+        }
+        tracing::debug!(session = %self.ctx.id, "cancel of claude's own turn");
+        self.end_what_claude_waits_on();
+    }
+
+    /// Pending asks and editor tool calls end now (the editor's requests withdrawn, claude told
+    /// the user cancelled), and claude is interrupted.
+    fn end_what_claude_waits_on(&mut self) {
+        let handle = self.claude.handle();
         self.cancel_file_calls();
-        // Pending asks end now: the editor's request is withdrawn and claude gets a deny.
         for (request_id, kind) in self.asks.withdraw_all() {
             let Some(h) = &handle else { continue };
             match kind {

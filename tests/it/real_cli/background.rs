@@ -188,3 +188,69 @@ async fn a_subagent_started_in_the_background_completes_its_card_with_its_report
     c.quit(WAIT).await;
     assert_eq!(s.prompt_responses(), 1);
 }
+
+#[tokio::test]
+async fn a_cancel_with_no_prompt_running_ends_the_ask_of_claudes_own_turn() {
+    let s = RealSession::start(vec![
+        Rule::on_prompt("start the job", background_bash("sleep 2")),
+        // claude may put the next prompt in one user message with the cancelled call's result.
+        Rule::when(
+            "the next prompt",
+            |r| {
+                r.last_user_message()
+                    .is_some_and(|m| m.to_string().contains("say-next-please"))
+            },
+            Reply::text("Next answer."),
+        ),
+    ])
+    .await;
+    let hello = s.env.work_dir().join("hello.txt");
+    // claude's follow-up to the job's end wants to write a file: its ask waits on the editor.
+    s.mock.push_rule(Rule::when(
+        "claude's follow-up when the job ended",
+        answers_a_notification,
+        Reply::tool_use(
+            "Write",
+            json!({"file_path": hello.display().to_string(), "content": "Hello\n"}),
+        ),
+    ));
+    s.mock
+        .push_rule(Rule::on_tool_result(Reply::text("Started it.")));
+    let c = &s.client;
+    c.hold_requests("session/request_permission");
+    // claude runs `sleep` unasked.
+    let stop = s.prompt("start the job").await;
+    assert_eq!(stop["stopReason"], "end_turn");
+    // No prompt runs: the follow-up turn is claude's own.
+    let ask = tokio::time::timeout(WAIT, c.next_request("session/request_permission"))
+        .await
+        .expect("claude's own turn asks to write");
+    assert!(
+        ask.params["toolCall"]["title"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Write")),
+        "{}",
+        ask.params
+    );
+    c.cancel(&s.id).await;
+    // The editor's ask is withdrawn, and claude's turn ends without writing.
+    c.wait_for_message(|m| m["method"] == "$/cancel_request", WAIT)
+        .await;
+    let next = s.prompt("say-next-please").await;
+    assert_eq!(next["stopReason"], "end_turn");
+    assert!(
+        c.agent_text(&s.id).ends_with("Next answer."),
+        "{}",
+        c.agent_text(&s.id)
+    );
+    assert!(!hello.exists(), "the cancelled Write ran");
+    let write = c
+        .tool_calls(&s.id)
+        .into_iter()
+        .find(|call| call["kind"] == "edit")
+        .unwrap();
+    let write = s.tool_call(&write);
+    assert_eq!(write["status"], "failed", "{write}");
+    c.quit(WAIT).await;
+    assert_eq!(s.prompt_responses(), 2);
+}

@@ -143,3 +143,35 @@ async fn claude_withdrawing_its_ask_withdraws_the_editors_prompt_and_a_late_answ
         "no answer reached claude"
     );
 }
+
+#[tokio::test]
+async fn a_cancel_with_no_prompt_running_ends_the_ask_of_claudes_own_turn() {
+    let s = Standin::new("own_turn_cancel");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.hold_requests("session/request_permission");
+    let stop = c.prompt(&id, "start the job").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+    // claude's follow-up to the job's end, a turn of its own, asks to write.
+    let ask = c.next_request("session/request_permission").await;
+    assert_eq!(ask.params["toolCall"]["title"], "Write hello.txt");
+    c.cancel(&id).await;
+    // The stand-in fails unless claude gets the deny and the interrupt; the editor's ask is
+    // withdrawn and the call fails.
+    c.wait_for_message(
+        |m| m["method"] == "$/cancel_request",
+        Duration::from_secs(5),
+    )
+    .await;
+    let stop = c.prompt(&id, "next").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert!(c.agent_text(&id).ends_with("Next answer."));
+    let write = c
+        .tool_call_state(&id, "toolu_mock_26f40a0d6af64c5885871078")
+        .unwrap();
+    assert_eq!(write["status"], "failed", "{write}");
+    assert!(!s.work.join("hello.txt").exists());
+    c.quit(Duration::from_secs(10)).await;
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+}
