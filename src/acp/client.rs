@@ -103,6 +103,13 @@ impl AcpEditor {
             .is_some_and(|c| c.subagents.is_some())
     }
 
+    /// On v2, the session's turn `requires_action` while a question is before the user (the
+    /// same form in both versions: v2 kept `elicitation/create` as v1 has it).
+    fn asking(&self, session_id: &str) -> Option<super::v2::editor::OpenAsk<'_>> {
+        let v2 = self.v2.get()?;
+        Some(v2.ask_opened(&self.outbound, session_id))
+    }
+
     /// One `session/update` already in ACP's terms, through our queue.
     fn send_update(&self, session_id: &str, update: acp::SessionUpdate, may_be_large: bool) {
         if let Some(v2) = self.v2.get() {
@@ -185,12 +192,12 @@ impl EditorClient for AcpEditor {
         &self,
         ask: PermissionAsk,
     ) -> Result<PermissionOutcome, EditorError> {
-        let session_id = ask.session_id.clone();
+        let (session_id, reason) = (ask.session_id.clone(), ask.reason.clone());
         let request = PermissionRequest::new(ask);
         if let Some(v2) = self.v2.get() {
             let v1 =
                 serde_json::to_value(request).map_err(|e| EditorError::Malformed(e.to_string()))?;
-            let params = super::v2::convert::permission_request(v1, None);
+            let params = super::v2::convert::permission_request(v1, reason);
             // The turn `requires_action` while it is before the user (dropping this future, a
             // cancel, withdraws it).
             let open = v2.ask_opened(&self.outbound, &session_id);
@@ -354,13 +361,18 @@ impl EditorClient for AcpEditor {
             .fold(acp::ElicitationSchema::new(), |schema, field| {
                 schema.property(field.key.clone(), form_field(field), true)
             });
+        let open = self.asking(&request.session_id);
         let scope = acp::ElicitationSessionScope::new(request.session_id)
             .tool_call_id(request.tool_call_id.map(acp::ToolCallId::new));
         let create = acp::CreateElicitationRequest::new(
             acp::ElicitationFormMode::new(scope, schema),
             request.message,
         );
-        let response = self.request(create).await?;
+        let response = self.request(create).await;
+        if let Some(open) = open {
+            open.answered();
+        }
+        let response = response?;
         match response.action {
             acp::ElicitationAction::Accept(accept) => {
                 let mut fields = Vec::new();
@@ -398,6 +410,7 @@ impl EditorClient for AcpEditor {
         &self,
         request: McpElicitation,
     ) -> Result<McpElicitationAnswer, EditorError> {
+        let open = self.asking(&request.session_id);
         let scope = acp::ElicitationSessionScope::new(request.session_id);
         let mode: acp::ElicitationMode = match request.mode {
             McpElicitationMode::Form { schema } => {
@@ -413,7 +426,11 @@ impl EditorClient for AcpEditor {
         let message = format!("MCP server {} asks: {}", request.server, request.message);
         let response = self
             .request(acp::CreateElicitationRequest::new(mode, message))
-            .await?;
+            .await;
+        if let Some(open) = open {
+            open.answered();
+        }
+        let response = response?;
         match response.action {
             acp::ElicitationAction::Accept(accept) => {
                 let content = accept

@@ -91,6 +91,7 @@ mod tests {
                 name: "Allow".into(),
                 kind: PermissionOptionKind::AllowOnce,
             }],
+            reason: None,
         }
     }
 

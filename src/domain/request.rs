@@ -201,6 +201,9 @@ pub struct PermissionAsk {
     pub session_id: String,
     pub tool_call: ToolCallUpdate,
     pub options: Vec<PermissionOption>,
+    /// Why claude asks (its `decision_reason`), where it says: shown where the editor's prompt
+    /// has room for it (ACP v2's `description`).
+    pub reason: Option<String>,
 }
 
 /// The editor's answer to a permission ask.

@@ -240,6 +240,7 @@ async fn by_prompts(
                     async_task_id: None,
                 },
                 options: options.clone(),
+                reason: None,
             };
             let option_id = match editor.request_permission(ask).await {
                 Ok(PermissionOutcome::Selected { option_id }) => option_id,

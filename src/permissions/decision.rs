@@ -55,11 +55,13 @@ impl Asking<'_> {
         &self,
         tool_call: ToolCallUpdate,
         options: Vec<PermissionOption>,
+        reason: Option<String>,
     ) -> Result<PermissionOutcome, EditorError> {
         let ask = PermissionAsk {
             session_id: self.session_id.to_owned(),
             tool_call,
             options,
+            reason,
         };
         self.editor.request_permission(ask).await
     }

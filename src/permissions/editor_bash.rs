@@ -71,6 +71,7 @@ pub async fn decide(asking: Asking<'_>, mode: &str, builtin: &str, req: CanUseTo
         return allow();
     }
     let call = call_update(tool_call(&shown, asking.cwd));
-    let answer = asking.ask(call, choices.options.clone()).await;
+    let reason = shown.decision_reason.clone();
+    let answer = asking.ask(call, choices.options.clone(), reason).await;
     reply::answer(&mut shown, &choices, answer, asking.rules)
 }

@@ -72,6 +72,7 @@ pub async fn decide(
     {
         call.content = Some(vec![diff]);
     }
-    let answer = asking.ask(call, choices.options.clone()).await;
+    let reason = shown.decision_reason.clone();
+    let answer = asking.ask(call, choices.options.clone(), reason).await;
     reply::answer(&mut shown, &choices, answer, asking.rules)
 }

@@ -58,6 +58,7 @@ pub async fn ask(
                 PermissionOptionKind::RejectOnce,
             ),
         ],
+        reason: None,
     };
     match editor.request_permission(ask).await {
         Ok(PermissionOutcome::Selected { option_id }) => match option_id.as_str() {

@@ -50,7 +50,8 @@ async fn ask_and_reply(
 ) -> Decision {
     let input = Arc::new(std::mem::take(&mut req.input));
     call.raw_input = Some(input.clone());
-    let answer = asking.ask(call, choices.options.clone()).await;
+    let reason = req.decision_reason.clone();
+    let answer = asking.ask(call, choices.options.clone(), reason).await;
     // The ask has been sent and answered, so the input is ours alone again: no copy.
     req.input = Arc::unwrap_or_clone(input);
     reply::answer(req, choices, answer, asking.rules)

@@ -466,6 +466,7 @@ mod tests {
             session_id: "s".into(),
             tool_call: Default::default(),
             options: vec![],
+            reason: None,
         }
     }
 

@@ -66,7 +66,7 @@ impl Drop for OpenAsk<'_> {
 
 /// What a v2 editor's capabilities mean in v1's terms, which the session reads: no `fs/*`, no
 /// `terminal/*`, and every v2 client takes boolean options, notices and compaction updates.
-/// Forms (`elicitation/create`) are not used on v2 yet: questions come as permission prompts.
+/// Forms and pages (`elicitation/create`) are v1's, as the editor declares them.
 pub(crate) fn declared_as_v1(request: &v2::InitializeRequest) -> acp::ClientCapabilities {
     let session = serde_json::json!({
         "configOptions": {"boolean": {}},
@@ -86,6 +86,12 @@ pub(crate) fn declared_as_v1(request: &v2::InitializeRequest) -> acp::ClientCapa
         .as_ref()
         .and_then(|a| a.meta.clone());
     caps.meta = request.capabilities.meta.clone();
+    // v2 kept v1's elicitation, capabilities and requests alike.
+    caps.elicitation = request
+        .capabilities
+        .elicitation
+        .as_ref()
+        .and_then(|e| serde_json::from_value(serde_json::to_value(e).ok()?).ok());
     caps
 }
 

@@ -209,5 +209,6 @@ fn ask(
             ..ToolCallUpdate::default()
         },
         options,
+        reason: None,
     }
 }

@@ -396,3 +396,107 @@ async fn v2_resume_with_replay_tells_the_stored_thread_first_and_without_it_just
         .expect_err("an unsupported cursor is refused");
     assert_eq!(bad.code, -32602, "{bad:?}");
 }
+
+#[tokio::test]
+async fn a_v2_client_declaring_forms_gets_askuserquestion_as_one_form_while_the_turn_requires_action()
+ {
+    let s = Standin::new("ask_user_question");
+    let c = s.adapter(&[]);
+    let mut init = v2_initialize();
+    init["capabilities"] = json!({"elicitation": {"form": {}}});
+    c.request("initialize", init).await.unwrap();
+    let session = c
+        .request("session/new", json!({"cwd": s.work}))
+        .await
+        .unwrap();
+    let id = session["sessionId"].as_str().unwrap().to_owned();
+    c.on_request("elicitation/create", |_| {
+        Ok(json!({"action": "accept",
+                  "content": {"question_1": "Red", "question_2": ["Small", "Large"]}}))
+    });
+    c.request("session/prompt", prompt(&id, "ask me"))
+        .await
+        .unwrap();
+    assert_eq!(wait_idle(&c, &id, 1).await[0]["stopReason"], "end_turn");
+    let forms: Vec<_> = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "elicitation/create")
+        .collect();
+    assert_eq!(forms.len(), 1, "one form for both questions");
+    assert_eq!(forms[0].params["mode"], "form");
+    // v2's type reads it (its schema uses `unevaluatedProperties`, which the validator lacks).
+    let read: Result<agent_client_protocol_schema::v2::CreateElicitationRequest, _> =
+        serde_json::from_value(forms[0].params.clone());
+    assert!(read.is_ok(), "{read:?}: {}", forms[0].params);
+    let reply = s
+        .received()
+        .into_iter()
+        .find(|l| l["type"] == "control_response")
+        .map(|l| l["response"]["response"].clone())
+        .expect("claude got an answer");
+    assert_eq!(
+        reply["updatedInput"]["answers"],
+        json!({"Which color should the button be?": "Red",
+               "Which sizes do you need?": "Small, Large"})
+    );
+    let states: Vec<String> = update_kinds(&c, &id)
+        .into_iter()
+        .filter(|k| k.starts_with("state_update"))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "state_update:running",
+            "state_update:requires_action",
+            "state_update:running",
+            "state_update:idle"
+        ]
+    );
+    assert!(v2_violations(&c, &id, &[]).is_empty());
+}
+
+#[tokio::test]
+async fn a_v2_edit_is_a_modified_file_and_claudes_reason_for_asking_is_the_description() {
+    let s = Standin::new("bash_edit");
+    std::fs::create_dir_all(s.work.join("src")).unwrap();
+    let c = s.adapter(&[]);
+    let (_, session) = v2_session(&c, &s).await;
+    let id = session["sessionId"].as_str().unwrap().to_owned();
+    c.on_request("session/request_permission", |params| {
+        let allow = params["options"]
+            .as_array()
+            .and_then(|o| o.iter().find(|o| o["kind"] == "allow_once"))
+            .map(|o| o["optionId"].clone())
+            .expect("an allow option");
+        Ok(json!({"outcome": {"outcome": "selected", "optionId": allow}}))
+    });
+    c.request("session/prompt", prompt(&id, "please fix main"))
+        .await
+        .unwrap();
+    assert_eq!(wait_idle(&c, &id, 1).await[0]["stopReason"], "end_turn");
+    let asks: Vec<Value> = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "session/request_permission")
+        .map(|r| r.params)
+        .collect();
+    let edit = asks
+        .iter()
+        .find(|a| a["title"] == "Allow Edit src/main.rs?")
+        .unwrap_or_else(|| panic!("{asks:#?}"));
+    let change = &edit["subject"]["toolCall"]["content"][0];
+    assert_eq!(change["changes"][0]["operation"], "modify", "{change}");
+    let patch = change["patch"]["text"].as_str().unwrap();
+    assert!(
+        patch.contains("-println!(\"hello\");") && patch.contains("+println!(\"hello, world\");"),
+        "{patch}"
+    );
+    let bash = asks
+        .iter()
+        .find(|a| a["title"].as_str().is_some_and(|t| t.contains("python3")))
+        .unwrap_or_else(|| panic!("{asks:#?}"));
+    assert_eq!(bash["description"], "This command requires approval");
+    let violations = v2_violations(&c, &id, &[]);
+    assert!(violations.is_empty(), "{violations:#?}");
+}
