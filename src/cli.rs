@@ -30,6 +30,11 @@ pub struct Cli {
     #[arg(long, env = "CLAUDE_ACP_IDLE_TIMEOUT", default_value_t = DEFAULT_IDLE_TIMEOUT_SECS, value_name = "SECONDS")]
     pub idle_timeout: u64,
 
+    /// Which ACP versions to speak: v2 to editors that ask for it and v1 to the others (auto),
+    /// v1 only (v2 editors are answered in v1), or v2 only (v1 editors are refused).
+    #[arg(long, env = "CLAUDE_ACP_PROTOCOL", default_value = "auto", value_enum)]
+    pub protocol: crate::Protocol,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -1,6 +1,7 @@
 //! claude-acp: an Agent Client Protocol agent that drives the Claude Code CLI over stream-json.
 
 pub(crate) mod acp;
+pub use acp::Protocol;
 pub(crate) mod auth;
 pub mod claude;
 pub mod cli;

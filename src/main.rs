@@ -36,6 +36,7 @@ fn main() {
                     cli.claude_path.as_deref(),
                     cli.permission_transport,
                     idle_timeout,
+                    cli.protocol,
                 )
                 .await
             }

@@ -19,6 +19,7 @@ pub async fn run(
     claude_path: Option<&std::path::Path>,
     transport: PermissionTransport,
     idle_timeout: Option<Duration>,
+    protocol: crate::Protocol,
 ) -> i32 {
     let claude = locate::locate(claude_path).map_err(|e| e.to_string());
     if let Err(e) = &claude {
@@ -34,7 +35,7 @@ pub async fn run(
     let core: Arc<dyn AgentCore> = sessions.clone();
 
     let code = tokio::select! {
-        result = acp::serve(core.clone(), connection) => {
+        result = acp::serve(core.clone(), connection, protocol) => {
             if let Err(e) = result {
                 tracing::warn!("ACP connection ended: {e}");
             }

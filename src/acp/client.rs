@@ -13,10 +13,11 @@ use super::permission_request::PermissionRequest;
 use super::to_proto;
 use super::tool_call_json::ToolCallNotification;
 use super::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
+use super::v2::editor::V2Editor;
 use crate::domain::{
     AuthStatusInfo, ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
     ElicitationRequest, McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk,
-    PermissionOutcome, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput,
+    PermissionOutcome, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
 };
 use crate::translate::compaction_text;
 
@@ -34,6 +35,8 @@ pub struct AcpEditor {
     capabilities: OnceLock<acp::ClientCapabilities>,
     /// The editor's `clientInfo.name`, set by `initialize` when it sent one.
     client_name: OnceLock<String>,
+    /// Set when the editor negotiated ACP v2: what it is sent is in v2's form.
+    v2: OnceLock<V2Editor>,
 }
 
 /// Clients that ask their user before they carry out `fs/write_text_file` and `terminal/create`,
@@ -54,7 +57,20 @@ impl AcpEditor {
             pending: transport.pending.clone(),
             capabilities: OnceLock::new(),
             client_name: OnceLock::new(),
+            v2: OnceLock::new(),
         })
+    }
+
+    /// What an editor that negotiated ACP v2 declared: from now on it is spoken to in v2.
+    pub(super) fn set_declared_v2(
+        &self,
+        request: &agent_client_protocol::v2::schema::InitializeRequest,
+    ) {
+        let _ = self
+            .capabilities
+            .set(super::v2::editor::declared_as_v1(request));
+        let _ = self.client_name.set(request.info.name.clone());
+        let _ = self.v2.set(V2Editor::default());
     }
 
     /// What the editor declared at `initialize`: its capabilities and its name.
@@ -89,6 +105,13 @@ impl AcpEditor {
 
     /// One `session/update` already in ACP's terms, through our queue.
     fn send_update(&self, session_id: &str, update: acp::SessionUpdate, may_be_large: bool) {
+        if let Some(v2) = self.v2.get() {
+            match serde_json::to_value(update) {
+                Ok(update) => v2.send_update(&self.outbound, session_id, update, may_be_large),
+                Err(e) => tracing::warn!("session update not sent: {e}"),
+            }
+            return;
+        }
         let note = acp::SessionNotification::new(session_id.to_owned(), update);
         self.outbound
             .push_json(Notification::new("session/update", note), may_be_large);
@@ -120,7 +143,9 @@ impl EditorClient for AcpEditor {
             update,
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
-        if let SessionUpdate::ToolCall(call) = update {
+        if self.v2.get().is_none()
+            && let SessionUpdate::ToolCall(call) = update
+        {
             // Its input shared, not copied into the SDK's type (a Write's is the whole file).
             let note = ToolCallNotification::new(session_id, call);
             self.outbound
@@ -128,6 +153,16 @@ impl EditorClient for AcpEditor {
             return;
         }
         self.send_update(session_id, to_proto::session_update(update), may_be_large);
+    }
+
+    fn turn_state(&self, session_id: &str, state: TurnState) {
+        if let Some(v2) = self.v2.get() {
+            v2.turn_state(&self.outbound, session_id, state);
+        }
+    }
+
+    fn follows_turns(&self) -> bool {
+        self.v2.get().is_some()
     }
 
     fn auth_status(&self, status: &AuthStatusInfo) {
@@ -150,7 +185,24 @@ impl EditorClient for AcpEditor {
         &self,
         ask: PermissionAsk,
     ) -> Result<PermissionOutcome, EditorError> {
+        let session_id = ask.session_id.clone();
         let request = PermissionRequest::new(ask);
+        if let Some(v2) = self.v2.get() {
+            let v1 =
+                serde_json::to_value(request).map_err(|e| EditorError::Malformed(e.to_string()))?;
+            let params = super::v2::convert::permission_request(v1, None);
+            // The turn `requires_action` while it is before the user (dropping this future, a
+            // cancel, withdraws it).
+            let open = v2.ask_opened(&self.outbound, &session_id);
+            let answer = self
+                .pending
+                .request(&self.outbound, "session/request_permission", params, true)
+                .await;
+            open.answered();
+            return Ok(super::v2::editor::permission_outcome(
+                &answer.map_err(failure_error)?,
+            ));
+        }
         // Its tool call may carry a file's content twice (`rawInput`, the diff), which the SDK
         // would copy three times; here it is serialised once, while written. Dropping this
         // future sends `$/cancel_request`.

@@ -18,15 +18,20 @@ use crate::domain::{AgentCore, SessionUpdate};
 pub(crate) const PROBE_ID: &str = "claude-acp-fuzz-probe";
 
 /// Everything the adapter wrote to the editor after reading `bytes` as its stdin, then one more
-/// line (a well-formed `initialize` with id [`PROBE_ID`]), as JSON values; a line that is not
-/// JSON is returned as a string.
+/// line (a well-formed `initialize` with id [`PROBE_ID`], asking for ACP v2 in a form v1 reads
+/// too, so that it is answered whichever version the bytes negotiated), as JSON values; a line
+/// that is not JSON is returned as a string.
 pub(crate) fn serve_bytes(core: Arc<dyn AgentCore>, bytes: &[u8]) -> Vec<Value> {
     let mut input = bytes.to_vec();
     // Ends whatever line the fuzzer left open, so the probe is a line of its own.
     input.push(b'\n');
     let probe = serde_json::json!({
         "jsonrpc": "2.0", "id": PROBE_ID, "method": "initialize",
-        "params": {"protocolVersion": 1, "clientCapabilities": {}},
+        "params": {
+            "protocolVersion": 2,
+            "info": {"name": "probe", "version": "1"},
+            "clientCapabilities": {},
+        },
     });
     input.extend_from_slice(probe.to_string().as_bytes());
     input.push(b'\n');
@@ -47,7 +52,7 @@ pub(crate) fn serve_bytes(core: Arc<dyn AgentCore>, bytes: &[u8]) -> Vec<Value> 
                 }
             });
             let transport = Transport::new(Cursor::new(input), ours);
-            let _ = serve(core, Connection::new(transport)).await;
+            let _ = serve(core, Connection::new(transport), super::Protocol::Auto).await;
             // Replies answered from tasks, and the writer: no I/O is real, so a few rounds
             // of the single-threaded scheduler finish them.
             for _ in 0..256 {

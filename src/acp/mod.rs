@@ -12,6 +12,7 @@ mod subagents;
 mod to_proto;
 mod tool_call_json;
 mod transport;
+mod v2;
 
 /// The tracing target the SDK logs under (at trace level it logs whole messages).
 pub const SDK_LOG_TARGET: &str = "agent_client_protocol";
@@ -20,3 +21,15 @@ pub const SDK_LOG_TARGET: &str = "agent_client_protocol";
 mod tests;
 
 pub(crate) use server::{Connection, serve};
+
+/// Which ACP versions the adapter speaks (`--protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Protocol {
+    /// v2 to an editor that asks for 2 or more at `initialize`, v1 to every other.
+    #[default]
+    Auto,
+    /// v1 only: an editor asking for v2 is answered in v1 (and decides).
+    V1,
+    /// v2 only: an editor asking for v1 is refused (`-32022`, "Unsupported protocol version").
+    V2,
+}

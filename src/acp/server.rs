@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use agent_client_protocol::v1::{Responder, schema as acp};
 use agent_client_protocol::{
-    Agent, Error, JsonRpcResponse, Lines, on_receive_notification, on_receive_request,
+    Agent, ConnectTo as _, Error, JsonRpcResponse, Lines, on_receive_notification,
+    on_receive_request,
 };
 
 use super::client::AcpEditor;
@@ -260,10 +261,40 @@ impl Connection {
     }
 }
 
-/// Serves ACP on the connection until the editor's input ends.
-pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> Result<(), Error> {
+/// Serves ACP on the connection until the editor's input ends, in the version `protocol` allows
+/// and the editor's `initialize` asks for.
+pub(crate) async fn serve(
+    core: Arc<dyn AgentCore>,
+    connection: Connection,
+    protocol: super::Protocol,
+) -> Result<(), Error> {
     let Connection { editor, transport } = connection;
     let (outgoing, incoming) = transport.into_lines();
+    let lines = Lines::new(outgoing, incoming);
+    let v2 = || super::v2::server::agent(core.clone(), editor.clone());
+    match protocol {
+        super::Protocol::V1 => {
+            v1_agent(core.clone(), editor.clone())
+                .connect_to(lines)
+                .await
+        }
+        super::Protocol::V2 => v2().connect_to(lines).await,
+        super::Protocol::Auto => {
+            Agent
+                .protocol_router()
+                .with_v1(v1_agent(core.clone(), editor.clone()))
+                .with_v2(v2())
+                .connect_to(lines)
+                .await
+        }
+    }
+}
+
+/// The v1 agent over `core`, speaking to `editor`.
+fn v1_agent(
+    core: Arc<dyn AgentCore>,
+    editor: Arc<AcpEditor>,
+) -> impl agent_client_protocol::ConnectTo<agent_client_protocol::Client> {
     let builder = Agent.v1().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
@@ -470,17 +501,14 @@ pub(crate) async fn serve(core: Arc<dyn AgentCore>, connection: Connection) -> R
             .await
             .map(AsyncTaskStopResponse::stopped)
     });
-    builder
-        .on_receive_notification(
-            {
-                let core = core.clone();
-                async move |note: acp::CancelNotification, _cx| {
-                    core.cancel(&note.session_id.0);
-                    Ok(())
-                }
-            },
-            on_receive_notification!(),
-        )
-        .connect_to(Lines::new(outgoing, incoming))
-        .await
+    builder.on_receive_notification(
+        {
+            let core = core.clone();
+            async move |note: acp::CancelNotification, _cx| {
+                core.cancel(&note.session_id.0);
+                Ok(())
+            }
+        },
+        on_receive_notification!(),
+    )
 }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use async_trait::async_trait;
 
 use super::{
-    AgentError, AnswerWritten, ConfigOption, IdleBehavior, NewSession, PromptBlock, SessionOpened,
-    SessionPage, SteerOutcome, TurnOutcome,
+    AgentError, AnswerWritten, ConfigOption, IdleBehavior, Inserted, NewSession, PromptBlock,
+    SessionOpened, SessionPage, SteerOutcome, TurnOutcome,
 };
 
 /// What `initialize` may claim, decided by what is built and configured.
@@ -201,6 +201,18 @@ pub trait AgentCore: Send + Sync + 'static {
         blocks: Vec<PromptBlock>,
         written: Option<AnswerWritten>,
     ) -> Result<TurnOutcome, AgentError>;
+    /// A prompt whose editor is answered once it is in the conversation (ACP v2): as
+    /// [`Self::prompt`], and `inserted` is told the id of its user message then. By default
+    /// it is inserted at once, under a fresh id.
+    async fn prompt_inserted(
+        &self,
+        session_id: &str,
+        blocks: Vec<PromptBlock>,
+        inserted: Inserted,
+    ) -> Result<TurnOutcome, AgentError> {
+        let _ = inserted.send(uuid::Uuid::new_v4().to_string());
+        self.prompt(session_id, blocks, None).await
+    }
     /// `_session/steering`: `blocks` into the running turn, or per `idle` when none runs.
     async fn steer(
         &self,

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 
-use super::{PermissionAsk, PermissionOutcome, SessionUpdate};
+use super::{PermissionAsk, PermissionOutcome, SessionUpdate, TurnState};
 
 /// A failure to get an answer from the editor.
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
@@ -108,6 +108,15 @@ pub enum ElicitationOutcome {
 pub trait EditorClient: Send + Sync + 'static {
     /// Sends a `session/update` notification. Never blocks on the editor.
     fn session_update(&self, session_id: &str, update: SessionUpdate);
+
+    /// Tells where the session's foreground work stands, in order with its updates. Editors
+    /// that learn it from the prompt's answer alone (ACP v1) ignore it.
+    fn turn_state(&self, _session_id: &str, _state: TurnState) {}
+
+    /// Whether the editor follows [`Self::turn_state`] (so the session tells it at all).
+    fn follows_turns(&self) -> bool {
+        false
+    }
 
     /// Resolves when the editor has taken enough of what was sent that more may follow. Sessions
     /// wait on it before reading claude's next message: an editor that stops reading then stops

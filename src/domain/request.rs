@@ -129,6 +129,11 @@ pub enum SteerOutcome {
 /// what claude does for the next prompt.
 pub type AnswerWritten = tokio::sync::oneshot::Receiver<()>;
 
+/// Told the id of the user message a prompt became, once it is in the conversation (it became
+/// the session's turn, or claude ran it within another's); dropped unsent if it never was (a
+/// cancel ended it while it waited, or it was refused).
+pub type Inserted = tokio::sync::oneshot::Sender<String>;
+
 impl From<StopReason> for TurnOutcome {
     fn from(stop_reason: StopReason) -> Self {
         TurnOutcome {

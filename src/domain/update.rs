@@ -426,3 +426,29 @@ pub struct ConfigValue {
     pub name: String,
     pub description: Option<String>,
 }
+
+/// Where the session's foreground work stands, for editors that follow it as it goes (ACP v2's
+/// `user_message` and `state_update`s); the others learn the same from the prompt's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnState {
+    /// A prompt became the session's turn, as the user message `message_id` (the id claude
+    /// knows it by); the work is running.
+    Started {
+        message_id: String,
+        prompt: Vec<super::PromptBlock>,
+    },
+    /// A prompt written to claude that claude ran within another prompt's turn: its message is
+    /// in the conversation, and that turn's end is its end.
+    Joined {
+        message_id: String,
+        prompt: Vec<super::PromptBlock>,
+    },
+    /// The turn waits on the user (a permission ask or a question is open).
+    RequiresAction,
+    /// The turn runs again: nothing waits on the user any more.
+    Running,
+    /// The turn is over: how it ended (its stop reason and tokens), or how it failed.
+    Ended {
+        outcome: Result<super::TurnOutcome, super::AgentError>,
+    },
+}

@@ -75,6 +75,7 @@ pub(crate) enum Command {
         blocks: Vec<PromptBlock>,
         reply: Reply<TurnOutcome>,
         written: Option<crate::domain::AnswerWritten>,
+        inserted: Option<crate::domain::Inserted>,
     },
     Cancel,
     /// `_session/steering`: into the running turn, or per `idle` when none runs.
@@ -409,7 +410,8 @@ impl SessionActor {
                 blocks,
                 reply,
                 written,
-            } => self.start_turn(blocks, reply, written),
+                inserted,
+            } => self.start_turn(blocks, reply, written, inserted),
             Command::Cancel => self.cancel(),
             Command::Steer {
                 blocks,

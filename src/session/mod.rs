@@ -12,6 +12,7 @@ mod login;
 pub(crate) mod meta;
 pub(crate) mod modes;
 pub(crate) mod options_cache;
+mod prompting;
 pub(crate) mod spawn;
 
 #[cfg(any(test, feature = "fuzzing"))]
@@ -479,20 +480,17 @@ impl AgentCore for Sessions {
         blocks: Vec<PromptBlock>,
         written: Option<crate::domain::AnswerWritten>,
     ) -> Result<TurnOutcome, AgentError> {
-        crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
-        if let Ok(handle) = self.handle(session_id) {
-            handle
-                .listed
-                .lock()
-                .expect("listing lock")
-                .prompted(&blocks);
-        }
-        self.ask(session_id, |reply| Command::Prompt {
-            blocks,
-            reply,
-            written,
-        })
-        .await
+        self.run_prompt(session_id, blocks, written, None).await
+    }
+
+    async fn prompt_inserted(
+        &self,
+        session_id: &str,
+        blocks: Vec<PromptBlock>,
+        inserted: crate::domain::Inserted,
+    ) -> Result<TurnOutcome, AgentError> {
+        self.run_prompt(session_id, blocks, None, Some(inserted))
+            .await
     }
 
     async fn steer(

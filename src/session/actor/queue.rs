@@ -11,7 +11,8 @@ use super::turn::Turn;
 use super::{Reply, SessionActor};
 use crate::claude::wire::Priority;
 use crate::domain::{
-    AgentError, AnswerWritten, IdleBehavior, PromptBlock, SteerOutcome, StopReason, TurnOutcome,
+    AgentError, AnswerWritten, IdleBehavior, Inserted, PromptBlock, SteerOutcome, StopReason,
+    TurnOutcome,
 };
 use crate::translate;
 
@@ -64,6 +65,7 @@ impl SessionActor {
         blocks: Vec<PromptBlock>,
         reply: Reply<TurnOutcome>,
         written: Option<AnswerWritten>,
+        inserted: Option<Inserted>,
     ) {
         if self.queue.len() >= MAX_WAITING {
             // Refused at once: it is no prompt of the session's, so it waits on no answer.
@@ -75,13 +77,14 @@ impl SessionActor {
         }
         let mut turn = Turn::new(reply, blocks, None);
         turn.written = written;
+        turn.inserted = inserted;
         turn.serial = self.queue.new_serial();
         let claude_runs_it = self.turn.as_ref().is_some_and(|t| t.by_claude)
             && self.queue.waiting.iter().all(|w| w.written_to.is_some())
             && !is_local_command(&turn.blocks)
             && self.claude.is_running();
         let written_to = claude_runs_it.then(|| {
-            self.write_prompt(turn.serial, &turn.blocks);
+            turn.message_id = Some(self.write_prompt(turn.serial, &turn.blocks));
             turn.by_claude = true;
             self.claude.generation()
         });
@@ -118,7 +121,7 @@ impl SessionActor {
         // A prompt of its own, which no `session/prompt` waits for. (With a turn of claude-acp's
         // own running, or one being cancelled, it waits behind it like any prompt.)
         let (answer, mut answered) = tokio::sync::oneshot::channel();
-        self.start_turn(blocks, answer, None);
+        self.start_turn(blocks, answer, None, None);
         let _ = reply.send(match answered.try_recv() {
             // Refused at once: claude could not start, or too many wait.
             Ok(Err(e)) => Err(e),
@@ -126,25 +129,26 @@ impl SessionActor {
         });
     }
 
-    /// Writes a prompt's user message to claude (which is running), noted for its answer.
-    pub(super) fn write_prompt(&mut self, serial: u64, blocks: &[PromptBlock]) {
-        self.write_message(serial, blocks, Sent::Prompt, None);
+    /// Writes a prompt's user message to claude (which is running), noted for its answer;
+    /// returns the message's uuid.
+    pub(super) fn write_prompt(&mut self, serial: u64, blocks: &[PromptBlock]) -> String {
+        self.write_message(serial, blocks, Sent::Prompt, None)
     }
 
-    /// Writes one user message to claude for prompt `serial`, named by a fresh uuid.
+    /// Writes one user message to claude for prompt `serial`, named by a fresh uuid (returned).
     pub(super) fn write_message(
         &mut self,
         serial: u64,
         blocks: &[PromptBlock],
         sent: Sent,
         priority: Option<Priority>,
-    ) {
+    ) -> String {
         let uuid = uuid::Uuid::new_v4().to_string();
         let message =
             translate::user_message(&self.ctx.id, blocks).addressed(uuid.clone(), priority);
-        self.queue.ledger.wrote(serial, uuid, sent);
+        self.queue.ledger.wrote(serial, uuid.clone(), sent);
         let Some(handle) = self.claude.handle() else {
-            return;
+            return uuid;
         };
         let session = self.ctx.id.clone();
         let sent = handle.send(message);
@@ -154,6 +158,7 @@ impl SessionActor {
                 tracing::warn!(session = %session, "prompt not delivered to claude: {e}");
             }
         });
+        uuid
     }
 
     /// After the running turn was answered: the prompts cancelled meanwhile are answered so, and
@@ -175,10 +180,11 @@ impl SessionActor {
             if in_this_claude {
                 self.turn_begins();
                 self.turn = Some(turn);
+                self.announce_started();
             } else {
                 // Kept here, or written to a claude that is gone: it starts now.
                 self.queue.ledger.forget(turn.serial);
-                self.begin(turn.blocks, turn.reply, turn.written);
+                self.begin(turn.blocks, turn.reply, turn.written, turn.inserted);
             }
         }
     }

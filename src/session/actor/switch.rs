@@ -61,6 +61,7 @@ impl SessionActor {
         // What the old claude was given went with it; prompts waiting behind this one are
         // written to the new claude when their turn comes.
         self.queue.ledger.clear();
+        // A retry of the message already announced, which keeps its id.
         self.write_prompt(serial, &blocks);
     }
 }

@@ -86,6 +86,7 @@ impl Session {
                 blocks,
                 reply,
                 written: None,
+                inserted: None,
             })
             .expect("session runs");
         ended

@@ -13,8 +13,8 @@ use super::rewind::RewindCommand;
 use super::{CONTROL_TIMEOUT, Reply, SessionActor, deliver};
 use crate::claude::wire::{ElicitationAnswer, OutboundControl, PermissionDecision};
 use crate::domain::{
-    AgentError, AnswerWritten, ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome,
-    TurnUsage,
+    AgentError, AnswerWritten, ContentChunk, Inserted, PromptBlock, SessionUpdate, StopReason,
+    TurnOutcome, TurnState, TurnUsage,
 };
 use crate::translate;
 
@@ -31,6 +31,12 @@ pub(super) struct Turn {
     pub(super) reply: Reply<TurnOutcome>,
     /// Told when the answer is queued to the editor.
     pub(super) written: Option<AnswerWritten>,
+    /// Told the prompt's message id once it is in the conversation (an editor answered then).
+    pub(super) inserted: Option<Inserted>,
+    /// The id of its user message: the uuid it was written to claude with, once it was.
+    pub(super) message_id: Option<String>,
+    /// Whether it became the session's turn (its start was told, so its end is too).
+    pub(super) started: bool,
     /// The tokens claude says the turn took (its `result`), for the prompt's answer.
     pub(super) usage: Option<TurnUsage>,
     /// The prompt, to send again if claude had to be restarted before it read it.
@@ -54,6 +60,9 @@ impl Turn {
             by_claude: false,
             reply,
             written: None,
+            inserted: None,
+            message_id: None,
+            started: false,
             usage: None,
             blocks,
             cancelled: false,
@@ -70,11 +79,12 @@ impl SessionActor {
         blocks: Vec<PromptBlock>,
         reply: Reply<TurnOutcome>,
         written: Option<AnswerWritten>,
+        inserted: Option<Inserted>,
     ) {
         if self.turn.is_some() {
-            self.enqueue(blocks, reply, written);
+            self.enqueue(blocks, reply, written, inserted);
         } else {
-            self.begin(blocks, reply, written);
+            self.begin(blocks, reply, written, inserted);
         }
     }
 
@@ -84,18 +94,18 @@ impl SessionActor {
         blocks: Vec<PromptBlock>,
         reply: Reply<TurnOutcome>,
         written: Option<AnswerWritten>,
+        inserted: Option<Inserted>,
     ) {
         if let Some(command) = RewindCommand::of(&blocks) {
             self.start_rewind(command, blocks, reply);
-            self.turn_written(written);
+            self.turn_accepted(written, inserted);
             return;
         }
         if translate::is_usage_command(&blocks) {
             // From what claude already said: no claude needed, no model request.
             let text = self.translator.usage_report();
-            let mut turn = Turn::new(reply, blocks, None);
-            turn.written = written;
-            self.turn = Some(turn);
+            self.turn = Some(Turn::new(reply, blocks, None));
+            self.turn_accepted(written, inserted);
             self.ctx.editor.session_update(
                 &self.ctx.id,
                 SessionUpdate::AgentMessageChunk {
@@ -115,28 +125,54 @@ impl SessionActor {
         }
         if translate::is_context_command(&blocks) {
             self.start_context_turn(blocks, reply);
-            self.turn_written(written);
+            self.turn_accepted(written, inserted);
             return;
         }
         if let Some(command) = translate::mcp_command(&blocks) {
             self.start_mcp_turn(command, blocks, reply);
-            self.turn_written(written);
+            self.turn_accepted(written, inserted);
             return;
         }
         let serial = self.queue.new_serial();
-        self.write_prompt(serial, &blocks);
+        let message_id = self.write_prompt(serial, &blocks);
         self.turn_begins();
         let mut turn = Turn::new(reply, blocks, None);
         turn.serial = serial;
         turn.by_claude = true;
-        turn.written = written;
+        turn.message_id = Some(message_id);
         self.turn = Some(turn);
+        self.turn_accepted(written, inserted);
     }
 
-    /// Notes when the running turn's answer will have reached the editor's queue.
-    fn turn_written(&mut self, written: Option<AnswerWritten>) {
+    /// The running turn was just made the session's: notes when its answer will have reached
+    /// the editor's queue, and tells that it started.
+    fn turn_accepted(&mut self, written: Option<AnswerWritten>, inserted: Option<Inserted>) {
         if let Some(turn) = self.turn.as_mut() {
             turn.written = written;
+            turn.inserted = inserted;
+        }
+        self.announce_started();
+    }
+
+    /// Tells the editor (and the prompt's sender) that the running turn started, once: its
+    /// message is in the conversation, under the id it was written to claude with (a turn
+    /// claude-acp answers itself gets one of its own).
+    pub(super) fn announce_started(&mut self) {
+        let Some(turn) = self.turn.as_mut().filter(|t| !t.started) else {
+            return;
+        };
+        turn.started = true;
+        let message_id = turn
+            .message_id
+            .get_or_insert_with(|| uuid::Uuid::new_v4().to_string())
+            .clone();
+        if let Some(inserted) = turn.inserted.take() {
+            let _ = inserted.send(message_id.clone());
+        }
+        if self.ctx.editor.follows_turns() {
+            let prompt = turn.blocks.clone();
+            let state = TurnState::Started { message_id, prompt };
+            self.ctx.editor.turn_state(&self.ctx.id, state);
         }
     }
 
@@ -240,6 +276,7 @@ impl SessionActor {
             usage: turn.usage,
             rate_limits,
         });
+        self.announce_end(&mut turn, &outcome);
         if let Some(task) = &turn.local {
             // Ended early (cancelled, claude gone): it changes nothing more.
             task.abort();
@@ -256,6 +293,33 @@ impl SessionActor {
             return;
         }
         send_after(before, turn.reply, outcome);
+    }
+}
+
+impl SessionActor {
+    /// Tells how a prompt ended: the end of the session's turn, if it was one; else, for a
+    /// prompt claude ran within another's turn, that its message is in the conversation. A
+    /// prompt that ended before either (cancelled while it waited, refused) tells nothing.
+    fn announce_end(&self, turn: &mut Turn, outcome: &Result<TurnOutcome, AgentError>) {
+        let editor = &self.ctx.editor;
+        if turn.started {
+            if editor.follows_turns() {
+                let outcome = outcome.clone();
+                editor.turn_state(&self.ctx.id, TurnState::Ended { outcome });
+            }
+            return;
+        }
+        let ran = matches!(outcome, Ok(o) if o.stop_reason != StopReason::Cancelled);
+        let (Some(message_id), true) = (turn.message_id.clone(), ran) else {
+            return;
+        };
+        if let Some(inserted) = turn.inserted.take() {
+            let _ = inserted.send(message_id.clone());
+        }
+        if editor.follows_turns() {
+            let prompt = turn.blocks.clone();
+            editor.turn_state(&self.ctx.id, TurnState::Joined { message_id, prompt });
+        }
     }
 }
 

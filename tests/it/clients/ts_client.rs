@@ -89,11 +89,23 @@ async fn ensure_client_library(client_dir: &Path) {
 /// Runs `tests/ts-client/client.mjs` against the built adapter with `standin` as claude, in
 /// `workspace`, with the client's other settings in `env`; its stdout once it reported success.
 async fn run_client(standin: &Standin, workspace: &Path, env: &[(&str, &str)]) -> String {
+    run_script(standin, workspace, "client.mjs", "ts-client: ok", env).await
+}
+
+/// Runs one client script of `tests/ts-client/` as [`run_client`] does; its stdout once it
+/// printed `ok_line`.
+async fn run_script(
+    standin: &Standin,
+    workspace: &Path,
+    script: &str,
+    ok_line: &str,
+    env: &[(&str, &str)],
+) -> String {
     let client_dir = repo_path("tests/ts-client");
     ensure_client_library(&client_dir).await;
     let home = tempfile::tempdir().unwrap();
     let mut node = Command::new("node");
-    node.arg("client.mjs")
+    node.arg(script)
         .arg(ADAPTER)
         .current_dir(&client_dir)
         .env("CLAUDE_PATH", &standin.claude)
@@ -103,7 +115,12 @@ async fn run_client(standin: &Standin, workspace: &Path, env: &[(&str, &str)]) -
         // Keep the adapter and the stand-in away from the developer's own ~/.claude.
         .env("HOME", home.path())
         .envs(env.iter().copied());
-    let output = run(&mut node, "node client.mjs", Duration::from_secs(120)).await;
+    let output = run(
+        &mut node,
+        &format!("node {script}"),
+        Duration::from_secs(120),
+    )
+    .await;
     assert!(
         output.status.success(),
         "the TypeScript ACP client reported a failure\n{}",
@@ -111,11 +128,48 @@ async fn run_client(standin: &Standin, workspace: &Path, env: &[(&str, &str)]) -
     );
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
-        stdout.contains("ts-client: ok"),
+        stdout.contains(ok_line),
         "client exited 0 without its ok line\n{}",
         show(&output)
     );
     stdout
+}
+
+/// The official library's draft v2 client (`experimental/v2`) drives claude-acp: claude-acp
+/// answers it in v2, the prompt with its message's id, the permission request with v2's title
+/// and subject, and the turn's text reaches the client by the time the session is idle; the
+/// library validated every message it took.
+#[tokio::test]
+async fn official_typescript_v2_client_gets_v2_a_permission_and_the_text_until_idle() {
+    let standin = Standin::new("write_allow");
+    let stdout = run_script(
+        &standin,
+        &standin.work,
+        "client_v2.mjs",
+        "ts-client-v2: ok",
+        &[],
+    )
+    .await;
+    let seen = stdout
+        .split_once("ts-client-v2: ok ")
+        .map(|(_, json)| json.trim())
+        .expect("the client said what it saw");
+    let seen: serde_json::Value = serde_json::from_str(seen).unwrap();
+    assert_eq!(seen["protocolVersion"], 2, "{seen}");
+    assert_eq!(seen["agent"], "claude-acp");
+    assert!(seen["messageId"].is_string(), "{seen}");
+    assert_eq!(
+        seen["asks"],
+        serde_json::json!([{"title": "Allow Write hello.txt?", "subject": "tool_call"}])
+    );
+    assert!(
+        seen["text"].as_str().unwrap().contains("I'll create"),
+        "{seen}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(standin.work.join("hello.txt")).unwrap(),
+        "Hello, world!\n"
+    );
 }
 
 #[tokio::test]

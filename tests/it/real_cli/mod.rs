@@ -2,6 +2,7 @@
 //! stream-json mode (`smoke`, `mock_api`, `history_fixture`), and behind the built adapter.
 
 mod acp_v1;
+mod acp_v2;
 mod adapter;
 mod adapter_lifecycle;
 mod background;

@@ -2,6 +2,7 @@
 //! request, and what claude is sent.
 
 mod acp_requests;
+mod acp_v2;
 mod additional_directories;
 mod auth;
 mod background;

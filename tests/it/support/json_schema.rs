@@ -1,12 +1,26 @@
-//! A JSON Schema (draft-07) validator for the keywords the schemas vendored in this repository use.
-//! A keyword it does not know fails the validation, so a newer schema that relies on one is noticed
-//! rather than half-checked.
+//! A JSON Schema validator for the keywords the schemas this repository checks against use: the
+//! vendored draft-07 ones, and the ACP v2 schema the pinned schema crate derives (2020-12's
+//! `$defs`, `anyOf`, `oneOf`, `const`, type lists; `x-` annotations check nothing). A keyword it
+//! does not know fails the validation, so a newer schema that relies on one is noticed rather
+//! than half-checked.
 
 use regex_automata::meta::Regex;
 use serde_json::Value;
 
 /// Keywords that check nothing themselves: descriptions, and `definitions` (reached by `$ref`).
-const NOT_CHECKS: &[&str] = &["$schema", "$id", "title", "description", "definitions"];
+const NOT_CHECKS: &[&str] = &[
+    "$schema",
+    "$id",
+    "title",
+    "description",
+    "definitions",
+    "$defs",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
 
 /// Every place where `instance` breaks `schema`, as `path: what`. Empty when it is valid.
 pub fn violations(schema: &Value, instance: &Value) -> Vec<String> {
@@ -26,15 +40,81 @@ fn check(root: &Value, schema: &Value, value: &Value, at: &str, found: &mut Vec<
     };
     for (keyword, arg) in keywords {
         match keyword.as_str() {
-            k if NOT_CHECKS.contains(&k) => {}
+            k if NOT_CHECKS.contains(&k) || k.starts_with("x-") => {}
+            "anyOf" | "oneOf" => {
+                let branches = arg.as_array().expect("a list of schemas");
+                let each: Vec<Vec<String>> = branches
+                    .iter()
+                    .map(|b| violations_of(root, b, value, at))
+                    .collect();
+                let matching = each.iter().filter(|v| v.is_empty()).count();
+                // The nearest branch says why (the one a tag picked breaks the fewest rules).
+                let tag_fits = |v: &&Vec<String>| {
+                    !v.iter().any(|m| {
+                        m.contains(" is not the constant ") || m.ends_with("what is excluded")
+                    })
+                };
+                let nearest = (each.iter().filter(tag_fits).min_by_key(|v| v.len()))
+                    .or_else(|| each.iter().min_by_key(|v| v.len()))
+                    .cloned()
+                    .unwrap_or_default();
+                let ok = if keyword == "anyOf" {
+                    matching > 0
+                } else {
+                    matching == 1
+                };
+                if !ok {
+                    let short: String = value.to_string().chars().take(120).collect();
+                    found.push(format!(
+                        "{at}: {matching} of the {keyword} branches match {short}; nearest: {}",
+                        nearest.join("; ")
+                    ));
+                }
+            }
+            "not" => {
+                if violations_of(root, arg, value, at).is_empty() {
+                    found.push(format!("{at}: matches what is excluded"));
+                }
+            }
+            "allOf" => {
+                for branch in arg.as_array().expect("a list of schemas") {
+                    check(root, branch, value, at, found);
+                }
+            }
+            "const" => {
+                if value != arg {
+                    found.push(format!("{at}: {value} is not the constant {arg}"));
+                }
+            }
+            "minimum" => {
+                let min = arg.as_f64().expect("a number");
+                if value.as_f64().is_some_and(|v| v < min) {
+                    found.push(format!("{at}: {value} is below {min}"));
+                }
+            }
+            "maximum" => {
+                let max = arg.as_f64().expect("a number");
+                if value.as_f64().is_some_and(|v| v > max) {
+                    found.push(format!("{at}: {value} is above {max}"));
+                }
+            }
+            "minItems" => {
+                let min = arg.as_u64().expect("a count") as usize;
+                if value.as_array().is_some_and(|a| a.len() < min) {
+                    found.push(format!("{at}: fewer than {min} items"));
+                }
+            }
             "$ref" => {
                 let target = resolve(root, arg.as_str().unwrap_or_default());
                 check(root, target, value, at, found);
             }
             "type" => {
-                let want = arg.as_str().expect("type is one name here");
-                if !has_type(value, want) {
-                    found.push(format!("{at}: expected {want}, found {value}"));
+                let names: Vec<&str> = match arg {
+                    Value::Array(names) => names.iter().filter_map(Value::as_str).collect(),
+                    other => vec![other.as_str().expect("a type name")],
+                };
+                if !names.iter().any(|want| has_type(value, want)) {
+                    found.push(format!("{at}: expected {arg}, found {value}"));
                 }
             }
             "required" => {
@@ -104,15 +184,40 @@ fn check(root: &Value, schema: &Value, value: &Value, at: &str, found: &mut Vec<
                 }
             }
             "format" => {
-                let format = arg.as_str().expect("a format name");
-                assert_eq!(format, "uri", "format {format} is not checked here");
-                if value.as_str().is_some_and(|s| !is_uri(s)) {
-                    found.push(format!("{at}: {value} is not an absolute URI"));
+                match arg.as_str().expect("a format name") {
+                    "uri" => {
+                        if value.as_str().is_some_and(|s| !is_uri(s)) {
+                            found.push(format!("{at}: {value} is not an absolute URI"));
+                        }
+                    }
+                    // schemars' integer widths: the sign is what JSON can get wrong.
+                    "uint" | "uint8" | "uint16" | "uint32" | "uint64" => {
+                        if value.is_number() && !value.is_u64() {
+                            found.push(format!("{at}: {value} is not an unsigned integer"));
+                        }
+                    }
+                    "int" | "int8" | "int16" | "int32" | "int64" | "double" | "float" => {}
+                    // RFC 3339's shape: a date, `T`, a time.
+                    "date-time" => {
+                        let ok = |s: &str| {
+                            s.len() >= 20 && s.as_bytes()[4] == b'-' && s.as_bytes()[10] == b'T'
+                        };
+                        if value.as_str().is_some_and(|s| !ok(s)) {
+                            found.push(format!("{at}: {value} is not an RFC 3339 time"));
+                        }
+                    }
+                    other => panic!("format {other} is not checked here"),
                 }
             }
             other => panic!("schema keyword {other} at {at} is not supported by this validator"),
         }
     }
+}
+
+fn violations_of(root: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    check(root, schema, value, at, &mut found);
+    found
 }
 
 /// The schema a local `$ref` (`#/definitions/name`) points at.

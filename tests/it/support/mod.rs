@@ -30,6 +30,7 @@ pub mod real_session;
 pub mod session_end;
 pub mod standin;
 pub mod stream_json;
+pub mod v2_schema;
 
 /// One test per claude CI runs (the oldest, the middle and the pinned version) for each
 /// `name => scenario`, where `scenario` is an async function or closure taking the version

@@ -1,0 +1,243 @@
+//! ACP v2's forms of what the session tells the editor, made from the v1 forms `to_proto` gives
+//! (one translation of claude's events; this is only the wire's difference): tool calls become
+//! `tool_call_update`s whose diffs are structured file changes, the plan a `plan_update` of
+//! items, chunks carry the id of their message, config options name themselves `configId`, and
+//! the turn's states are `user_message` and `state_update`s.
+
+use serde_json::{Map, Value, json};
+
+use crate::acp::to_proto;
+use crate::domain::{AgentError, PromptBlock, StopReason, TurnOutcome};
+
+/// The id of a session's one plan: claude keeps one per session, replaced whole.
+pub(crate) const PLAN_ID: &str = "plan";
+
+/// What kind of message a chunk belongs to, for its `messageId`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stream {
+    Agent,
+    Thought,
+    User,
+}
+
+/// A v1 `session/update` payload (its `update`) in v2's form: `None` for what v2 has no
+/// counterpart of (`current_mode_update`: the mode is the `mode` config option, whose update
+/// always comes with it). `message_id` names the message of a chunk.
+pub(crate) fn session_update(
+    mut update: Value,
+    message_id: impl FnOnce(Stream) -> String,
+) -> Option<Value> {
+    let object = update.as_object_mut()?;
+    let kind = object.get("sessionUpdate")?.as_str()?.to_owned();
+    match kind.as_str() {
+        "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk" => {
+            let stream = match kind.as_str() {
+                "agent_message_chunk" => Stream::Agent,
+                "agent_thought_chunk" => Stream::Thought,
+                _ => Stream::User,
+            };
+            object.insert("messageId".into(), Value::String(message_id(stream)));
+        }
+        "tool_call" | "tool_call_update" => {
+            object.insert("sessionUpdate".into(), "tool_call_update".into());
+            tool_call(object);
+        }
+        "plan" => {
+            let entries = object.remove("entries").unwrap_or_else(|| json!([]));
+            let meta = object.remove("_meta");
+            let mut plan = json!({
+                "sessionUpdate": "plan_update",
+                "plan": {"type": "items", "planId": PLAN_ID, "entries": entries},
+            });
+            if let Some(meta) = meta {
+                plan["_meta"] = meta;
+            }
+            return Some(plan);
+        }
+        "config_option_update" => {
+            if let Some(Value::Array(options)) = object.get_mut("configOptions") {
+                options.iter_mut().for_each(config_option);
+            }
+        }
+        "available_commands_update" => {
+            // Each is v2's `command`; v1's unstructured input (a hint) is v2's `text` input.
+            let commands = object
+                .get_mut("availableCommands")
+                .and_then(Value::as_array_mut);
+            for command in commands.into_iter().flatten() {
+                let Some(command) = command.as_object_mut() else {
+                    continue;
+                };
+                command.insert("type".into(), "command".into());
+                if let Some(Value::Object(input)) = command.get_mut("input") {
+                    input.entry("type").or_insert_with(|| "text".into());
+                }
+            }
+        }
+        "current_mode_update" => return None,
+        _ => {}
+    }
+    Some(update)
+}
+
+/// A v1 tool call (or its update) as v2's patch of the same call: the diffs as file changes.
+pub(crate) fn tool_call(call: &mut Map<String, Value>) {
+    if let Some(Value::Array(content)) = call.get_mut("content") {
+        for item in content.iter_mut() {
+            if item["type"] == "diff" {
+                *item = diff(item);
+            }
+        }
+    }
+}
+
+/// A v1 diff (`path`, `oldText`, `newText`) as v2's: the file added or modified, and the patch.
+fn diff(v1: &Value) -> Value {
+    let path = v1["path"].as_str().unwrap_or_default();
+    let old = v1["oldText"].as_str();
+    let new = v1["newText"].as_str().unwrap_or_default();
+    let operation = if old.is_some() { "modify" } else { "add" };
+    json!({
+        "type": "diff",
+        "changes": [{"operation": operation, "path": path, "fileType": "text"}],
+        "patch": {"format": "git_patch", "text": git_patch(path, old, new)},
+    })
+}
+
+/// A git patch of one text file, as `git diff` writes it (3 lines of context).
+fn git_patch(path: &str, old: Option<&str>, new: &str) -> String {
+    let name = path.trim_start_matches('/');
+    let (from, header) = match old {
+        Some(_) => (format!("a/{name}"), String::new()),
+        None => ("/dev/null".to_owned(), "new file mode 100644\n".to_owned()),
+    };
+    let diff = similar::TextDiff::from_lines(old.unwrap_or_default(), new);
+    let hunks = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&from, &format!("b/{name}"))
+        .to_string();
+    format!("diff --git a/{name} b/{name}\n{header}{hunks}")
+}
+
+/// A v1 config option as v2's: the same, its `id` named `configId`.
+pub(crate) fn config_option(option: &mut Value) {
+    if let Some(object) = option.as_object_mut()
+        && let Some(id) = object.remove("id")
+    {
+        object.insert("configId".into(), id);
+    }
+}
+
+/// The prompt as the content of its `user_message`.
+pub(crate) fn user_message(message_id: &str, prompt: &[PromptBlock]) -> Value {
+    let content: Vec<Value> = prompt.iter().map(content_block).collect();
+    json!({"sessionUpdate": "user_message", "messageId": message_id, "content": content})
+}
+
+fn content_block(block: &PromptBlock) -> Value {
+    match block {
+        PromptBlock::Text(text) => json!({"type": "text", "text": text}),
+        PromptBlock::Image {
+            data,
+            mime_type,
+            uri,
+        } => {
+            let mut image = json!({"type": "image", "data": data, "mimeType": mime_type});
+            if let Some(uri) = uri {
+                image["uri"] = json!(uri);
+            }
+            image
+        }
+        PromptBlock::ResourceLink { uri, name } => {
+            json!({"type": "resource_link", "uri": uri, "name": name})
+        }
+        PromptBlock::EmbeddedText {
+            uri,
+            text,
+            mime_type,
+        } => {
+            let mut resource = json!({"uri": uri, "text": text});
+            if let Some(mime) = mime_type {
+                resource["mimeType"] = json!(mime);
+            }
+            json!({"type": "resource", "resource": resource})
+        }
+        PromptBlock::EmbeddedBlob {
+            uri,
+            blob,
+            mime_type,
+        } => {
+            let mut resource = json!({"uri": uri, "blob": blob});
+            if let Some(mime) = mime_type {
+                resource["mimeType"] = json!(mime);
+            }
+            json!({"type": "resource", "resource": resource})
+        }
+    }
+}
+
+/// `state_update` of a running or blocked turn.
+pub(crate) fn state(state: &str) -> Value {
+    json!({"sessionUpdate": "state_update", "state": state})
+}
+
+/// The `idle` that ends a turn: its stop reason and tokens, or the JSON-RPC error v1 answers
+/// the prompt with (so `-32000` still starts the editor's sign-in).
+pub(crate) fn idle(outcome: &Result<TurnOutcome, AgentError>) -> Value {
+    let mut idle = state("idle");
+    match outcome {
+        Ok(outcome) => {
+            idle["stopReason"] = json!(stop_reason(outcome.stop_reason));
+            if let Some(usage) = outcome.usage {
+                idle["usage"] =
+                    serde_json::to_value(to_proto::turn_usage(usage)).unwrap_or(Value::Null);
+            }
+            if let Some(meta) = to_proto::rate_limits_meta(&outcome.rate_limits) {
+                idle["_meta"] = Value::Object(meta);
+            }
+        }
+        Err(e) => {
+            idle["stopReason"] = json!("error");
+            let error = crate::acp::errors::to_rpc(e.clone());
+            idle["error"] = serde_json::to_value(error).unwrap_or(Value::Null);
+        }
+    }
+    idle
+}
+
+fn stop_reason(reason: StopReason) -> &'static str {
+    match reason {
+        StopReason::EndTurn => "end_turn",
+        StopReason::MaxTokens => "max_tokens",
+        StopReason::MaxTurnRequests => "max_turn_requests",
+        StopReason::Refusal => "refusal",
+        StopReason::Cancelled => "cancelled",
+    }
+}
+
+/// v1 `session/request_permission` params (`sessionId`, `toolCall`, `options`) as v2's: the
+/// prompt's own title and description, and the tool call as its subject.
+pub(crate) fn permission_request(mut v1: Value, description: Option<String>) -> Value {
+    let mut call = v1
+        .get_mut("toolCall")
+        .map(Value::take)
+        .unwrap_or_else(|| json!({}));
+    if let Some(object) = call.as_object_mut() {
+        tool_call(object);
+    }
+    let title = match call["title"].as_str() {
+        Some(title) if !title.is_empty() => format!("Allow {title}?"),
+        _ => "Allow this tool call?".to_owned(),
+    };
+    let mut request = json!({
+        "sessionId": v1["sessionId"].take(),
+        "title": title,
+        "subject": {"type": "tool_call", "toolCall": call},
+        "options": v1["options"].take(),
+    });
+    if let Some(description) = description {
+        request["description"] = json!(description);
+    }
+    request
+}

@@ -1,0 +1,203 @@
+//! The editor side of a v2 connection: what is sent to an editor that negotiated ACP v2, in
+//! v2's form ([`super::convert`]), through the same measured queue as v1's. v2 has no client
+//! file system and no client terminals, so such an editor is declared to have neither and
+//! claude's own Read, Write, Edit and Bash run.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use agent_client_protocol::v1::schema as acp;
+use agent_client_protocol::v2::schema as v2;
+use serde_json::Value;
+
+use super::convert::{self, Stream};
+use crate::acp::transport::Outbound;
+use crate::domain::{PermissionOutcome, TurnState};
+
+/// Per connection: the message each session's chunks currently belong to.
+#[derive(Default)]
+pub(crate) struct V2Editor {
+    /// Session id -> the kind and id of the message its last chunk was part of; any other
+    /// update ends that message, so the next chunk starts a new one.
+    messages: Mutex<HashMap<String, (Stream, String)>>,
+    /// Session id -> how many permission requests are before the user: while any is, the turn
+    /// `requires_action`.
+    open_asks: Mutex<HashMap<String, usize>>,
+}
+
+/// One permission request before the user, from [`V2Editor::ask_opened`]: answered, the turn
+/// runs again once none is left; dropped unanswered (a cancel withdrew it), it says nothing,
+/// as the turn's end follows.
+pub(crate) struct OpenAsk<'a> {
+    editor: &'a V2Editor,
+    outbound: &'a Outbound,
+    session_id: String,
+    answered: bool,
+}
+
+impl OpenAsk<'_> {
+    pub(crate) fn answered(mut self) {
+        self.answered = true;
+    }
+}
+
+impl Drop for OpenAsk<'_> {
+    fn drop(&mut self) {
+        let left = {
+            let mut open = self.editor.open_asks.lock().expect("open asks");
+            let count = open.entry(self.session_id.clone()).or_default();
+            *count = count.saturating_sub(1);
+            let left = *count;
+            if left == 0 {
+                open.remove(&self.session_id);
+            }
+            left
+        };
+        if left == 0 && self.answered {
+            push_update(
+                self.outbound,
+                &self.session_id,
+                convert::state("running"),
+                false,
+            );
+        }
+    }
+}
+
+/// What a v2 editor's capabilities mean in v1's terms, which the session reads: no `fs/*`, no
+/// `terminal/*`, and every v2 client takes boolean options, notices and compaction updates.
+/// Forms (`elicitation/create`) are not used on v2 yet: questions come as permission prompts.
+pub(crate) fn declared_as_v1(request: &v2::InitializeRequest) -> acp::ClientCapabilities {
+    let session = serde_json::json!({
+        "configOptions": {"boolean": {}},
+        "notices": {},
+        "compaction": {},
+    });
+    let mut caps = acp::ClientCapabilities::new();
+    caps.session = serde_json::from_value(session).ok();
+    caps.auth.terminal = request
+        .capabilities
+        .auth
+        .as_ref()
+        .is_some_and(|a| a.terminal.is_some());
+    caps.auth.meta = request
+        .capabilities
+        .auth
+        .as_ref()
+        .and_then(|a| a.meta.clone());
+    caps.meta = request.capabilities.meta.clone();
+    caps
+}
+
+impl V2Editor {
+    /// One v1 update, already in ACP's v1 form, to the editor in v2's.
+    pub(crate) fn send_update(
+        &self,
+        outbound: &Outbound,
+        session_id: &str,
+        update: Value,
+        may_be_large: bool,
+    ) {
+        let update = convert::session_update(update, |stream| self.message_id(session_id, stream));
+        let Some(update) = update else { return };
+        if !update["sessionUpdate"]
+            .as_str()
+            .is_some_and(|k| k.ends_with("_chunk"))
+        {
+            self.end_message(session_id);
+        }
+        push_update(outbound, session_id, update, may_be_large);
+    }
+
+    /// Where the turn stands, as v2's `user_message` and `state_update`s.
+    pub(crate) fn turn_state(&self, outbound: &Outbound, session_id: &str, state: TurnState) {
+        self.end_message(session_id);
+        let updates = match state {
+            TurnState::Started { message_id, prompt } => vec![
+                convert::user_message(&message_id, &prompt),
+                convert::state("running"),
+            ],
+            TurnState::Joined { message_id, prompt } => {
+                vec![convert::user_message(&message_id, &prompt)]
+            }
+            TurnState::RequiresAction => vec![convert::state("requires_action")],
+            TurnState::Running => vec![convert::state("running")],
+            TurnState::Ended { outcome } => vec![convert::idle(&outcome)],
+        };
+        for update in updates {
+            push_update(outbound, session_id, update, false);
+        }
+    }
+
+    /// A permission request goes before the user: the first one makes the turn
+    /// `requires_action` (told before the request, so the editor knows why it waits).
+    pub(crate) fn ask_opened<'a>(
+        &'a self,
+        outbound: &'a Outbound,
+        session_id: &str,
+    ) -> OpenAsk<'a> {
+        let first = {
+            let mut open = self.open_asks.lock().expect("open asks");
+            let count = open.entry(session_id.to_owned()).or_default();
+            *count += 1;
+            *count == 1
+        };
+        if first {
+            self.end_message(session_id);
+            push_update(
+                outbound,
+                session_id,
+                convert::state("requires_action"),
+                false,
+            );
+        }
+        OpenAsk {
+            editor: self,
+            outbound,
+            session_id: session_id.to_owned(),
+            answered: false,
+        }
+    }
+
+    fn message_id(&self, session_id: &str, stream: Stream) -> String {
+        let mut messages = self.messages.lock().expect("message ids");
+        match messages.get(session_id) {
+            Some((current, id)) if *current == stream => id.clone(),
+            _ => {
+                let id = uuid::Uuid::new_v4().to_string();
+                messages.insert(session_id.to_owned(), (stream, id.clone()));
+                id
+            }
+        }
+    }
+
+    fn end_message(&self, session_id: &str) {
+        self.messages
+            .lock()
+            .expect("message ids")
+            .remove(session_id);
+    }
+}
+
+fn push_update(outbound: &Outbound, session_id: &str, update: Value, may_be_large: bool) {
+    let note = serde_json::json!({
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": session_id, "update": update},
+    });
+    outbound.push_json(note, may_be_large);
+}
+
+/// v2's answer to a permission request: an option selected, or anything else (dismissed,
+/// declined by policy, an outcome newer than this adapter), which is no approval.
+pub(crate) fn permission_outcome(answer: &Value) -> PermissionOutcome {
+    match (
+        answer["outcome"]["outcome"].as_str(),
+        answer["outcome"]["optionId"].as_str(),
+    ) {
+        (Some("selected"), Some(id)) => PermissionOutcome::Selected {
+            option_id: id.to_owned(),
+        },
+        _ => PermissionOutcome::Cancelled,
+    }
+}

@@ -1,0 +1,255 @@
+//! ACP v2 with the real pinned claude CLI behind the built adapter, offline on the mock API: a v2
+//! client's text turn (answered with its message's id, then the turn's states), a permissioned
+//! Write that lands, a cancel mid-stream ending the turn `cancelled`, a stored session resumed
+//! with its replay in a new process, and a v1 client served by the same build.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::acp_client::AcpClient;
+use crate::support::mock_api::{MockApi, Reply, Rule};
+use crate::support::real_cli::ClaudeEnv;
+use crate::support::real_editor::write;
+use crate::support::real_session::wait_until_stored;
+use crate::support::v2_schema::v2_violations;
+
+const STEP: Duration = Duration::from_secs(60);
+
+fn adapter(env: &ClaudeEnv) -> AcpClient {
+    let c = AcpClient::from_command(env.command(crate::support::adapter()));
+    c.set_timeout(STEP);
+    c
+}
+
+async fn v2_session(c: &AcpClient, env: &ClaudeEnv) -> String {
+    let init = c
+        .request(
+            "initialize",
+            json!({"protocolVersion": 2, "info": {"name": "v2-editor", "version": "1"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(init["protocolVersion"], 2, "{init}");
+    let session = c
+        .request("session/new", json!({"cwd": env.work_dir()}))
+        .await
+        .unwrap();
+    session["sessionId"].as_str().unwrap().to_owned()
+}
+
+fn prompt(session: &str, text: &str) -> Value {
+    json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})
+}
+
+/// Waits for the turn's `idle` and returns it.
+async fn idle(c: &AcpClient, session: &str) -> Value {
+    let session = session.to_owned();
+    c.wait_for_update(
+        move |u| {
+            u["sessionId"] == session.as_str()
+                && u["update"]["sessionUpdate"] == "state_update"
+                && u["update"]["state"] == "idle"
+        },
+        STEP,
+    )
+    .await["update"]
+        .clone()
+}
+
+fn states(c: &AcpClient, session: &str) -> Vec<String> {
+    c.updates(session)
+        .into_iter()
+        .filter(|u| u["sessionUpdate"] == "state_update")
+        .map(|u| u["state"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_v2_client_gets_a_text_turn_and_a_permissioned_write_from_the_real_claude() {
+    let mock = MockApi::start(vec![Rule::on_prompt(
+        "greet",
+        Reply::text("Hi from the mock."),
+    )]);
+    let env = ClaudeEnv::new(&mock);
+    let c = adapter(&env);
+    let id = v2_session(&c, &env).await;
+
+    let answer = c
+        .request("session/prompt", prompt(&id, "greet me"))
+        .await
+        .unwrap();
+    let message_id = answer["messageId"]
+        .as_str()
+        .expect("a messageId")
+        .to_owned();
+    let end = idle(&c, &id).await;
+    assert_eq!(end["stopReason"], "end_turn", "{end}");
+    assert!(end["usage"]["outputTokens"].as_u64() > Some(0), "{end}");
+    let updates = c.updates(&id);
+    let user = updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "user_message")
+        .expect("the prompt's user_message");
+    assert_eq!(user["messageId"], message_id.as_str());
+    let text: String = updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert_eq!(text, "Hi from the mock.");
+
+    let path = env.work_dir().join("hello.txt");
+    mock.push_rule(Rule::on_prompt("create", write(&path, "Hello, world!\n")));
+    mock.push_rule(Rule::on_tool_result(Reply::text("Done.")));
+    c.on_request("session/request_permission", |params| {
+        let allow = params["options"]
+            .as_array()
+            .and_then(|o| o.iter().find(|o| o["kind"] == "allow_once"))
+            .map(|o| o["optionId"].clone())
+            .expect("an allow option");
+        Ok(json!({"outcome": {"outcome": "selected", "optionId": allow}}))
+    });
+    let before = states(&c, &id).len();
+    c.request("session/prompt", prompt(&id, "please create hello.txt"))
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + STEP;
+    while states(&c, &id).len() < before + 4 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{:?}",
+            states(&c, &id)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        states(&c, &id)[before..],
+        ["running", "requires_action", "running", "idle"]
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "Hello, world!\n");
+    let ask = c
+        .requests()
+        .into_iter()
+        .find(|r| r.method == "session/request_permission")
+        .expect("asked");
+    assert_eq!(ask.params["subject"]["type"], "tool_call");
+    let change = &ask.params["subject"]["toolCall"]["content"][0]["changes"][0];
+    assert_eq!(change["operation"], "add", "{}", ask.params);
+    assert_eq!(change["path"], json!(path));
+    let violations = v2_violations(&c, &id, &[("session/prompt", &answer)]);
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[tokio::test]
+async fn a_v2_cancel_mid_stream_ends_the_turn_cancelled_and_the_next_prompt_works() {
+    let mock = MockApi::start(vec![
+        Rule::on_prompt(
+            "long story",
+            Reply::text("Once upon a time there was a mock that never finished its story.")
+                .chunk_chars(4)
+                .stall_after(6),
+        ),
+        Rule::on_prompt("hello again", Reply::text("Back after the cancel.")),
+    ]);
+    let env = ClaudeEnv::new(&mock);
+    let c = adapter(&env);
+    let id = v2_session(&c, &env).await;
+    let answer = c
+        .request("session/prompt", prompt(&id, "tell me a long story"))
+        .await
+        .unwrap();
+    assert!(
+        answer["messageId"].is_string(),
+        "answered before the turn ends"
+    );
+    c.wait_for_update(
+        |u| u["update"]["sessionUpdate"] == "agent_message_chunk",
+        STEP,
+    )
+    .await;
+    c.notify("session/cancel", json!({"sessionId": id})).await;
+    assert_eq!(idle(&c, &id).await["stopReason"], "cancelled");
+
+    c.request("session/prompt", prompt(&id, "hello again"))
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + STEP;
+    while states(&c, &id).iter().filter(|s| *s == "idle").count() < 2 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{:?}",
+            states(&c, &id)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let last = c
+        .updates(&id)
+        .into_iter()
+        .rfind(|u| u["state"] == "idle")
+        .unwrap();
+    assert_eq!(last["stopReason"], "end_turn", "{last}");
+}
+
+#[tokio::test]
+async fn a_stored_session_resumed_with_replay_in_a_new_v2_process_tells_its_thread_then_goes_on() {
+    let mock = MockApi::start(vec![
+        Rule::on_prompt("remember", Reply::text("I will remember the pelican.")),
+        Rule::on_prompt("which bird", Reply::text("The pelican.")),
+    ]);
+    let env = ClaudeEnv::new(&mock);
+    let first = adapter(&env);
+    let id = v2_session(&first, &env).await;
+    first
+        .request("session/prompt", prompt(&id, "remember the word pelican"))
+        .await
+        .unwrap();
+    idle(&first, &id).await;
+    wait_until_stored(&env, &id, "I will remember the pelican.").await;
+    first.quit(Duration::from_secs(10)).await;
+
+    let c = adapter(&env);
+    c.request(
+        "initialize",
+        json!({"protocolVersion": 2, "info": {"name": "v2-editor", "version": "1"}}),
+    )
+    .await
+    .unwrap();
+    c.request(
+        "session/resume",
+        json!({"sessionId": id, "cwd": env.work_dir(), "replayFrom": {"type": "start"}}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("resume: {e}\n{}", c.diagnostics()));
+    let replayed = c.updates(&id);
+    let said: String = replayed
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "user_message_chunk")
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert!(said.contains("remember the word pelican"), "{replayed:?}");
+    let violations = v2_violations(&c, &id, &[]);
+    assert!(violations.is_empty(), "{violations:#?}");
+    c.request("session/prompt", prompt(&id, "which bird was it?"))
+        .await
+        .unwrap();
+    assert_eq!(idle(&c, &id).await["stopReason"], "end_turn");
+    let last = mock.requests().last().cloned().expect("a model request");
+    assert!(
+        last.contains("remember the word pelican"),
+        "the model had the thread"
+    );
+}
+
+#[tokio::test]
+async fn a_v1_client_of_the_same_build_gets_v1_from_the_real_claude() {
+    let mock = MockApi::start(vec![Rule::on_prompt("hello", Reply::text("Hi, v1."))]);
+    let env = ClaudeEnv::new(&mock);
+    let c = adapter(&env);
+    let init = c.initialize().await;
+    assert_eq!(init["protocolVersion"], 1, "{init}");
+    let id = c.new_session(env.work_dir()).await;
+    let stop = c.prompt(&id, "hello").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert_eq!(c.agent_text(&id), "Hi, v1.");
+}

@@ -1,0 +1,44 @@
+//! What an ACP v2 editor is sent, checked against the v2 JSON schema the pinned schema crate
+//! derives (`schemars`), with the validator of `json_schema.rs`.
+
+use agent_client_protocol_schema::v2;
+use serde_json::{Value, json};
+
+use super::acp_client::AcpClient;
+use super::json_schema;
+
+/// Every violation of the v2 schema in what the adapter wrote: the answers to our requests
+/// (each against its method's response type) and every notification and request it sent.
+pub fn v2_violations(c: &AcpClient, session: &str, answers: &[(&str, &Value)]) -> Vec<String> {
+    let schema = |s: schemars::Schema| serde_json::to_value(s).unwrap();
+    let notification = schema(schemars::schema_for!(v2::UpdateSessionNotification));
+    let permission = schema(schemars::schema_for!(v2::RequestPermissionRequest));
+    let mut found = Vec::new();
+    for update in c.updates(session) {
+        let params = json!({"sessionId": session, "update": update});
+        for v in json_schema::violations(&notification, &params) {
+            found.push(format!("{}: {v}", update["sessionUpdate"]));
+        }
+    }
+    for request in c.requests() {
+        if request.method == "session/request_permission" {
+            for v in json_schema::violations(&permission, &request.params) {
+                found.push(format!("permission request: {v}"));
+            }
+        }
+    }
+    for (method, answer) in answers {
+        let response = match *method {
+            "initialize" => schema(schemars::schema_for!(v2::InitializeResponse)),
+            "session/new" => schema(schemars::schema_for!(v2::NewSessionResponse)),
+            "session/prompt" => schema(schemars::schema_for!(v2::PromptResponse)),
+            "session/resume" => schema(schemars::schema_for!(v2::ResumeSessionResponse)),
+            "providers/list" => schema(schemars::schema_for!(v2::ListProvidersResponse)),
+            other => panic!("no schema picked for {other}"),
+        };
+        for v in json_schema::violations(&response, answer) {
+            found.push(format!("{method} answer: {v}"));
+        }
+    }
+    found
+}
