@@ -166,7 +166,11 @@ async fn a_cancel_with_no_prompt_running_ends_the_ask_of_claudes_own_turn() {
     .await;
     let stop = c.prompt(&id, "next").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn");
-    assert!(c.agent_text(&id).ends_with("Next answer."));
+    assert!(
+        c.agent_text(&id).ends_with("Next answer."),
+        "{:?}",
+        c.agent_text(&id)
+    );
     let write = c
         .tool_call_state(&id, "toolu_mock_26f40a0d6af64c5885871078")
         .unwrap();
