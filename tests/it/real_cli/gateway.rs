@@ -111,6 +111,27 @@ async fn a_gateway_set_by_authenticate_carries_its_header_and_the_session_goes_o
         "the route change is logged: {logged}"
     );
     assert!(!logged.contains(SECRET), "the secret is not in the log");
+
+    // The Bedrock gateway login: offered beside the Anthropic one, and the route speaks Bedrock.
+    let bedrock = init["authMethods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == "gateway-bedrock")
+        .cloned()
+        .unwrap_or_else(|| panic!("the Bedrock gateway method is offered: {init}"));
+    assert_eq!(
+        bedrock["_meta"]["gateway"]["protocol"], "bedrock",
+        "{bedrock}"
+    );
+    c.request(
+        "authenticate",
+        json!({"methodId": "gateway-bedrock", "_meta": {"gateway": {"baseUrl": mock.base_url()}}}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("authenticate gateway-bedrock: {e:?}"));
+    let route = main_provider(&c).await;
+    assert_eq!(route["current"]["apiType"], "bedrock", "{route}");
 }
 
 /// `providers/list`'s one provider, `main`.
