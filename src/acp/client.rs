@@ -150,9 +150,11 @@ impl EditorClient for AcpEditor {
             update,
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
-        if self.v2.get().is_none()
-            && let SessionUpdate::ToolCall(call) = update
-        {
+        if let Some(v2) = self.v2.get() {
+            v2.session_update(&self.outbound, session_id, update, may_be_large);
+            return;
+        }
+        if let SessionUpdate::ToolCall(call) = update {
             // Its input shared, not copied into the SDK's type (a Write's is the whole file).
             let note = ToolCallNotification::new(session_id, call);
             self.outbound

@@ -172,7 +172,7 @@ fn tool_status(status: ToolStatus) -> acp::ToolCallStatus {
         ToolStatus::Pending => acp::ToolCallStatus::Pending,
         ToolStatus::InProgress => acp::ToolCallStatus::InProgress,
         ToolStatus::Completed => acp::ToolCallStatus::Completed,
-        ToolStatus::Failed => acp::ToolCallStatus::Failed,
+        ToolStatus::Failed | ToolStatus::Cancelled => acp::ToolCallStatus::Failed,
     }
 }
 

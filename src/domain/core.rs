@@ -233,6 +233,18 @@ pub trait AgentCore: Send + Sync + 'static {
             "_session/async_task/stop is not supported (session {session_id})"
         )))
     }
+    /// ACP v2's `tool_call/cancel`: stops the background job tool call `tool_call_id` started
+    /// (its card then ends); invalid params for a call that runs no such job.
+    async fn cancel_tool_call(
+        &self,
+        session_id: &str,
+        tool_call_id: &str,
+    ) -> Result<(), AgentError> {
+        let _ = tool_call_id;
+        Err(AgentError::MethodNotFound(format!(
+            "tool_call/cancel is not supported (session {session_id})"
+        )))
+    }
     /// `session/cancel`: a notification, so it returns nothing; it must not block.
     fn cancel(&self, session_id: &str);
     async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), AgentError>;

@@ -177,6 +177,9 @@ pub enum ToolStatus {
     InProgress,
     Completed,
     Failed,
+    /// Stopped on request before it ended (a background job): v2 says `cancelled`, v1, which has
+    /// no such status, `failed`.
+    Cancelled,
 }
 
 /// A file place a tool touches, so the editor can follow along.

@@ -251,7 +251,7 @@ impl<'a> Thread<'a> {
             }
             SessionUpdate::ToolCallUpdate(ToolCallUpdate {
                 id,
-                status: Some(ToolStatus::Completed | ToolStatus::Failed),
+                status: Some(ToolStatus::Completed | ToolStatus::Failed | ToolStatus::Cancelled),
                 ..
             }) => {
                 self.still_open.remove(id);

@@ -94,6 +94,11 @@ pub(crate) enum Command {
         task_id: String,
         reply: Reply<bool>,
     },
+    /// ACP v2's `tool_call/cancel`: the background job a tool call started, by the call's id.
+    CancelToolCall {
+        tool_call_id: String,
+        reply: Reply<()>,
+    },
     SetMode {
         mode: String,
         reply: Reply<()>,
@@ -419,6 +424,10 @@ impl SessionActor {
                 reply,
             } => self.steer(blocks, idle, reply),
             Command::StopTask { task_id, reply } => self.stop_task(task_id, reply),
+            Command::CancelToolCall {
+                tool_call_id,
+                reply,
+            } => self.cancel_tool_call(tool_call_id, reply),
             Command::CancelSubagent { task_id } => self.cancel_subagent(task_id),
             Command::SetMode { mode, reply } => self.set_mode(mode, SettingReply::Mode(reply)),
             Command::SetConfigOption { id, value, reply } => match id.as_str() {

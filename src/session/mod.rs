@@ -522,6 +522,19 @@ impl AgentCore for Sessions {
             .await
     }
 
+    async fn cancel_tool_call(
+        &self,
+        session_id: &str,
+        tool_call_id: &str,
+    ) -> Result<(), AgentError> {
+        let tool_call_id = tool_call_id.to_owned();
+        self.ask(session_id, |reply| Command::CancelToolCall {
+            tool_call_id,
+            reply,
+        })
+        .await
+    }
+
     fn cancel(&self, session_id: &str) {
         match self.handle(session_id) {
             Ok(h) => {

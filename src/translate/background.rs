@@ -17,6 +17,8 @@ pub(crate) struct JobEnd {
     pub(crate) tool_call_id: String,
     pub(crate) task_id: String,
     pub(crate) failed: bool,
+    /// Stopped before it ended on its own (`stop_task`, TaskStop, the editor's cancel).
+    pub(crate) stopped: bool,
     /// claude's line about it ("Background command \"...\" completed (exit code 0)").
     pub(crate) summary: Option<String>,
     /// Where claude wrote a command's output (a subagent's file is its whole transcript, never
@@ -75,6 +77,33 @@ impl BackgroundJobs {
         Some(task_id)
     }
 
+    /// The job the tool call `tool_call_id` started, while it runs: the one thing of a call
+    /// claude can stop without ending the turn.
+    pub(crate) fn task_of(&self, tool_call_id: &str) -> Option<&str> {
+        self.running
+            .iter()
+            .find(|(_, (call, _))| call == tool_call_id)
+            .map(|(task, _)| task.as_str())
+    }
+
+    /// claude ended: its jobs ended with it, each card failed (no notification will come).
+    pub(crate) fn claude_ended(&mut self) -> Vec<ToolCallUpdate> {
+        let mut gone: Vec<(String, String)> = self
+            .running
+            .drain()
+            .map(|(task, (call, _))| (task, call))
+            .collect();
+        gone.sort();
+        gone.into_iter()
+            .map(|(task, call)| ToolCallUpdate {
+                id: call,
+                status: Some(ToolStatus::Failed),
+                async_task_id: Some(task),
+                ..ToolCallUpdate::default()
+            })
+            .collect()
+    }
+
     /// `system/task_notification` for a followed job that ended.
     pub(crate) fn ended(&mut self, s: &SystemMessage) -> Option<JobEnd> {
         if s.subtype != "task_notification" {
@@ -86,6 +115,7 @@ impl BackgroundJobs {
             tool_call_id,
             task_id: task_id.to_owned(),
             failed: s.str_field("status") != Some("completed"),
+            stopped: s.str_field("status") == Some("stopped"),
             summary: s.str_field("summary").map(str::to_owned),
             output_file: s
                 .str_field("output_file")
@@ -111,10 +141,10 @@ pub(crate) fn job_end_update(end: &JobEnd, output: Option<String>) -> ToolCallUp
     }
     ToolCallUpdate {
         id: end.tool_call_id.clone(),
-        status: Some(if end.failed {
-            ToolStatus::Failed
-        } else {
-            ToolStatus::Completed
+        status: Some(match (end.stopped, end.failed) {
+            (true, _) => ToolStatus::Cancelled,
+            (false, true) => ToolStatus::Failed,
+            (false, false) => ToolStatus::Completed,
         }),
         content: Some(content),
         async_task_id: Some(end.task_id.clone()),

@@ -133,12 +133,19 @@ impl TurnTranslator {
         self.subagents.runs(task_id)
     }
 
-    /// claude ended: what the editor must be told of the work that ended with it.
+    /// claude's task for the background job tool call `tool_call_id` started, while it runs.
+    pub(crate) fn background_task_of(&self, tool_call_id: &str) -> Option<String> {
+        self.background.task_of(tool_call_id).map(str::to_owned)
+    }
+
+    /// claude ended: what the editor must be told of the work that ended with it (its subagents,
+    /// and the cards of its background jobs, which no notification will end now).
     pub(crate) fn claude_ended(&mut self) -> Vec<SessionUpdate> {
-        self.subagents
-            .claude_ended()
-            .into_iter()
+        let subagents = self.subagents.claude_ended().into_iter();
+        let jobs = self.background.claude_ended().into_iter();
+        subagents
             .map(SessionUpdate::Subagent)
+            .chain(jobs.map(SessionUpdate::ToolCallUpdate))
             .collect()
     }
 

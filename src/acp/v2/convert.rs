@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::acp::to_proto;
-use crate::domain::{AgentError, PromptBlock, StopReason, TurnOutcome};
+use crate::domain::{AgentError, PromptBlock, SessionUpdate, StopReason, ToolStatus, TurnOutcome};
 
 /// The id of a session's one plan: claude keeps one per session, replaced whole.
 pub(crate) const PLAN_ID: &str = "plan";
@@ -20,11 +20,44 @@ pub(crate) enum Stream {
     User,
 }
 
+/// What v2 says of an update that v1's form cannot carry, read from the session's update before
+/// it becomes v1's.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Beyond {
+    /// A tool call ended `cancelled` (v1, which lacks the status, says `failed`).
+    cancelled: bool,
+    /// A tool call's `capabilities`: `Some(true)` offers `tool_call/cancel`, `Some(false)` takes
+    /// it back (`null`).
+    cancellable: Option<bool>,
+}
+
+impl Beyond {
+    /// A tool call whose background job runs (it carries the job's id) can be cancelled alone:
+    /// claude stops the job (`stop_task`) and the turn goes on. Its final status takes that back.
+    pub(crate) fn of(update: &SessionUpdate) -> Self {
+        let SessionUpdate::ToolCallUpdate(call) = update else {
+            return Beyond::default();
+        };
+        let cancellable = match (&call.async_task_id, call.status) {
+            (None, _) | (Some(_), None) => None,
+            (Some(_), Some(ToolStatus::InProgress)) => Some(true),
+            (Some(_), Some(ToolStatus::Pending)) => None,
+            (Some(_), Some(_)) => Some(false),
+        };
+        Beyond {
+            cancelled: call.status == Some(ToolStatus::Cancelled),
+            cancellable,
+        }
+    }
+}
+
 /// A v1 `session/update` payload (its `update`) in v2's form: `None` for what v2 has no
 /// counterpart of (`current_mode_update`: the mode is the `mode` config option, whose update
-/// always comes with it). `message_id` names the message of a chunk.
+/// always comes with it). `message_id` names the message of a chunk; `beyond` is what v1's form
+/// lost of the session's update.
 pub(crate) fn session_update(
     mut update: Value,
+    beyond: Beyond,
     message_id: impl FnOnce(Stream) -> String,
 ) -> Option<Value> {
     let object = update.as_object_mut()?;
@@ -41,6 +74,18 @@ pub(crate) fn session_update(
         "tool_call" | "tool_call_update" => {
             object.insert("sessionUpdate".into(), "tool_call_update".into());
             tool_call(object);
+            if beyond.cancelled {
+                object.insert("status".into(), "cancelled".into());
+            }
+            match beyond.cancellable {
+                Some(true) => {
+                    object.insert("capabilities".into(), json!({"cancel": {}}));
+                }
+                Some(false) => {
+                    object.insert("capabilities".into(), Value::Null);
+                }
+                None => {}
+            }
         }
         "plan" => {
             let entries = object.remove("entries").unwrap_or_else(|| json!([]));
@@ -78,6 +123,18 @@ pub(crate) fn session_update(
         _ => {}
     }
     Some(update)
+}
+
+/// The child session's own `state_update` for a `subagent_update` that reports the subagent's
+/// state (v2 reports it on the child's stream as for any session, and mirrors it on the parent).
+pub(crate) fn child_state(update: &Value) -> Option<(String, Value)> {
+    if update["sessionUpdate"] != "subagent_update" {
+        return None;
+    }
+    let child = update["sessionId"].as_str()?.to_owned();
+    let mut state = update.get("state")?.as_object()?.clone();
+    state.insert("sessionUpdate".into(), "state_update".into());
+    Some((child, Value::Object(state)))
 }
 
 /// A v1 tool call (or its update) as v2's patch of the same call: the diffs as file changes.

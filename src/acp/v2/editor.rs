@@ -11,8 +11,9 @@ use agent_client_protocol::v2::schema as v2;
 use serde_json::Value;
 
 use super::convert::{self, Stream};
+use crate::acp::to_proto;
 use crate::acp::transport::Outbound;
-use crate::domain::{PermissionOutcome, TurnState};
+use crate::domain::{PermissionOutcome, SessionUpdate, TurnState};
 
 /// Per connection: the message each session's chunks currently belong to.
 #[derive(Default)]
@@ -65,7 +66,8 @@ impl Drop for OpenAsk<'_> {
 }
 
 /// What a v2 editor's capabilities mean in v1's terms, which the session reads: no `fs/*`, no
-/// `terminal/*`, and every v2 client takes boolean options, notices and compaction updates.
+/// `terminal/*`, and every v2 client takes boolean options, notices, compaction updates and
+/// subagents (`subagent_update` is v2's own session update, with no capability to declare).
 /// Forms and pages (`elicitation/create`) are v1's, as the editor declares them.
 pub(crate) fn declared_as_v1(request: &v2::InitializeRequest) -> acp::ClientCapabilities {
     let session = serde_json::json!({
@@ -75,6 +77,7 @@ pub(crate) fn declared_as_v1(request: &v2::InitializeRequest) -> acp::ClientCapa
     });
     let mut caps = acp::ClientCapabilities::new();
     caps.session = serde_json::from_value(session).ok();
+    caps.subagents = Some(acp::SubagentCapabilities::new());
     caps.auth.terminal = request
         .capabilities
         .auth
@@ -96,6 +99,22 @@ pub(crate) fn declared_as_v1(request: &v2::InitializeRequest) -> acp::ClientCapa
 }
 
 impl V2Editor {
+    /// One of the session's updates to the editor in v2's form (made from v1's, with what v1's
+    /// form cannot say).
+    pub(crate) fn session_update(
+        &self,
+        outbound: &Outbound,
+        session_id: &str,
+        update: SessionUpdate,
+        may_be_large: bool,
+    ) {
+        let beyond = convert::Beyond::of(&update);
+        match serde_json::to_value(to_proto::session_update(update)) {
+            Ok(v1) => self.send(outbound, session_id, v1, beyond, may_be_large),
+            Err(e) => tracing::warn!("session update not sent: {e}"),
+        }
+    }
+
     /// One v1 update, already in ACP's v1 form, to the editor in v2's.
     pub(crate) fn send_update(
         &self,
@@ -104,7 +123,25 @@ impl V2Editor {
         update: Value,
         may_be_large: bool,
     ) {
-        let update = convert::session_update(update, |stream| self.message_id(session_id, stream));
+        self.send(
+            outbound,
+            session_id,
+            update,
+            convert::Beyond::default(),
+            may_be_large,
+        );
+    }
+
+    fn send(
+        &self,
+        outbound: &Outbound,
+        session_id: &str,
+        update: Value,
+        beyond: convert::Beyond,
+        may_be_large: bool,
+    ) {
+        let update =
+            convert::session_update(update, beyond, |stream| self.message_id(session_id, stream));
         let Some(update) = update else { return };
         if !update["sessionUpdate"]
             .as_str()
@@ -112,7 +149,12 @@ impl V2Editor {
         {
             self.end_message(session_id);
         }
+        let child = convert::child_state(&update);
         push_update(outbound, session_id, update, may_be_large);
+        // A subagent's state is its child session's own too, told right after the parent's copy.
+        if let Some((child, state)) = child {
+            push_update(outbound, &child, state, false);
+        }
     }
 
     /// Where the turn stands, as v2's `user_message` and `state_update`s.

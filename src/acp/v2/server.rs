@@ -41,6 +41,7 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/prompt",
     "session/set_config_option",
     "session/cancel",
+    "tool_call/cancel",
     "_session/steering",
     "_session/async_task/stop",
 ];
@@ -386,6 +387,25 @@ pub(crate) fn agent(
             .await
             .map(AsyncTaskStopResponse::stopped)
             .map_err(to_rpc)
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: v2::CancelToolCallRequest|
+     -> v2::CancelToolCallResponse {
+        c.cancel_tool_call(&req.session_id.0, &req.tool_call_id.0)
+            .await
+            .map_err(to_rpc)?;
+        Ok(v2::CancelToolCallResponse::new())
+    });
+    // No terminal is ever reported to a v2 editor, so none can be cancelled: a clear refusal
+    // rather than "method not found" for a method the schema has.
+    let builder = spawned!(builder, core, |_c,
+                                           req: v2::CancelTerminalRequest|
+     -> v2::CancelTerminalResponse {
+        Err(invalid(format!(
+            "terminal {} is unknown: claude-acp reports no terminals to ACP v2 editors \
+             (a background command is cancelled by its tool call, tool_call/cancel)",
+            req.terminal_id.0
+        )))
     });
     builder.on_receive_notification(
         {

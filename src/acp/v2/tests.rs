@@ -10,7 +10,8 @@ use super::server::{HANDLED_METHODS, initialize_response};
 use crate::acp::to_proto;
 use crate::domain::{
     CompactionStatus, ContentChunk, Notice, NoticeSeverity, PlanEntry, PlanPriority, PlanStatus,
-    SessionUpdate, SlashCommand, ToolCall, ToolContent, ToolKind, ToolStatus, Usage,
+    SessionUpdate, SlashCommand, ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolStatus,
+    Usage,
 };
 use crate::fuzzing::InstantCore;
 
@@ -92,6 +93,19 @@ fn every_update_kind_is_a_valid_v2_update() {
             content: ContentChunk::text("x"),
         },
         SessionUpdate::ToolCall(call),
+        // A background job's card, then its end on a cancel.
+        SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+            id: "t".into(),
+            status: Some(ToolStatus::InProgress),
+            async_task_id: Some("b1".into()),
+            ..ToolCallUpdate::default()
+        }),
+        SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+            id: "t".into(),
+            status: Some(ToolStatus::Cancelled),
+            async_task_id: Some("b1".into()),
+            ..ToolCallUpdate::default()
+        }),
         SessionUpdate::Plan {
             entries: vec![PlanEntry {
                 content: "do".into(),
@@ -128,9 +142,11 @@ fn every_update_kind_is_a_valid_v2_update() {
         }),
     ];
     for update in updates {
+        let beyond = convert::Beyond::of(&update);
         let v1 = serde_json::to_value(to_proto::session_update(update)).unwrap();
         let kind = v1["sessionUpdate"].clone();
-        let converted = convert::session_update(v1, |_| "m1".into()).expect("has a v2 form");
+        let converted =
+            convert::session_update(v1, beyond, |_| "m1".into()).expect("has a v2 form");
         let read: Result<v2::SessionUpdate, _> = serde_json::from_value(converted.clone());
         let read = read.unwrap_or_else(|e| panic!("{kind}: {e}: {converted}"));
         let back = serde_json::to_value(read).unwrap();

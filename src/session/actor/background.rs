@@ -2,13 +2,22 @@
 //! stopped on the editor's request by its task id without cancelling the turn (claude's
 //! `stop_task`, as its TaskStop tool would; a command in the editor's terminal is stopped here),
 //! and a command's card completed with its output when it ends. Both run in tasks of their own.
-//! A subagent's child session cancelled by the editor is stopped the same way.
+//! A subagent's child session cancelled by the editor, and (ACP v2) a tool call whose job runs in
+//! the background, are stopped the same way.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
 
 use super::{CONTROL_TIMEOUT, Reply, SessionActor};
 use crate::claude::ClaudeError;
 use crate::claude::wire::OutboundControl;
 use crate::domain::{AgentError, SessionUpdate};
 use crate::translate::{self, JobEnd};
+
+/// claude's answer to a control request already sent.
+type ControlAnswer = Pin<Box<dyn Future<Output = Result<Value, ClaudeError>> + Send>>;
 
 /// The most of a job's output shown on its card: its end, where the outcome is.
 const OUTPUT_SHOWN: u64 = 256 * 1024;
@@ -55,27 +64,70 @@ impl SessionActor {
     /// such job runs: claude acknowledges a stop of any id, so its own list of the jobs that run,
     /// `system/background_tasks_changed`, decides).
     pub(super) fn stop_task(&mut self, task_id: String, reply: Reply<bool>) {
-        // A background command in the editor's terminal is ours to stop.
-        if let Some(terminal) = self.tools.served.terminal.clone()
-            && terminal.runs_shell(&task_id)
-        {
-            tokio::spawn(async move {
-                terminal.stop_shell(&task_id).await;
-                let _ = reply.send(Ok(true));
-            });
-            return;
-        }
-        let handle = self
-            .claude
-            .handle()
-            .filter(|_| self.idle.runs_task(&task_id));
-        let Some(handle) = handle else {
-            let _ = reply.send(Ok(false));
+        let stopping = self.stop_job(task_id);
+        tokio::spawn(async move {
+            let _ = reply.send(stopping.await);
+        });
+    }
+
+    /// ACP v2's `tool_call/cancel`: the background job the call started is stopped as
+    /// [`Self::stop_task`] stops it (its card ends `cancelled` when claude says it stopped); any
+    /// other call, or one whose job already ended, is refused with invalid params.
+    pub(super) fn cancel_tool_call(&mut self, tool_call_id: String, reply: Reply<()>) {
+        let id = tool_call_id.clone();
+        let not_cancellable = move || {
+            AgentError::InvalidParams(format!(
+                "tool call {id} is not running in the background, so it cannot be \
+                 cancelled (session/cancel stops the turn)"
+            ))
+        };
+        let Some(task_id) = self.translator.background_task_of(&tool_call_id) else {
+            let _ = reply.send(Err(not_cancellable()));
             return;
         };
-        let request = handle.request(OutboundControl::StopTask { task_id }, CONTROL_TIMEOUT);
+        let stopping = self.stop_job(task_id);
         tokio::spawn(async move {
-            let stopped = match request.await {
+            let answer = match stopping.await {
+                Ok(true) => Ok(()),
+                Ok(false) => Err(not_cancellable()),
+                Err(e) => Err(e),
+            };
+            let _ = reply.send(answer);
+        });
+    }
+
+    /// Stops job `task_id` (off the loop): whether a job by that id ran and was stopped.
+    fn stop_job(
+        &mut self,
+        task_id: String,
+    ) -> impl Future<Output = Result<bool, AgentError>> + Send + use<> {
+        // A background command in the editor's terminal is ours to stop.
+        let terminal = self
+            .tools
+            .served
+            .terminal
+            .clone()
+            .filter(|terminal| terminal.runs_shell(&task_id));
+        let request = match self.claude.handle() {
+            Some(handle) if terminal.is_none() && self.idle.runs_task(&task_id) => {
+                let stop = OutboundControl::StopTask {
+                    task_id: task_id.clone(),
+                };
+                // Boxed: the request owes nothing to the handle once sent.
+                let request: ControlAnswer = Box::pin(handle.request(stop, CONTROL_TIMEOUT));
+                Some(request)
+            }
+            _ => None,
+        };
+        async move {
+            if let Some(terminal) = terminal {
+                terminal.stop_shell(&task_id).await;
+                return Ok(true);
+            }
+            let Some(request) = request else {
+                return Ok(false);
+            };
+            match request.await {
                 Ok(_) => Ok(true),
                 // claude's own refusal ("No task found ..."): nothing was running by that id.
                 Err(ClaudeError::ControlError(reason)) => {
@@ -85,9 +137,8 @@ impl SessionActor {
                 Err(e) => Err(AgentError::Internal(format!(
                     "claude did not answer the request to stop the task: {e}"
                 ))),
-            };
-            let _ = reply.send(stopped);
-        });
+            }
+        }
     }
 }
 

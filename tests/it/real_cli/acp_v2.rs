@@ -253,3 +253,108 @@ async fn a_v1_client_of_the_same_build_gets_v1_from_the_real_claude() {
     assert_eq!(stop["stopReason"], "end_turn");
     assert_eq!(c.agent_text(&id), "Hi, v1.");
 }
+
+#[tokio::test]
+async fn a_v2_background_command_is_cancelled_by_its_tool_call_and_its_process_ends() {
+    // A marker only this test's command line carries, to find the command in the process table.
+    let marker = format!("v2-cancel-{}", std::process::id());
+    let command = format!("sleep 30; echo {marker}");
+    let mock = MockApi::start(vec![
+        Rule::on_prompt(
+            "start the job",
+            Reply::tool_use(
+                "Bash",
+                json!({"command": command, "description": "A background job",
+                    "run_in_background": true}),
+            ),
+        ),
+        Rule::on_tool_result(Reply::text("Started it.")),
+        Rule::always(Reply::text("Noted.")),
+    ]);
+    let env = ClaudeEnv::new(&mock);
+    let c = adapter(&env);
+    c.on_request("session/request_permission", |params| {
+        let allow = params["options"][0]["optionId"].clone();
+        Ok(json!({"outcome": {"outcome": "selected", "optionId": allow}}))
+    });
+    let id = v2_session(&c, &env).await;
+    c.request("session/prompt", prompt(&id, "start the job"))
+        .await
+        .unwrap();
+    assert_eq!(idle(&c, &id).await["stopReason"], "end_turn");
+    // The turn is over and the command runs: its call says it can be cancelled.
+    let offered = c
+        .updates(&id)
+        .into_iter()
+        .find(|u| u["capabilities"]["cancel"].is_object())
+        .unwrap_or_else(|| panic!("no cancellable call: {:#?}", c.updates(&id)));
+    assert_eq!(offered["status"], "in_progress", "{offered}");
+    let call = offered["toolCallId"].as_str().unwrap().to_owned();
+    let running = crate::support::procs::pids_with_cmdline_containing(&marker);
+    assert!(!running.is_empty(), "the command runs");
+
+    let unknown = c
+        .request(
+            "tool_call/cancel",
+            json!({"sessionId": id, "toolCallId": "no-such-call"}),
+        )
+        .await
+        .expect_err("an unknown call is refused");
+    assert_eq!(unknown.code, -32602, "{unknown:?}");
+    let answer = c
+        .request(
+            "tool_call/cancel",
+            json!({"sessionId": id, "toolCallId": call}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(answer, json!({}));
+    // claude stops the command: its call ends cancelled, no longer cancellable, no turn ran.
+    let end = c
+        .wait_for_update(
+            |u| {
+                u["update"]["toolCallId"] == call.as_str()
+                    && u["update"]["status"]
+                        .as_str()
+                        .is_some_and(|s| s != "in_progress")
+            },
+            STEP,
+        )
+        .await;
+    assert_eq!(end["update"]["status"], "cancelled", "{end}");
+    assert!(end["update"]["capabilities"].is_null(), "{end}");
+    assert!(
+        end["update"]
+            .as_object()
+            .unwrap()
+            .contains_key("capabilities"),
+        "the capability is taken back: {end}"
+    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !crate::support::procs::pids_with_cmdline_containing(&marker).is_empty() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the stopped command still runs"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let again = c
+        .request(
+            "tool_call/cancel",
+            json!({"sessionId": id, "toolCallId": call}),
+        )
+        .await
+        .expect_err("an ended call is refused");
+    assert_eq!(again.code, -32602, "{again:?}");
+    let states = states(&c, &id);
+    assert_eq!(
+        (
+            states.iter().filter(|s| *s == "idle").count(),
+            states.last()
+        ),
+        (1, Some(&"idle".to_owned())),
+        "no turn ran for it: {states:?}"
+    );
+    let violations = v2_violations(&c, &id, &[]);
+    assert!(violations.is_empty(), "{violations:#?}");
+}

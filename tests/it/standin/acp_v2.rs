@@ -13,7 +13,7 @@ use crate::support::v2_schema::v2_violations;
 
 const WAIT: Duration = Duration::from_secs(10);
 
-fn v2_initialize() -> Value {
+pub(super) fn v2_initialize() -> Value {
     json!({
         "protocolVersion": 2,
         "info": {"name": "v2-test-editor", "version": "1.0.0"},
@@ -21,7 +21,7 @@ fn v2_initialize() -> Value {
     })
 }
 
-async fn v2_session(c: &AcpClient, s: &Standin) -> (Value, Value) {
+pub(super) async fn v2_session(c: &AcpClient, s: &Standin) -> (Value, Value) {
     let init = c.request("initialize", v2_initialize()).await.unwrap();
     let session = c
         .request("session/new", json!({"cwd": s.work}))
@@ -30,7 +30,7 @@ async fn v2_session(c: &AcpClient, s: &Standin) -> (Value, Value) {
     (init, session)
 }
 
-fn prompt(session: &str, text: &str) -> Value {
+pub(super) fn prompt(session: &str, text: &str) -> Value {
     json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})
 }
 
@@ -45,7 +45,7 @@ fn update_kinds(c: &AcpClient, session: &str) -> Vec<String> {
         .collect()
 }
 
-async fn wait_idle(c: &AcpClient, session: &str, count: usize) -> Vec<Value> {
+pub(super) async fn wait_idle(c: &AcpClient, session: &str, count: usize) -> Vec<Value> {
     let idles = || {
         c.updates(session)
             .into_iter()

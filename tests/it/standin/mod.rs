@@ -3,6 +3,7 @@
 
 mod acp_requests;
 mod acp_v2;
+mod acp_v2_background;
 mod additional_directories;
 mod auth;
 mod background;
