@@ -15,7 +15,7 @@ use super::tool_call_json::ToolCallNotification;
 use super::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
 use super::v2::editor::V2Editor;
 use crate::domain::{
-    AuthStatusInfo, ContentChunk, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
+    AuthStatusInfo, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
     ElicitationRequest, McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk,
     PermissionOutcome, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
 };
@@ -131,9 +131,7 @@ impl EditorClient for AcpEditor {
         // ACP: compaction updates only to editors that declared them; others get a line of text.
         let update = match update {
             SessionUpdate::Compaction { status, .. } if !self.supports_compaction() => {
-                SessionUpdate::AgentMessageChunk {
-                    content: ContentChunk::text(compaction_text(status)),
-                }
+                SessionUpdate::agent_text(compaction_text(status))
             }
             // ACP: subagent updates only to editors that declared `subagents`.
             SessionUpdate::Subagent(_) if !self.supports_subagents() => return,

@@ -12,9 +12,9 @@ use crate::domain::{
 pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
     use acp::SessionUpdate as U;
     match update {
-        SessionUpdate::UserMessageChunk { content } => U::UserMessageChunk(chunk(content)),
-        SessionUpdate::AgentMessageChunk { content } => U::AgentMessageChunk(chunk(content)),
-        SessionUpdate::AgentThoughtChunk { content } => U::AgentThoughtChunk(chunk(content)),
+        SessionUpdate::UserMessageChunk { content, .. } => U::UserMessageChunk(chunk(content)),
+        SessionUpdate::AgentMessageChunk { content, .. } => U::AgentMessageChunk(chunk(content)),
+        SessionUpdate::AgentThoughtChunk { content, .. } => U::AgentThoughtChunk(chunk(content)),
         SessionUpdate::SubagentMessageChunk {
             text,
             parent_tool_use_id,

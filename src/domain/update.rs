@@ -9,14 +9,21 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "session_update", rename_all = "snake_case")]
 pub enum SessionUpdate {
+    /// `message_id`, where known, names the message the chunk is part of, the same live and
+    /// replayed (ACP v2 addresses messages by id): a prompt's is the `uuid` it was written to
+    /// claude with, which claude's transcript keeps; claude's text and thinking are named by
+    /// the API message and the block they are ([`message_id`]).
     UserMessageChunk {
         content: ContentChunk,
+        message_id: Option<String>,
     },
     AgentMessageChunk {
         content: ContentChunk,
+        message_id: Option<String>,
     },
     AgentThoughtChunk {
         content: ContentChunk,
+        message_id: Option<String>,
     },
     /// A subagent's (Task's) text, for a client that asked for it: agent text tagged with the
     /// Task call it belongs to (`_meta.claudeCode.parentToolUseId`).
@@ -56,6 +63,23 @@ pub enum SessionUpdate {
     /// A subagent claude runs (a Task/Agent call), as a child session of this one: only to
     /// editors that declared ACP's `subagents` (dropped for the others).
     Subagent(SubagentUpdate),
+}
+
+/// The id of block `index` of claude's API message `api_message` as a message of its own (a
+/// text or a thinking block; claude streams and stores each block apart).
+pub fn message_id(api_message: &str, index: u64) -> String {
+    format!("{api_message}:{index}")
+}
+
+impl SessionUpdate {
+    /// A line of claude-acp's own in the agent's voice (a command's answer, a notice where the
+    /// editor has none), part of no message of claude's.
+    pub fn agent_text(text: impl Into<String>) -> Self {
+        SessionUpdate::AgentMessageChunk {
+            content: ContentChunk::text(text),
+            message_id: None,
+        }
+    }
 }
 
 /// One subagent's state, announced on its parent session.

@@ -24,7 +24,7 @@ use serde_json::Value;
 use super::HistoryError;
 use super::lines::{self, UserLine};
 use super::paths::{check_session_id, find, project_dirs_for, transcript_name};
-use super::thread::Parents;
+use super::thread::{self, Parents};
 use crate::claude::wire::ClaudeMessage;
 use crate::domain::{ContentChunk, SessionUpdate, ToolCallUpdate, ToolStatus};
 use crate::translate::TurnTranslator;
@@ -279,16 +279,23 @@ impl<'a> Thread<'a> {
 
     fn add_user(&mut self, line: Value) {
         match lines::classify_user(&line) {
+            // The prompt's `uuid` is the one it was written to claude with: the live turn's id.
             UserLine::Prompt(chunks) => {
                 self.translator.start_turn();
+                let message_id = thread::uuid_of(&line).map(str::to_owned);
                 for content in chunks {
-                    self.push(SessionUpdate::UserMessageChunk { content });
+                    let message_id = message_id.clone();
+                    self.push(SessionUpdate::UserMessageChunk {
+                        content,
+                        message_id,
+                    });
                 }
             }
             UserLine::Command(typed) => {
                 self.translator.start_turn();
                 self.push(SessionUpdate::UserMessageChunk {
                     content: ContentChunk::text(typed),
+                    message_id: thread::uuid_of(&line).map(str::to_owned),
                 });
             }
             UserLine::CommandOutput(output) => self.agent_text(output),
@@ -318,9 +325,7 @@ impl<'a> Thread<'a> {
     }
 
     fn agent_text(&mut self, text: String) {
-        self.push(SessionUpdate::AgentMessageChunk {
-            content: ContentChunk::text(text),
-        });
+        self.push(SessionUpdate::agent_text(text));
     }
 
     fn translate(&mut self, line: Value) {

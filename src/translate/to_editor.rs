@@ -96,6 +96,9 @@ pub(crate) struct TurnTranslator {
     forward_subagent_text: bool,
     /// The subagents that run, as child sessions of this one.
     subagents: super::subagents::Subagents,
+    /// The API message of the last main-thread assistant line, and how many lines of it came
+    /// before that one.
+    assembled: Option<(String, u64)>,
 }
 
 impl TurnTranslator {
@@ -107,6 +110,7 @@ impl TurnTranslator {
             background: super::background::BackgroundJobs::default(),
             forward_subagent_text: false,
             subagents: super::subagents::Subagents::default(),
+            assembled: None,
             tasks: TaskList::default(),
             mode: None,
             last_context: None,
@@ -266,7 +270,9 @@ impl TurnTranslator {
                     return;
                 };
                 *self.stream.relayed.entry(index.unwrap_or(0)).or_default() += text.len();
-                out.updates.push(chunk(text.to_owned(), thought));
+                let message = self.stream.message_id.as_deref();
+                out.updates
+                    .push(chunk(text.to_owned(), thought, message, index.unwrap_or(0)));
             }
             "message_delta" => {
                 // The final output count; the assembled lines carry the count at message start.
@@ -298,22 +304,40 @@ impl TurnTranslator {
             }
             self.last_context = Some((message_id.clone(), tokens));
         }
+        // Unstreamed (a transcript), a one-block line's index is how many of its message came before.
+        let line_of_message = match (&mut self.assembled, &message_id) {
+            _ if !main_thread => 0,
+            (Some((id, seen)), Some(this)) if id == this => {
+                *seen += 1;
+                *seen
+            }
+            (_, this) => {
+                self.assembled = this.clone().map(|id| (id, 0));
+                0
+            }
+        };
         let single = a.message.content.len() == 1;
         let blocks = std::mem::take(&mut a.message.content);
         for (position, block) in blocks.into_iter().enumerate() {
             // claude prints one block per line; a line with several is a whole message.
-            let index = if single {
+            let index = if single && streamed {
                 self.stream.block.unwrap_or(0)
+            } else if single {
+                line_of_message
             } else {
                 position as u64
             };
             match block {
                 ContentBlock::Text { text } if main_thread => {
-                    self.relay_rest(&text, streamed, index, false, out)
+                    self.relay_rest(&text, (streamed, message_id.as_deref()), index, false, out)
                 }
-                ContentBlock::Thinking { thinking, .. } if main_thread => {
-                    self.relay_rest(&thinking, streamed, index, true, out)
-                }
+                ContentBlock::Thinking { thinking, .. } if main_thread => self.relay_rest(
+                    &thinking,
+                    (streamed, message_id.as_deref()),
+                    index,
+                    true,
+                    out,
+                ),
                 ContentBlock::Text { text } if self.forward_subagent_text && !text.is_empty() => {
                     if let Some(parent) = &a.parent_tool_use_id {
                         out.updates.push(SessionUpdate::SubagentMessageChunk {
@@ -330,11 +354,12 @@ impl TurnTranslator {
         }
     }
 
-    /// Sends what streaming did not already relay of an assembled text or thinking block.
+    /// Sends what streaming did not already relay of an assembled text or thinking block (block
+    /// `index` of API message `message`).
     fn relay_rest(
         &self,
         text: &str,
-        streamed: bool,
+        (streamed, message): (bool, Option<&str>),
         index: u64,
         thought: bool,
         out: &mut Translation,
@@ -350,7 +375,8 @@ impl TurnTranslator {
             None => return,
         };
         if !rest.is_empty() {
-            out.updates.push(chunk(rest.to_owned(), thought));
+            out.updates
+                .push(chunk(rest.to_owned(), thought, message, index));
         }
     }
 
@@ -568,11 +594,19 @@ fn elapsed(seconds: f64) -> String {
     }
 }
 
-fn chunk(text: String, thought: bool) -> SessionUpdate {
+/// Text or thinking of block `index` of claude's API message `api_message` (when known).
+fn chunk(text: String, thought: bool, api_message: Option<&str>, index: u64) -> SessionUpdate {
     let content = ContentChunk::Text { text };
+    let message_id = api_message.map(|id| crate::domain::message_id(id, index));
     if thought {
-        SessionUpdate::AgentThoughtChunk { content }
+        SessionUpdate::AgentThoughtChunk {
+            content,
+            message_id,
+        }
     } else {
-        SessionUpdate::AgentMessageChunk { content }
+        SessionUpdate::AgentMessageChunk {
+            content,
+            message_id,
+        }
     }
 }

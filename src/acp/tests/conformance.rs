@@ -95,9 +95,18 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
         parent_tool_call: None,
     };
     let all = vec![
-        SessionUpdate::UserMessageChunk { content: text() },
-        SessionUpdate::AgentMessageChunk { content: text() },
-        SessionUpdate::AgentThoughtChunk { content: text() },
+        SessionUpdate::UserMessageChunk {
+            content: text(),
+            message_id: None,
+        },
+        SessionUpdate::AgentMessageChunk {
+            content: text(),
+            message_id: None,
+        },
+        SessionUpdate::AgentThoughtChunk {
+            content: text(),
+            message_id: None,
+        },
         SessionUpdate::SubagentMessageChunk {
             text: "x".into(),
             parent_tool_use_id: "t".into(),

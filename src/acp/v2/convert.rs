@@ -29,14 +29,25 @@ pub(crate) struct Beyond {
     /// A tool call's `capabilities`: `Some(true)` offers `tool_call/cancel`, `Some(false)` takes
     /// it back (`null`).
     cancellable: Option<bool>,
+    /// The message a chunk is part of, where the session knows it (the same live and replayed).
+    message_id: Option<String>,
 }
 
 impl Beyond {
     /// A tool call whose background job runs (it carries the job's id) can be cancelled alone:
     /// claude stops the job (`stop_task`) and the turn goes on. Its final status takes that back.
     pub(crate) fn of(update: &SessionUpdate) -> Self {
-        let SessionUpdate::ToolCallUpdate(call) = update else {
-            return Beyond::default();
+        let call = match update {
+            SessionUpdate::ToolCallUpdate(call) => call,
+            SessionUpdate::UserMessageChunk { message_id, .. }
+            | SessionUpdate::AgentMessageChunk { message_id, .. }
+            | SessionUpdate::AgentThoughtChunk { message_id, .. } => {
+                return Beyond {
+                    message_id: message_id.clone(),
+                    ..Beyond::default()
+                };
+            }
+            _ => return Beyond::default(),
         };
         let cancellable = match (&call.async_task_id, call.status) {
             (None, _) | (Some(_), None) => None,
@@ -47,18 +58,19 @@ impl Beyond {
         Beyond {
             cancelled: call.status == Some(ToolStatus::Cancelled),
             cancellable,
+            message_id: None,
         }
     }
 }
 
 /// A v1 `session/update` payload (its `update`) in v2's form: `None` for what v2 has no
 /// counterpart of (`current_mode_update`: the mode is the `mode` config option, whose update
-/// always comes with it). `message_id` names the message of a chunk; `beyond` is what v1's form
-/// lost of the session's update.
+/// always comes with it). `message_id` names the message of a chunk, given the id the session
+/// knows for it, if any; `beyond` is what v1's form lost of the session's update.
 pub(crate) fn session_update(
     mut update: Value,
     beyond: Beyond,
-    message_id: impl FnOnce(Stream) -> String,
+    message_id: impl FnOnce(Stream, Option<String>) -> String,
 ) -> Option<Value> {
     let object = update.as_object_mut()?;
     let kind = object.get("sessionUpdate")?.as_str()?.to_owned();
@@ -69,7 +81,8 @@ pub(crate) fn session_update(
                 "agent_thought_chunk" => Stream::Thought,
                 _ => Stream::User,
             };
-            object.insert("messageId".into(), Value::String(message_id(stream)));
+            let id = message_id(stream, beyond.message_id);
+            object.insert("messageId".into(), Value::String(id));
         }
         "tool_call" | "tool_call_update" => {
             object.insert("sessionUpdate".into(), "tool_call_update".into());

@@ -140,8 +140,9 @@ impl V2Editor {
         beyond: convert::Beyond,
         may_be_large: bool,
     ) {
-        let update =
-            convert::session_update(update, beyond, |stream| self.message_id(session_id, stream));
+        let update = convert::session_update(update, beyond, |stream, known| {
+            self.message_id(session_id, stream, known)
+        });
         let Some(update) = update else { return };
         if !update["sessionUpdate"]
             .as_str()
@@ -207,10 +208,16 @@ impl V2Editor {
         }
     }
 
-    fn message_id(&self, session_id: &str, stream: Stream) -> String {
+    /// The id of the message a chunk of `stream` is part of: the one the session knows (which
+    /// the chunks after it without one continue), else the current run's, else a new one.
+    fn message_id(&self, session_id: &str, stream: Stream, known: Option<String>) -> String {
         let mut messages = self.messages.lock().expect("message ids");
-        match messages.get(session_id) {
-            Some((current, id)) if *current == stream => id.clone(),
+        match (messages.get(session_id), known) {
+            (_, Some(id)) => {
+                messages.insert(session_id.to_owned(), (stream, id.clone()));
+                id
+            }
+            (Some((current, id)), None) if *current == stream => id.clone(),
             _ => {
                 let id = uuid::Uuid::new_v4().to_string();
                 messages.insert(session_id.to_owned(), (stream, id.clone()));

@@ -85,12 +85,15 @@ fn every_update_kind_is_a_valid_v2_update() {
     let updates = vec![
         SessionUpdate::AgentMessageChunk {
             content: ContentChunk::text("x"),
+            message_id: Some("msg_1:0".into()),
         },
         SessionUpdate::AgentThoughtChunk {
             content: ContentChunk::text("x"),
+            message_id: None,
         },
         SessionUpdate::UserMessageChunk {
             content: ContentChunk::text("x"),
+            message_id: Some("u1".into()),
         },
         SessionUpdate::ToolCall(call),
         // A background job's card, then its end on a cancel.
@@ -146,7 +149,8 @@ fn every_update_kind_is_a_valid_v2_update() {
         let v1 = serde_json::to_value(to_proto::session_update(update)).unwrap();
         let kind = v1["sessionUpdate"].clone();
         let converted =
-            convert::session_update(v1, beyond, |_| "m1".into()).expect("has a v2 form");
+            convert::session_update(v1, beyond, |_, known| known.unwrap_or("m1".into()))
+                .expect("has a v2 form");
         let read: Result<v2::SessionUpdate, _> = serde_json::from_value(converted.clone());
         let read = read.unwrap_or_else(|e| panic!("{kind}: {e}: {converted}"));
         let back = serde_json::to_value(read).unwrap();

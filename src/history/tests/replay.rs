@@ -13,9 +13,13 @@ fn outline(updates: &[SessionUpdate]) -> Vec<String> {
     updates
         .iter()
         .map(|u| match u {
-            SessionUpdate::UserMessageChunk { content } => format!("user: {}", chunk(content)),
-            SessionUpdate::AgentMessageChunk { content } => format!("agent: {}", chunk(content)),
-            SessionUpdate::AgentThoughtChunk { content } => format!("thought: {}", chunk(content)),
+            SessionUpdate::UserMessageChunk { content, .. } => format!("user: {}", chunk(content)),
+            SessionUpdate::AgentMessageChunk { content, .. } => {
+                format!("agent: {}", chunk(content))
+            }
+            SessionUpdate::AgentThoughtChunk { content, .. } => {
+                format!("thought: {}", chunk(content))
+            }
             SessionUpdate::ToolCall(call) => {
                 format!("tool {:?} {:?}: {}", call.kind, call.status, call.title)
             }

@@ -6,9 +6,7 @@ use serde_json::Value;
 use super::turn::Turn;
 use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor};
 use crate::claude::wire::{ContextUsage, OutboundControl};
-use crate::domain::{
-    AgentError, ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome,
-};
+use crate::domain::{AgentError, PromptBlock, SessionUpdate, StopReason, TurnOutcome};
 use crate::translate;
 
 impl SessionActor {
@@ -50,10 +48,10 @@ impl SessionActor {
         });
         match usage {
             Ok(usage) => {
-                let content = ContentChunk::text(translate::context_usage_text(&usage));
+                let text = translate::context_usage_text(&usage);
                 self.ctx
                     .editor
-                    .session_update(&self.ctx.id, SessionUpdate::AgentMessageChunk { content });
+                    .session_update(&self.ctx.id, SessionUpdate::agent_text(text));
                 self.finish_turn(Ok(StopReason::EndTurn));
             }
             Err(e) => self.finish_turn(Err(AgentError::Internal(format!(

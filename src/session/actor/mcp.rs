@@ -8,7 +8,7 @@ use super::turn::Turn;
 use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor};
 use crate::claude::ClaudeError;
 use crate::claude::wire::{McpServerStatus, OutboundControl};
-use crate::domain::{ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome};
+use crate::domain::{PromptBlock, SessionUpdate, StopReason, TurnOutcome};
 use crate::translate::{self, McpCommand};
 
 /// Reconnecting or enabling a server waits for it to connect, which claude gives up to 30 s.
@@ -53,10 +53,9 @@ impl SessionActor {
         if self.turn.as_ref().is_none_or(|t| t.local.is_none()) {
             return; // cancelled meanwhile
         }
-        let content = ContentChunk::text(text);
         self.ctx
             .editor
-            .session_update(&self.ctx.id, SessionUpdate::AgentMessageChunk { content });
+            .session_update(&self.ctx.id, SessionUpdate::agent_text(text));
         self.finish_turn(Ok(StopReason::EndTurn));
     }
 }

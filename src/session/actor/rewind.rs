@@ -21,8 +21,8 @@ use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor, idle::STOP_GRACE};
 use crate::claude::ClaudeHandle;
 use crate::claude::wire::{OutboundControl, RewindFilesRequest, RewindFilesResult};
 use crate::domain::{
-    AgentError, ContentChunk, EditorClient, PromptBlock, SessionUpdate, SlashCommand, StopReason,
-    ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolStatus, TurnOutcome,
+    AgentError, EditorClient, PromptBlock, SessionUpdate, SlashCommand, StopReason, ToolCall,
+    ToolCallUpdate, ToolContent, ToolKind, ToolStatus, TurnOutcome,
 };
 use crate::editor_tools::fs::EditLog;
 use crate::history::{self, HistoryError, RewindPoint, StoredPrompt};
@@ -154,10 +154,9 @@ impl SessionActor {
     }
 
     fn say(&self, text: String) {
-        let content = ContentChunk::text(text);
         self.ctx
             .editor
-            .session_update(&self.ctx.id, SessionUpdate::AgentMessageChunk { content });
+            .session_update(&self.ctx.id, SessionUpdate::agent_text(text));
     }
 
     /// claude's transcript of a session rewound to before its first prompt is set aside

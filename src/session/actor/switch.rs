@@ -3,7 +3,7 @@
 
 use super::idle::STOP_GRACE;
 use super::{Internal, SessionActor};
-use crate::domain::{AgentError, ContentChunk, SessionUpdate, StopReason};
+use crate::domain::{AgentError, SessionUpdate, StopReason};
 use crate::permissions::fallback::{self, BreakSymptom};
 
 impl SessionActor {
@@ -12,9 +12,7 @@ impl SessionActor {
     pub(super) fn switch_to_mcp_and_retry(&mut self, symptom: BreakSymptom) {
         self.ctx.editor.session_update(
             &self.ctx.id,
-            SessionUpdate::AgentMessageChunk {
-                content: ContentChunk::text(fallback::switch_notice(&symptom)),
-            },
+            SessionUpdate::agent_text(fallback::switch_notice(&symptom)),
         );
         match self.claude.ended() {
             // Stopped politely, in a task: with its stdin closed claude writes out the rest of its

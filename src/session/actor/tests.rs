@@ -98,6 +98,7 @@ impl Session {
             match self.updates.recv().await.expect("session runs") {
                 SessionUpdate::AgentMessageChunk {
                     content: ContentChunk::Text { text },
+                    ..
                 } => return text,
                 _ => continue,
             }
@@ -110,6 +111,7 @@ impl Session {
         while let Ok(update) = self.updates.try_recv() {
             if let SessionUpdate::AgentMessageChunk {
                 content: ContentChunk::Text { text: t },
+                ..
             } = update
             {
                 text.push_str(&t);

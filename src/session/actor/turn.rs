@@ -13,8 +13,8 @@ use super::rewind::RewindCommand;
 use super::{CONTROL_TIMEOUT, Reply, SessionActor, deliver};
 use crate::claude::wire::{ElicitationAnswer, OutboundControl, PermissionDecision};
 use crate::domain::{
-    AgentError, AnswerWritten, ContentChunk, Inserted, PromptBlock, SessionUpdate, StopReason,
-    TurnOutcome, TurnState, TurnUsage,
+    AgentError, AnswerWritten, Inserted, PromptBlock, SessionUpdate, StopReason, TurnOutcome,
+    TurnState, TurnUsage,
 };
 use crate::translate;
 
@@ -106,12 +106,9 @@ impl SessionActor {
             let text = self.translator.usage_report();
             self.turn = Some(Turn::new(reply, blocks, None));
             self.turn_accepted(written, inserted);
-            self.ctx.editor.session_update(
-                &self.ctx.id,
-                SessionUpdate::AgentMessageChunk {
-                    content: ContentChunk::text(text),
-                },
-            );
+            self.ctx
+                .editor
+                .session_update(&self.ctx.id, SessionUpdate::agent_text(text));
             self.finish_turn(Ok(StopReason::EndTurn));
             return;
         }

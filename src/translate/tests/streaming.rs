@@ -16,6 +16,7 @@ fn thoughts(updates: &[SessionUpdate]) -> String {
         .filter_map(|u| match u {
             SessionUpdate::AgentThoughtChunk {
                 content: ContentChunk::Text { text },
+                ..
             } => Some(text.as_str()),
             _ => None,
         })
@@ -348,4 +349,51 @@ fn a_later_unstreamed_message_is_sent_whole() {
         json!({"type": "assistant", "message": {"id": "m2", "content": [{"type": "text", "text": "Hi again"}]}}),
     );
     assert_eq!(agent_text(&got), "Hi again");
+}
+
+/// Each chunk's message: `kind message-id`, each message once, in order.
+fn messages(updates: &[SessionUpdate]) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for update in updates {
+        let named = match update {
+            SessionUpdate::AgentMessageChunk { message_id, .. } => ("text", message_id),
+            SessionUpdate::AgentThoughtChunk { message_id, .. } => ("thought", message_id),
+            _ => continue,
+        };
+        let named = format!("{} {}", named.0, named.1.as_deref().unwrap_or("none"));
+        if !seen.contains(&named) {
+            seen.push(named);
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_block_is_the_same_message_streamed_live_and_read_back_from_its_lines() {
+    // Live: the deltas, named by their API message and block index.
+    let live = replay("h_partial_messages");
+    let streamed = messages(&live.updates);
+    assert!(
+        streamed.len() >= 3
+            && streamed
+                .iter()
+                .all(|m| m.contains("msg_") && m.contains(':')),
+        "{streamed:?}"
+    );
+    // The same lines without their stream events, as a transcript holds them (one line per
+    // block): the same messages.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/transcripts/h_partial_messages.jsonl");
+    let mut t = TurnTranslator::new(PathBuf::from("/tmp"));
+    let mut stored = Vec::new();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        let message = &record["msg"];
+        if record["dir"] == "claude->client"
+            && ["assistant", "user"].contains(&message["type"].as_str().unwrap_or(""))
+        {
+            stored.extend(feed(&mut t, message.clone()));
+        }
+    }
+    assert_eq!(messages(&stored), streamed);
 }

@@ -87,6 +87,7 @@ pub(crate) fn agent_text(updates: &[SessionUpdate]) -> String {
         .filter_map(|u| match u {
             SessionUpdate::AgentMessageChunk {
                 content: ContentChunk::Text { text },
+                ..
             } => Some(text.as_str()),
             _ => None,
         })

@@ -57,6 +57,17 @@ async fn idle(c: &AcpClient, session: &str) -> Value {
         .clone()
 }
 
+/// The `messageId`s of the session's updates of `kind`, each once, in order.
+fn message_ids(c: &AcpClient, session: &str, kind: &str) -> Vec<Value> {
+    let mut ids: Vec<Value> = Vec::new();
+    for update in c.updates_of_kind(session, kind) {
+        if !ids.contains(&update["messageId"]) {
+            ids.push(update["messageId"].clone());
+        }
+    }
+    ids
+}
+
 fn states(c: &AcpClient, session: &str) -> Vec<String> {
     c.updates(session)
         .into_iter()
@@ -200,11 +211,14 @@ async fn a_stored_session_resumed_with_replay_in_a_new_v2_process_tells_its_thre
     let env = ClaudeEnv::new(&mock);
     let first = adapter(&env);
     let id = v2_session(&first, &env).await;
-    first
+    let live_prompt = first
         .request("session/prompt", prompt(&id, "remember the word pelican"))
         .await
-        .unwrap();
+        .unwrap()["messageId"]
+        .clone();
     idle(&first, &id).await;
+    let live_answer = message_ids(&first, &id, "agent_message_chunk");
+    assert_eq!(live_answer.len(), 1, "one message: {live_answer:?}");
     wait_until_stored(&env, &id, "I will remember the pelican.").await;
     first.quit(Duration::from_secs(10)).await;
 
@@ -228,6 +242,17 @@ async fn a_stored_session_resumed_with_replay_in_a_new_v2_process_tells_its_thre
         .filter_map(|u| u["content"]["text"].as_str())
         .collect();
     assert!(said.contains("remember the word pelican"), "{replayed:?}");
+    // The replayed messages carry the ids the live turn gave them, so an editor can match them.
+    assert_eq!(
+        message_ids(&c, &id, "user_message_chunk"),
+        [live_prompt],
+        "{replayed:?}"
+    );
+    assert_eq!(
+        message_ids(&c, &id, "agent_message_chunk"),
+        live_answer,
+        "{replayed:?}"
+    );
     let violations = v2_violations(&c, &id, &[]);
     assert!(violations.is_empty(), "{violations:#?}");
     c.request("session/prompt", prompt(&id, "which bird was it?"))

@@ -359,7 +359,27 @@ async fn v2_resume_with_replay_tells_the_stored_thread_first_and_without_it_just
         users[0]["content"]["text"],
         "Create notes.txt with two lines, then show it."
     );
-    assert!(users.iter().all(|u| u["messageId"].is_string()));
+    // Each message is named as the live turn named it: a prompt by the uuid claude stored it
+    // under (the one it was written with), claude's blocks by API message and block.
+    assert_eq!(
+        users[0]["messageId"],
+        "a6b4859f-b18b-419a-ac7d-01dffe3a5be9"
+    );
+    let named = |kind: &str| -> Vec<Value> {
+        replayed
+            .iter()
+            .filter(|u| u["sessionUpdate"] == kind)
+            .map(|u| u["messageId"].clone())
+            .take(1)
+            .collect()
+    };
+    assert_eq!(
+        (named("agent_thought_chunk"), named("agent_message_chunk")),
+        (
+            vec![json!("msg_mock_e3a6bfdf241447c19cce:0")],
+            vec![json!("msg_mock_e3a6bfdf241447c19cce:1")]
+        )
+    );
     assert!(
         replayed
             .iter()
