@@ -9,7 +9,7 @@ use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
 use async_trait::async_trait;
 
-use super::permission_request::PermissionRequest;
+use super::permission_request::{PermissionRequest, V2PermissionRequest};
 use super::to_proto;
 use super::tool_call_json::ToolCallNotification;
 use super::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
@@ -193,11 +193,8 @@ impl EditorClient for AcpEditor {
         ask: PermissionAsk,
     ) -> Result<PermissionOutcome, EditorError> {
         let (session_id, reason) = (ask.session_id.clone(), ask.reason.clone());
-        let request = PermissionRequest::new(ask);
         if let Some(v2) = self.v2.get() {
-            let v1 =
-                serde_json::to_value(request).map_err(|e| EditorError::Malformed(e.to_string()))?;
-            let params = super::v2::convert::permission_request(v1, reason);
+            let params = V2PermissionRequest::new(ask, reason);
             // The turn `requires_action` while it is before the user (dropping this future, a
             // cancel, withdraws it).
             let open = v2.ask_opened(&self.outbound, &session_id);
@@ -213,6 +210,7 @@ impl EditorClient for AcpEditor {
         // Its tool call may carry a file's content twice (`rawInput`, the diff), which the SDK
         // would copy three times; here it is serialised once, while written. Dropping this
         // future sends `$/cancel_request`.
+        let request = PermissionRequest::new(ask);
         let answer = self
             .pending
             .request(&self.outbound, "session/request_permission", request, true)
@@ -456,14 +454,14 @@ impl EditorClient for AcpEditor {
 
 /// One JSON-RPC notification, serialised as the SDK would write it.
 #[derive(serde::Serialize)]
-struct Notification<P> {
+pub(super) struct Notification<P> {
     jsonrpc: &'static str,
     method: &'static str,
     params: P,
 }
 
 impl<P> Notification<P> {
-    fn new(method: &'static str, params: P) -> Self {
+    pub(super) fn new(method: &'static str, params: P) -> Self {
         Notification {
             jsonrpc: "2.0",
             method,

@@ -45,6 +45,54 @@ impl PermissionRequest {
     }
 }
 
+/// ACP v2's permission request: its own title and description, and the tool call in v2's form
+/// as its subject, serialised once while written as [`PermissionRequest`] is.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct V2PermissionRequest {
+    session_id: acp::SessionId,
+    title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    subject: Subject,
+    options: Vec<acp::PermissionOption>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Subject {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    tool_call: ToolCallWithInput<acp::ToolCallUpdate>,
+}
+
+impl V2PermissionRequest {
+    /// `description`: claude's reason for asking, where it gave one.
+    pub(super) fn new(mut ask: PermissionAsk, description: Option<String>) -> Self {
+        let raw_input = ask.tool_call.raw_input.take();
+        let content = ask.tool_call.content.take();
+        let title = super::v2::convert::permission_title(ask.tool_call.title.as_deref());
+        V2PermissionRequest {
+            session_id: ask.session_id.into(),
+            title,
+            description,
+            subject: Subject {
+                kind: "tool_call",
+                tool_call: ToolCallWithInput::new_v2(
+                    to_proto::tool_call_update(ask.tool_call),
+                    content,
+                    raw_input,
+                ),
+            },
+            options: ask
+                .options
+                .into_iter()
+                .map(to_proto::permission_option)
+                .collect(),
+        }
+    }
+}
+
 impl CallContent for acp::ToolCallUpdate {
     fn put_content(&mut self, content: Vec<acp::ToolCallContent>) {
         self.fields.content = Some(content);
@@ -113,6 +161,33 @@ mod tests {
             assert_eq!(json["toolCall"]["content"][0]["content"]["text"], "before");
             assert_eq!(json["toolCall"]["content"][1]["newText"], text);
             assert_eq!(json["toolCall"]["content"][1]["path"], "/w/a.txt");
+        }
+    }
+
+    #[test]
+    fn a_v2_request_has_v2s_title_and_the_tool_call_in_v2s_form_as_its_subject() {
+        use agent_client_protocol::v2::schema as v2;
+        let long = "x\n".repeat(crate::domain::INPUT_TEXT_SHARED_BYTES);
+        for text in ["short\n", long.as_str()] {
+            let request = V2PermissionRequest::new(write_ask(text), Some("outside".into()));
+            let json = serde_json::to_value(&request).unwrap();
+            let read: v2::RequestPermissionRequest = serde_json::from_value(json.clone())
+                .unwrap_or_else(|e| panic!("{e}: {}", &json.to_string()[..300]));
+            assert_eq!(read.title, "Allow Write a.txt?");
+            assert_eq!(read.description.as_deref(), Some("outside"));
+            let call = &json["subject"]["toolCall"];
+            assert_eq!(json["subject"]["type"], "tool_call");
+            assert_eq!(call["rawInput"]["content"], text);
+            let diff = &call["content"][1];
+            assert_eq!(
+                diff["changes"][0]["operation"],
+                "add",
+                "{}",
+                &diff.to_string()[..200]
+            );
+            let patch = diff["patch"]["text"].as_str().unwrap();
+            assert!(patch.ends_with("+x\n") || patch.ends_with("+short\n"));
+            assert_eq!(call["content"][0]["content"]["text"], "before");
         }
     }
 }

@@ -1,7 +1,9 @@
 //! A tool call as the SDK's type serialises it, with its `rawInput` shared rather than copied into
 //! that type, and a diff whose `newText` is that input's `content` (a Write) written from the
 //! input instead of held a second time: a Write's input holds the whole file, and ACP sends it
-//! twice. The JSON is the SDK's, byte for byte in meaning (checked in the tests).
+//! twice. The JSON is the SDK's, byte for byte in meaning (checked in the tests). For an ACP v2
+//! editor the same call in v2's form: that diff an added file whose git patch is written from the
+//! input too ([`super::v2::convert::AddedFile`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,12 +24,16 @@ pub(super) trait CallContent {
 pub(super) struct ToolCallWithInput<C> {
     call: C,
     raw_input: Option<Arc<Value>>,
-    /// Set instead of `call`'s content when a diff in it is the input's `content`.
+    /// Set instead of `call`'s content when a diff in it is the input's `content` (always, in
+    /// v2's form).
     content: Option<Vec<Content>>,
+    v2: bool,
 }
 
 enum Content {
     Sdk(Box<acp::ToolCallContent>),
+    /// An item already in v2's form.
+    V2(Value),
     /// A diff whose `newText` is the input's `content`.
     DiffOfInput {
         path: PathBuf,
@@ -71,6 +77,33 @@ impl<C: CallContent> ToolCallWithInput<C> {
             call,
             raw_input,
             content: ours,
+            v2: false,
+        }
+    }
+
+    /// The same call in ACP v2's form: its diffs are file changes with a git patch.
+    pub(super) fn new_v2(
+        call: C,
+        content: Option<Vec<ToolContent>>,
+        raw_input: Option<Arc<Value>>,
+    ) -> Self {
+        let content = content.map(|content| {
+            let item = |item: ToolContent| match item {
+                ToolContent::DiffOfInput { path } => Content::DiffOfInput { path: path.into() },
+                other => {
+                    let v1 = to_proto::tool_content(other, raw_input.as_deref());
+                    let mut json = serde_json::to_value(v1).unwrap_or_default();
+                    super::v2::convert::tool_content(&mut json);
+                    Content::V2(json)
+                }
+            };
+            content.into_iter().map(item).collect()
+        });
+        ToolCallWithInput {
+            call,
+            raw_input,
+            content,
+            v2: true,
         }
     }
 
@@ -88,6 +121,7 @@ impl<C: CallContent> ToolCallWithInput<C> {
             mut call,
             raw_input,
             content,
+            ..
         } = self;
         if let Some(content) = content {
             let text = input_text(raw_input.as_deref());
@@ -96,6 +130,7 @@ impl<C: CallContent> ToolCallWithInput<C> {
                     .into_iter()
                     .map(|item| match item {
                         Content::Sdk(item) => *item,
+                        Content::V2(_) => unreachable!("v1's form"),
                         Content::DiffOfInput { path } => {
                             acp::ToolCallContent::Diff(acp::Diff::new(path, text))
                         }
@@ -115,6 +150,10 @@ impl<C: serde::Serialize> serde::Serialize for ToolCallWithInput<C> {
                 .iter()
                 .map(|item| match item {
                     Content::Sdk(item) => ContentJson::Sdk(item),
+                    Content::V2(item) => ContentJson::V2(item),
+                    Content::DiffOfInput { path } if self.v2 => {
+                        ContentJson::V2Diff(super::v2::convert::AddedFile::new(path, text))
+                    }
                     Content::DiffOfInput { path } => ContentJson::Diff(DiffJson {
                         kind: "diff",
                         path,
@@ -150,6 +189,8 @@ struct ToolCallJson<'a, C> {
 enum ContentJson<'a> {
     Sdk(&'a acp::ToolCallContent),
     Diff(DiffJson<'a>),
+    V2(&'a Value),
+    V2Diff(super::v2::convert::AddedFile<'a>),
 }
 
 /// An `acp::Diff` without `oldText` as the SDK writes it (`type` first).
@@ -186,6 +227,23 @@ struct TaggedToolCall {
 }
 
 impl ToolCallNotification {
+    /// ACP v2's form of the same (`tool_call_update`, v2's diffs): what a v2 editor is sent.
+    pub(super) fn v2(session_id: &str, mut call: ToolCall) -> Self {
+        let raw_input = call.raw_input.take().map(Arc::new);
+        let content = std::mem::take(&mut call.content);
+        ToolCallNotification {
+            session_id: session_id.to_owned().into(),
+            update: TaggedToolCall {
+                session_update: "tool_call_update",
+                call: ToolCallWithInput::new_v2(
+                    to_proto::tool_call(call),
+                    Some(content),
+                    raw_input,
+                ),
+            },
+        }
+    }
+
     pub(super) fn new(session_id: &str, mut call: ToolCall) -> Self {
         let raw_input = call.raw_input.take().map(Arc::new);
         let content = std::mem::take(&mut call.content);

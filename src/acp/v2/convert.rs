@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value, json};
 
+use agent_client_protocol::v1::schema as acp;
+
 use crate::acp::to_proto;
 use crate::domain::{AgentError, PromptBlock, SessionUpdate, StopReason, ToolStatus, TurnOutcome};
 
@@ -61,6 +63,45 @@ impl Beyond {
             message_id: None,
         }
     }
+}
+
+/// A tool call's update in v2's form without a JSON copy of v1's (its output may be MiBs): the
+/// SDK's v1 update with v2's tag, status and capabilities; the update given back when its
+/// content holds a diff, which takes v2's own form (see [`session_update`]).
+pub(crate) fn tool_call_update(
+    mut call: acp::ToolCallUpdate,
+    beyond: &Beyond,
+) -> Result<impl serde::Serialize + Send + 'static, Box<acp::ToolCallUpdate>> {
+    let diff = |item: &acp::ToolCallContent| matches!(item, acp::ToolCallContent::Diff(_));
+    if call.fields.content.iter().flatten().any(diff) {
+        return Err(Box::new(call));
+    }
+    let status = beyond.cancelled.then(|| {
+        call.fields.status = None;
+        "cancelled"
+    });
+    let capabilities = beyond.cancellable.map(|on| match on {
+        true => json!({"cancel": {}}),
+        false => Value::Null,
+    });
+    Ok(CallUpdate {
+        session_update: "tool_call_update",
+        call,
+        status,
+        capabilities,
+    })
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CallUpdate {
+    session_update: &'static str,
+    #[serde(flatten)]
+    call: acp::ToolCallUpdate,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capabilities: Option<Value>,
 }
 
 /// A v1 `session/update` payload (its `update`) in v2's form: `None` for what v2 has no
@@ -153,11 +194,99 @@ pub(crate) fn child_state(update: &Value) -> Option<(String, Value)> {
 /// A v1 tool call (or its update) as v2's patch of the same call: the diffs as file changes.
 pub(crate) fn tool_call(call: &mut Map<String, Value>) {
     if let Some(Value::Array(content)) = call.get_mut("content") {
-        for item in content.iter_mut() {
-            if item["type"] == "diff" {
-                *item = diff(item);
+        content.iter_mut().for_each(tool_content);
+    }
+}
+
+/// One item of a v1 tool call's content as v2's: a diff as a file change.
+pub(crate) fn tool_content(item: &mut Value) {
+    if item["type"] == "diff" {
+        *item = diff(item);
+    }
+}
+
+/// A new file's diff in v2's form whose git patch is written from the file's text while the
+/// message is serialised (a Write's text is held once, in its input): the JSON of [`diff`] for
+/// that file, byte for byte in meaning.
+pub(crate) struct AddedFile<'a> {
+    path: &'a std::path::Path,
+    text: &'a str,
+}
+
+impl<'a> AddedFile<'a> {
+    pub(crate) fn new(path: &'a std::path::Path, text: &'a str) -> Self {
+        AddedFile { path, text }
+    }
+}
+
+impl serde::Serialize for AddedFile<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let path = self.path.to_string_lossy();
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("type", "diff")?;
+        let change = json!({"operation": "add", "path": path, "fileType": "text"});
+        map.serialize_entry("changes", &[change])?;
+        let patch = AddedPatch {
+            name: path.trim_start_matches('/'),
+            text: self.text,
+        };
+        map.serialize_entry("patch", &PatchJson { patch })?;
+        map.end()
+    }
+}
+
+struct PatchJson<'a> {
+    patch: AddedPatch<'a>,
+}
+
+impl serde::Serialize for PatchJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("format", "git_patch")?;
+        map.serialize_entry("text", &Streamed(&self.patch))?;
+        map.end()
+    }
+}
+
+/// A string written piece by piece (`serde_json` escapes each piece into the output as it comes).
+struct Streamed<'a, T>(&'a T);
+
+impl<T: std::fmt::Display> serde::Serialize for Streamed<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self.0)
+    }
+}
+
+/// The git patch that adds file `name` holding `text`, as [`git_patch`] writes it.
+struct AddedPatch<'a> {
+    name: &'a str,
+    text: &'a str,
+}
+
+impl std::fmt::Display for AddedPatch<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = self.name;
+        write!(f, "diff --git a/{name} b/{name}\nnew file mode 100644\n")?;
+        if self.text.is_empty() {
+            return Ok(());
+        }
+        let lines = self.text.split_inclusive('\n').count();
+        let range = if lines == 1 {
+            "1".to_owned()
+        } else {
+            format!("1,{lines}")
+        };
+        write!(f, "--- /dev/null\n+++ b/{name}\n@@ -0,0 +{range} @@\n")?;
+        for line in self.text.split_inclusive('\n') {
+            f.write_str("+")?;
+            f.write_str(line)?;
+            if !line.ends_with('\n') {
+                f.write_str("\n\\ No newline at end of file\n")?;
             }
         }
+        Ok(())
     }
 }
 
@@ -286,28 +415,10 @@ fn stop_reason(reason: StopReason) -> &'static str {
     }
 }
 
-/// v1 `session/request_permission` params (`sessionId`, `toolCall`, `options`) as v2's: the
-/// prompt's own title and description, and the tool call as its subject.
-pub(crate) fn permission_request(mut v1: Value, description: Option<String>) -> Value {
-    let mut call = v1
-        .get_mut("toolCall")
-        .map(Value::take)
-        .unwrap_or_else(|| json!({}));
-    if let Some(object) = call.as_object_mut() {
-        tool_call(object);
-    }
-    let title = match call["title"].as_str() {
+/// A v2 permission request's title: the tool call's, as a question.
+pub(crate) fn permission_title(title: Option<&str>) -> String {
+    match title {
         Some(title) if !title.is_empty() => format!("Allow {title}?"),
         _ => "Allow this tool call?".to_owned(),
-    };
-    let mut request = json!({
-        "sessionId": v1["sessionId"].take(),
-        "title": title,
-        "subject": {"type": "tool_call", "toolCall": call},
-        "options": v1["options"].take(),
-    });
-    if let Some(description) = description {
-        request["description"] = json!(description);
     }
-    request
 }

@@ -11,7 +11,9 @@ use agent_client_protocol::v2::schema as v2;
 use serde_json::Value;
 
 use super::convert::{self, Stream};
+use crate::acp::client::Notification;
 use crate::acp::to_proto;
+use crate::acp::tool_call_json::ToolCallNotification;
 use crate::acp::transport::Outbound;
 use crate::domain::{PermissionOutcome, SessionUpdate, TurnState};
 
@@ -108,7 +110,32 @@ impl V2Editor {
         update: SessionUpdate,
         may_be_large: bool,
     ) {
+        if let SessionUpdate::ToolCall(call) = update {
+            // Its input shared and a Write's patch written from it, as v1's is (it holds a file).
+            self.end_message(session_id);
+            let note = ToolCallNotification::v2(session_id, call);
+            outbound.push_json(Notification::new("session/update", note), true);
+            return;
+        }
         let beyond = convert::Beyond::of(&update);
+        if let SessionUpdate::ToolCallUpdate(call) = update {
+            let call = to_proto::tool_call_update(call);
+            match convert::tool_call_update(call, &beyond) {
+                Ok(update) => {
+                    self.end_message(session_id);
+                    let session_id = session_id.to_owned();
+                    let note = UpdateParams { session_id, update };
+                    outbound.push_json(Notification::new("session/update", note), may_be_large);
+                }
+                Err(call) => {
+                    match serde_json::to_value(acp::SessionUpdate::ToolCallUpdate(*call)) {
+                        Ok(v1) => self.send(outbound, session_id, v1, beyond, may_be_large),
+                        Err(e) => tracing::warn!("session update not sent: {e}"),
+                    }
+                }
+            }
+            return;
+        }
         match serde_json::to_value(to_proto::session_update(update)) {
             Ok(v1) => self.send(outbound, session_id, v1, beyond, may_be_large),
             Err(e) => tracing::warn!("session update not sent: {e}"),
@@ -232,6 +259,14 @@ impl V2Editor {
             .expect("message ids")
             .remove(session_id);
     }
+}
+
+/// A `session/update`'s params with an update that serialises itself.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdateParams<U> {
+    session_id: String,
+    update: U,
 }
 
 fn push_update(outbound: &Outbound, session_id: &str, update: Value, may_be_large: bool) {

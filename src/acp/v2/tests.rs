@@ -183,21 +183,60 @@ fn a_new_file_is_an_added_file_with_its_git_patch_and_an_edit_a_modified_one() {
 }
 
 #[test]
-fn a_permission_request_has_v2s_title_and_the_tool_call_as_its_subject() {
-    let v1 = json!({
-        "sessionId": "s",
-        "toolCall": {"toolCallId": "t", "title": "Write /w/a.txt", "content": [
-            {"type": "diff", "path": "/w/a.txt", "oldText": null, "newText": "x\n"}]},
-        "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
-    });
-    let v2_request = convert::permission_request(v1, Some("claude wants to write".into()));
-    let read: v2::RequestPermissionRequest =
-        serde_json::from_value(v2_request.clone()).unwrap_or_else(|e| panic!("{e}: {v2_request}"));
-    assert_eq!(read.title, "Allow Write /w/a.txt?");
-    assert_eq!(read.description.as_deref(), Some("claude wants to write"));
-    assert_eq!(v2_request["subject"]["type"], "tool_call");
+fn an_added_files_patch_written_while_serialised_is_the_one_built_whole() {
+    for text in ["a\n", "a\nb\n", "a\nb", "x", "\n\n", "", "é \"q\"\t\\\n2\n"] {
+        let path = std::path::Path::new("/w/new.txt");
+        let streamed = serde_json::to_value(convert::AddedFile::new(path, text)).unwrap();
+        let mut whole = json!({"type": "diff", "path": "/w/new.txt", "oldText": null,
+            "newText": text});
+        convert::tool_content(&mut whole);
+        assert_eq!(streamed, whole, "{text:?}");
+    }
+}
+
+/// A tool call and its updates are written without a JSON copy of v1's form (a Write's file,
+/// a command's output): the same JSON as the conversion of that copy.
+#[test]
+fn tool_calls_written_directly_are_what_the_conversion_of_v1s_json_gives() {
+    let long = "x\n".repeat(crate::domain::INPUT_TEXT_SHARED_BYTES);
+    let input = json!({"file_path": "/w/a.txt", "content": long});
+    let mut call =
+        crate::translate::tool_call_without_input("Write", "t", &input, "/w".as_ref(), None);
+    call.raw_input = Some(input);
+    let direct = serde_json::to_value(crate::acp::tool_call_json::ToolCallNotification::v2(
+        "s",
+        call.clone(),
+    ))
+    .unwrap();
+    let v1 = serde_json::to_value(to_proto::session_update(SessionUpdate::ToolCall(call))).unwrap();
+    let converted = convert::session_update(v1, convert::Beyond::default(), |_, _| "m".into());
+    assert_eq!(direct["update"], converted.unwrap());
     assert_eq!(
-        v2_request["subject"]["toolCall"]["content"][0]["changes"][0]["operation"],
+        direct["update"]["content"][0]["changes"][0]["operation"],
         "add"
     );
+
+    for status in [
+        ToolStatus::InProgress,
+        ToolStatus::Cancelled,
+        ToolStatus::Completed,
+    ] {
+        let update = SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+            id: "t".into(),
+            status: Some(status),
+            async_task_id: Some("b1".into()),
+            raw_output: Some(json!({"stdout": "out"}).as_object().unwrap().clone()),
+            ..ToolCallUpdate::default()
+        });
+        let beyond = convert::Beyond::of(&update);
+        let SessionUpdate::ToolCallUpdate(u) = update.clone() else {
+            unreachable!()
+        };
+        let direct = convert::tool_call_update(to_proto::tool_call_update(u), &beyond);
+        let direct = direct.unwrap_or_else(|_| panic!("no diff"));
+        let direct = serde_json::to_value(direct).unwrap();
+        let v1 = serde_json::to_value(to_proto::session_update(update)).unwrap();
+        let converted = convert::session_update(v1, beyond, |_, _| "m".into()).unwrap();
+        assert_eq!(direct, converted, "{status:?}");
+    }
 }
