@@ -15,14 +15,17 @@ pub enum SessionUpdate {
     /// the API message and the block they are ([`message_id`]).
     UserMessageChunk {
         content: ContentChunk,
+        #[serde(skip_serializing_if = "Option::is_none")]
         message_id: Option<String>,
     },
     AgentMessageChunk {
         content: ContentChunk,
+        #[serde(skip_serializing_if = "Option::is_none")]
         message_id: Option<String>,
     },
     AgentThoughtChunk {
         content: ContentChunk,
+        #[serde(skip_serializing_if = "Option::is_none")]
         message_id: Option<String>,
     },
     /// A subagent's (Task's) text, for a client that asked for it: agent text tagged with the
