@@ -13,8 +13,8 @@ use crate::platform::os::Os;
 /// Picks the shell instead of the platform's default: `bash`, `powershell` or `pwsh`.
 pub(crate) const ENV: &str = "CLAUDE_ACP_TERMINAL_SHELL";
 
-/// claude's PowerShell tool as claude.exe 2.1.332 sends it to the model (Windows PowerShell 5.1
-/// found, no Git Bash), captured under Wine.
+/// claude's PowerShell tool as the pinned claude.exe sends it to the model (Windows PowerShell
+/// 5.1 found, no Git Bash), captured under Wine.
 const POWERSHELL_CAPTURE: &str =
     include_str!("../../../fixtures/windows/claude_2.1.332_tools.json");
 
@@ -125,21 +125,12 @@ impl CommandShell {
         let Self::PowerShell { program } = self else {
             return bash;
         };
-        let mut tool = McpTool::from_capture(&powershell_capture())
-            .pop()
-            .expect("the capture holds the PowerShell tool");
+        let mut tool = McpTool::one_from_capture(POWERSHELL_CAPTURE, "powershell_tool");
         if program == "pwsh" {
             tool.description = tool.description.replace(DESKTOP_EDITION, CORE_EDITION);
         }
         tool
     }
-}
-
-/// The capture's PowerShell tool in the `{"tools": [...]}` form the captures share.
-fn powershell_capture() -> String {
-    let captured: serde_json::Value =
-        serde_json::from_str(POWERSHELL_CAPTURE).expect("the PowerShell capture parses");
-    serde_json::json!({"tools": [captured["powershell_tool"]]}).to_string()
 }
 
 #[cfg(test)]
