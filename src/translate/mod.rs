@@ -5,6 +5,7 @@ mod background;
 mod compaction;
 mod context_usage;
 mod mcp_command;
+mod message_blocks;
 mod notices;
 mod paths;
 mod plan;

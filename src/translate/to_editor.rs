@@ -32,9 +32,7 @@ use crate::claude::wire::{
     AssistantMessage, ClaudeMessage, ContentBlock, RateLimitInfo, ResultMessage, StreamEvent,
     SystemMessage, ToolProgress, UserContent, UserEcho,
 };
-use crate::domain::{
-    ContentChunk, RateLimits, SessionUpdate, ToolCallUpdate, ToolContent, ToolStatus, Usage,
-};
+use crate::domain::{RateLimits, SessionUpdate, ToolCallUpdate, ToolContent, ToolStatus, Usage};
 
 /// Something the session must act on, beyond forwarding updates.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,9 +94,8 @@ pub(crate) struct TurnTranslator {
     forward_subagent_text: bool,
     /// The subagents that run, as child sessions of this one.
     subagents: super::subagents::Subagents,
-    /// The API message of the last main-thread assistant line, and how many lines of it came
-    /// before that one.
-    assembled: Option<(String, u64)>,
+    /// Which block of its API message each main-thread assistant line is.
+    assembled: super::message_blocks::StoredBlocks,
 }
 
 impl TurnTranslator {
@@ -110,7 +107,7 @@ impl TurnTranslator {
             background: super::background::BackgroundJobs::default(),
             forward_subagent_text: false,
             subagents: super::subagents::Subagents::default(),
-            assembled: None,
+            assembled: Default::default(),
             tasks: TaskList::default(),
             mode: None,
             last_context: None,
@@ -271,8 +268,12 @@ impl TurnTranslator {
                 };
                 *self.stream.relayed.entry(index.unwrap_or(0)).or_default() += text.len();
                 let message = self.stream.message_id.as_deref();
-                out.updates
-                    .push(chunk(text.to_owned(), thought, message, index.unwrap_or(0)));
+                out.updates.push(super::message_blocks::chunk(
+                    text.to_owned(),
+                    thought,
+                    message,
+                    index.unwrap_or(0),
+                ));
             }
             "message_delta" => {
                 // The final output count; the assembled lines carry the count at message start.
@@ -305,16 +306,9 @@ impl TurnTranslator {
             self.last_context = Some((message_id.clone(), tokens));
         }
         // Unstreamed (a transcript), a one-block line's index is how many of its message came before.
-        let line_of_message = match (&mut self.assembled, &message_id) {
-            _ if !main_thread => 0,
-            (Some((id, seen)), Some(this)) if id == this => {
-                *seen += 1;
-                *seen
-            }
-            (_, this) => {
-                self.assembled = this.clone().map(|id| (id, 0));
-                0
-            }
+        let line_of_message = match main_thread {
+            true => self.assembled.line_of(message_id.as_deref()),
+            false => 0,
         };
         let single = a.message.content.len() == 1;
         let blocks = std::mem::take(&mut a.message.content);
@@ -375,8 +369,12 @@ impl TurnTranslator {
             None => return,
         };
         if !rest.is_empty() {
-            out.updates
-                .push(chunk(rest.to_owned(), thought, message, index));
+            out.updates.push(super::message_blocks::chunk(
+                rest.to_owned(),
+                thought,
+                message,
+                index,
+            ));
         }
     }
 
@@ -591,22 +589,5 @@ fn elapsed(seconds: f64) -> String {
     match whole {
         0..60 => format!("{whole} s"),
         _ => format!("{} min {:02} s", whole / 60, whole % 60),
-    }
-}
-
-/// Text or thinking of block `index` of claude's API message `api_message` (when known).
-fn chunk(text: String, thought: bool, api_message: Option<&str>, index: u64) -> SessionUpdate {
-    let content = ContentChunk::Text { text };
-    let message_id = api_message.map(|id| crate::domain::message_id(id, index));
-    if thought {
-        SessionUpdate::AgentThoughtChunk {
-            content,
-            message_id,
-        }
-    } else {
-        SessionUpdate::AgentMessageChunk {
-            content,
-            message_id,
-        }
     }
 }
