@@ -1,40 +1,113 @@
 //! Where claude's API requests go: the environment's own route, or the editor's gateway once
-//! `authenticate` or `providers/set` set one (until `providers/disable` or `logout` drops it).
-//! Every claude started after a change gets the route's environment.
+//! `authenticate` or `providers/set` set one (until `providers/disable` or `logout` drops it),
+//! with the models `providers/set` found the gateway lists. Every claude started after a change
+//! gets the route's environment, and every session offers the models the route serves.
 
+use super::listing::{self, Get, Listed};
+use super::narrow::narrow;
 use crate::claude::gateway::VERTEX_DEFAULT_URL;
-use crate::domain::{ApiKind, Gateway, ProviderRoute};
+use crate::claude::wire::ModelInfo;
+use crate::domain::{AgentError, ApiKind, Gateway, MAIN_PROVIDER, ProviderRoute};
+
+/// The editor's gateway, and what it lists when `providers/set` listed it.
+#[derive(Debug, Clone, PartialEq)]
+struct Routed {
+    gateway: Gateway,
+    listed: Option<Listed>,
+}
 
 /// The route shared by every session of this adapter process.
 #[derive(Debug, Default)]
 pub(crate) struct Route {
-    gateway: std::sync::Mutex<Option<Gateway>>,
+    routed: std::sync::Mutex<Option<Routed>>,
+    /// `providers/set|disable` one at a time, in the order they came: a listing in flight must
+    /// not land after the change that came behind it.
+    changes: tokio::sync::Mutex<()>,
 }
 
 impl Route {
-    /// Sets the editor's gateway, or drops it (`None`); whether that changed the route.
+    /// Sets the editor's gateway as `authenticate` does (its models not listed), or drops it
+    /// (`None`); whether that changed the route.
     pub(crate) fn set(&self, gateway: Option<Gateway>) -> bool {
-        let mut slot = self.gateway.lock().unwrap_or_else(|p| p.into_inner());
-        let changed = *slot != gateway;
-        *slot = gateway;
+        self.replace(gateway.map(|gateway| Routed {
+            gateway,
+            listed: None,
+        }))
+    }
+
+    /// `providers/set`: the gateway's models are listed first (the same gateway set again keeps
+    /// its listing), and a listing that fails changes nothing. Whether the route changed.
+    pub(crate) async fn set_provider(
+        &self,
+        gateway: Gateway,
+        http: &impl Get,
+    ) -> Result<bool, AgentError> {
+        let _one_at_a_time = self.changes.lock().await;
+        let known = self
+            .lock()
+            .as_ref()
+            .filter(|r| r.gateway == gateway && r.listed.is_some())
+            .map(|r| r.listed.clone());
+        let listed = match known {
+            Some(listed) => listed,
+            None => listing::list(&gateway, http).await.map_err(|e| {
+                AgentError::Internal(format!(
+                    "Model discovery for provider \"{MAIN_PROVIDER}\" failed: {}",
+                    e.0
+                ))
+            })?,
+        };
+        tracing::info!(
+            listed = listed.as_ref().map(|l| l.ids.len()),
+            region_prefix = listed.as_ref().and_then(|l| l.region_prefix.as_deref()),
+            "the provider's models"
+        );
+        Ok(self.replace(Some(Routed { gateway, listed })))
+    }
+
+    /// `providers/disable`: the environment's route again, after any change in flight.
+    pub(crate) async fn disable_provider(&self) -> bool {
+        let _one_at_a_time = self.changes.lock().await;
+        self.replace(None)
+    }
+
+    fn replace(&self, routed: Option<Routed>) -> bool {
+        let mut slot = self.lock();
+        let changed = *slot != routed;
+        *slot = routed;
         changed
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Routed>> {
+        self.routed.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// What a claude started now gets on top of its environment (nothing without a gateway).
     pub(crate) fn env(&self) -> Vec<(String, String)> {
-        match &*self.gateway.lock().unwrap_or_else(|p| p.into_inner()) {
-            Some(g) => crate::claude::gateway::gateway_env(g),
+        match &*self.lock() {
+            Some(r) => crate::claude::gateway::gateway_env(
+                &r.gateway,
+                r.listed.as_ref().and_then(|l| l.region_prefix.as_deref()),
+            ),
             None => Vec::new(),
         }
+    }
+
+    /// The models of claude's `models` a session offers on this route: those the gateway
+    /// listed, or all of them (`None`: the route does not narrow them).
+    pub(crate) fn offered_models(&self, models: &[ModelInfo]) -> Option<Vec<ModelInfo>> {
+        let routed = self.lock();
+        let listed = routed.as_ref()?.listed.as_ref()?;
+        Some(narrow(models, listed))
     }
 
     /// The route as `providers/list` shows it: the gateway's API and URL, else what the
     /// environment tells claude.
     pub(crate) fn shown(&self) -> ProviderRoute {
-        if let Some(g) = &*self.gateway.lock().unwrap_or_else(|p| p.into_inner()) {
+        if let Some(r) = &*self.lock() {
             return ProviderRoute {
-                api: g.api,
-                base_url: g.base_url.clone(),
+                api: r.gateway.api,
+                base_url: r.gateway.base_url.clone(),
             };
         }
         environment_route(|key| std::env::var(key).ok().filter(|v| !v.is_empty()))

@@ -11,6 +11,7 @@ mod editor_edits;
 mod editor_terminal;
 mod editor_tools;
 mod gateway;
+mod gateway_models;
 mod history_fixture;
 mod idle;
 mod mcp_health;
