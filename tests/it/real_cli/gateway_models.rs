@@ -76,6 +76,11 @@ async fn providers_set_narrows_the_model_picker_to_the_models_the_gateway_lists(
     assert_eq!(listing[0].header("authorization"), Some("Bearer acp-proxy"));
     assert_eq!(listing[0].header("anthropic-version"), Some("2023-06-01"));
 
+    // A new session on the route offers only those, on the first of them.
+    let second = c.open_session(env.work_dir()).await;
+    assert_eq!(offered(&second["configOptions"]), ["sonnet", "haiku"]);
+    assert_eq!(current(&second["configOptions"]), "sonnet");
+
     // The open session: its options narrowed at once, moved off the model the gateway lacks.
     let update = c
         .wait_for_update_from(
@@ -100,11 +105,6 @@ async fn providers_set_narrows_the_model_picker_to_the_models_the_gateway_lists(
         "claude asks the gateway for a model it lists: {}",
         routed.body["model"]
     );
-
-    // A new session on the route offers the same.
-    let second = c.open_session(env.work_dir()).await;
-    assert_eq!(offered(&second["configOptions"]), ["sonnet", "haiku"]);
-    assert_eq!(current(&second["configOptions"]), "sonnet");
 
     // A listing that fails: providers/set fails naming the path, and nothing changes.
     mock.serve_model_listing(500, json!({"error": "the gateway is down"}));
