@@ -14,6 +14,7 @@ mod gateway;
 mod gateway_models;
 mod history_fixture;
 mod idle;
+mod logins;
 mod mcp_health;
 mod mock_api;
 mod nothing_outlives;
