@@ -98,7 +98,9 @@ fn without_context_hints(id: &str) -> String {
     let mut out = String::with_capacity(id.len());
     let mut rest = id;
     while let Some(open) = rest.find('[') {
-        let hint = rest[open + 1..].find(']').map(|close| &rest[open + 1..open + 1 + close]);
+        let hint = rest[open + 1..]
+            .find(']')
+            .map(|close| &rest[open + 1..open + 1 + close]);
         match hint {
             Some(hint) if is_context_size(hint) => {
                 out.push_str(&rest[..open]);

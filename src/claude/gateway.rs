@@ -83,14 +83,17 @@ mod tests {
 
     #[test]
     fn the_gateway_is_claude_s_api_with_its_headers_and_no_other_login() {
-        let env = gateway_env(&Gateway {
-            base_url: "https://gw.example.com/anthropic".into(),
-            headers: vec![
-                ("X-Team".into(), "blue".into()),
-                ("Authorization".into(), "Bearer t0k3n".into()),
-            ],
-            ..Gateway::default()
-        }, None);
+        let env = gateway_env(
+            &Gateway {
+                base_url: "https://gw.example.com/anthropic".into(),
+                headers: vec![
+                    ("X-Team".into(), "blue".into()),
+                    ("Authorization".into(), "Bearer t0k3n".into()),
+                ],
+                ..Gateway::default()
+            },
+            None,
+        );
         let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!(
             get("ANTHROPIC_BASE_URL"),
@@ -111,12 +114,15 @@ mod tests {
 
     #[test]
     fn a_bedrock_gateway_is_claude_s_bedrock_route_at_its_url_with_no_aws_login() {
-        let env = gateway_env(&Gateway {
-            api: ApiKind::Bedrock,
-            base_url: "https://gw.example.com/bedrock".into(),
-            headers: vec![("X-Team".into(), "blue".into())],
-            vertex: None,
-        }, Some("eu"));
+        let env = gateway_env(
+            &Gateway {
+                api: ApiKind::Bedrock,
+                base_url: "https://gw.example.com/bedrock".into(),
+                headers: vec![("X-Team".into(), "blue".into())],
+                vertex: None,
+            },
+            Some("eu"),
+        );
         assert_eq!(get(&env, "CLAUDE_CODE_USE_BEDROCK"), Some("1"));
         assert_eq!(get(&env, "ANTHROPIC_BEDROCK_REGION_PREFIX"), Some("eu"));
         assert_eq!(get(&env, "CLAUDE_CODE_USE_VERTEX"), Some("0"));
@@ -139,22 +145,28 @@ mod tests {
             project_id: "proj-1".into(),
             region: "europe-west4".into(),
         };
-        let own = gateway_env(&Gateway {
-            api: ApiKind::Vertex,
-            base_url: VERTEX_DEFAULT_URL.into(),
-            headers: Vec::new(),
-            vertex: Some(target.clone()),
-        }, None);
+        let own = gateway_env(
+            &Gateway {
+                api: ApiKind::Vertex,
+                base_url: VERTEX_DEFAULT_URL.into(),
+                headers: Vec::new(),
+                vertex: Some(target.clone()),
+            },
+            None,
+        );
         assert_eq!(get(&own, "CLAUDE_CODE_USE_VERTEX"), Some("1"));
         assert_eq!(get(&own, "ANTHROPIC_VERTEX_PROJECT_ID"), Some("proj-1"));
         assert_eq!(get(&own, "CLOUD_ML_REGION"), Some("europe-west4"));
         assert_eq!(get(&own, "ANTHROPIC_VERTEX_BASE_URL"), Some(""));
-        let custom = gateway_env(&Gateway {
-            api: ApiKind::Vertex,
-            base_url: "https://gw.example.com/vertex".into(),
-            headers: Vec::new(),
-            vertex: Some(target),
-        }, None);
+        let custom = gateway_env(
+            &Gateway {
+                api: ApiKind::Vertex,
+                base_url: "https://gw.example.com/vertex".into(),
+                headers: Vec::new(),
+                vertex: Some(target),
+            },
+            None,
+        );
         assert_eq!(
             get(&custom, "ANTHROPIC_VERTEX_BASE_URL"),
             Some("https://gw.example.com/vertex")

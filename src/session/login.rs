@@ -33,7 +33,10 @@ impl Sessions {
     ) -> Result<(), AgentError> {
         crate::auth::check_provider_id(provider_id)?;
         let route = &self.config.route;
-        if route.set_provider(gateway, &crate::auth::SystemHttp).await? {
+        if route
+            .set_provider(gateway, &crate::auth::SystemHttp)
+            .await?
+        {
             self.rerouted();
         }
         Ok(())

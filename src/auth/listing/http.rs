@@ -182,10 +182,7 @@ mod tests {
             config.contains("header = \"X-Key: a\\\"b\\\\c\\nurl = \\\"https://evil\\\"\"\n"),
             "{config}"
         );
-        assert_eq!(
-            config.lines().filter(|l| l.starts_with("url =")).count(),
-            1
-        );
+        assert_eq!(config.lines().filter(|l| l.starts_with("url =")).count(), 1);
     }
 
     #[test]

@@ -19,7 +19,12 @@ impl Scripted {
     }
 
     fn urls(&self) -> Vec<String> {
-        self.sent.lock().unwrap().iter().map(|(u, _)| u.clone()).collect()
+        self.sent
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(u, _)| u.clone())
+            .collect()
     }
 }
 
@@ -50,7 +55,10 @@ fn gateway(api: ApiKind) -> Gateway {
 }
 
 fn page(ids: &[&str], more: bool) -> Result<(u16, String), String> {
-    let data: Vec<_> = ids.iter().map(|id| json!({"id": id, "type": "model"})).collect();
+    let data: Vec<_> = ids
+        .iter()
+        .map(|id| json!({"id": id, "type": "model"}))
+        .collect();
     Ok((
         200,
         json!({"data": data, "has_more": more, "last_id": ids.last()}).to_string(),
@@ -185,7 +193,9 @@ fn a_gateway_that_cannot_be_asked_is_refused_before_any_request() {
 #[test]
 fn a_gateway_that_never_stops_paging_is_read_twenty_pages_deep() {
     let http = Scripted::new((0..MAX_PAGES).map(|_| page(&["claude-x"], true)).collect());
-    let listed = run(list(&gateway(ApiKind::Anthropic), &http)).unwrap().unwrap();
+    let listed = run(list(&gateway(ApiKind::Anthropic), &http))
+        .unwrap()
+        .unwrap();
     assert_eq!(listed.ids.len(), MAX_PAGES);
 }
 
@@ -204,7 +214,10 @@ fn a_bedrock_listing_keeps_anthropic_models_under_one_region_prefix() {
                 "meta.llama4",
                 "eu.anthropic.claude-haiku-5-5-v1:0",
             ],
-            &["eu.anthropic.claude-opus-5-5-v1:0", "eu.anthropic.claude-haiku-5-5-v1:0"],
+            &[
+                "eu.anthropic.claude-opus-5-5-v1:0",
+                "eu.anthropic.claude-haiku-5-5-v1:0",
+            ],
             Some("eu"),
         ),
         (
@@ -224,7 +237,9 @@ fn a_bedrock_listing_keeps_anthropic_models_under_one_region_prefix() {
     ];
     for (ids, kept, prefix) in cases {
         let http = Scripted::new(vec![summaries(ids)]);
-        let listed = run(list(&gateway(ApiKind::Bedrock), &http)).unwrap().unwrap();
+        let listed = run(list(&gateway(ApiKind::Bedrock), &http))
+            .unwrap()
+            .unwrap();
         assert_eq!(listed.ids, *kept, "{ids:?}");
         assert_eq!(listed.region_prefix.as_deref(), *prefix, "{ids:?}");
         assert_eq!(http.urls(), ["https://gw.example/ai/foundation-models"]);

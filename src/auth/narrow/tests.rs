@@ -34,11 +34,11 @@ fn claude_s_models_are_narrowed_to_those_listed_in_any_spelling() {
             &["claude-sonnet-5-5-20260101", "claude-haiku-5-5"],
             &["sonnet", "haiku"],
         ),
+        (&["claude-opus-5-5"], &["default", "opus", "opus[1m]"]),
         (
-            &["claude-opus-5-5"],
+            &["claude-opus-5.5@20260101"],
             &["default", "opus", "opus[1m]"],
         ),
-        (&["claude-opus-5.5@20260101"], &["default", "opus", "opus[1m]"]),
         (&["anthropic/claude-haiku-5-5:batch"], &["haiku"]),
         (&["CLAUDE-SONNET-5-5-FAST"], &["sonnet"]),
         (&["us.anthropic.claude-sonnet-5-5-v1:0"], &["sonnet"]),
@@ -60,10 +60,16 @@ fn a_model_known_only_by_its_alias_stays_when_its_family_is_listed() {
         model("haiku", None),
         model("claude-sonnet-5-5", None),
     ];
-    let narrowed = narrow(&models, &listed(&["claude-sonnet-5-5", "claude-opus-5-5"], None));
+    let narrowed = narrow(
+        &models,
+        &listed(&["claude-sonnet-5-5", "claude-opus-5-5"], None),
+    );
     assert_eq!(values(&narrowed), ["default", "opus", "claude-sonnet-5-5"]);
     // `default` kept for lacking an id does not count as a match: nothing is served.
-    let narrowed = narrow(&[model("default", None)], &listed(&["claude-opus-5-5"], None));
+    let narrowed = narrow(
+        &[model("default", None)],
+        &listed(&["claude-opus-5-5"], None),
+    );
     assert!(narrowed.is_empty());
 }
 
@@ -91,7 +97,10 @@ fn model_ids_are_compared_without_what_only_spells_them_differently() {
         ("claude-sonnet-5[1m]", "claude-sonnet-5"),
         ("claude-sonnet-5-1m", "claude-sonnet-5"),
         ("global.anthropic.claude-opus-5-5-v2", "claude-opus-5-5"),
-        ("arn:aws:bedrock:eu-west-1::foundation-model/anthropic.claude-haiku-5-5-v1:0", "claude-haiku-5-5"),
+        (
+            "arn:aws:bedrock:eu-west-1::foundation-model/anthropic.claude-haiku-5-5-v1:0",
+            "claude-haiku-5-5",
+        ),
         ("anthropic/openai/gpt-5", "openai/gpt-5"),
         ("claude-opus-4.5", "claude-opus-4-5"),
         ("claude-opus-5-5-20260101", "claude-opus-5-5"),

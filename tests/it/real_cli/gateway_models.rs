@@ -18,8 +18,8 @@ const OTHER_SECRET: &str = "gw-listing-secret-rotated-07aa";
 
 /// The values the `model` option of `options` offers.
 fn offered(options: &Value) -> Vec<String> {
-    let model = config_option(options, "model")
-        .unwrap_or_else(|| panic!("a model option: {options}"));
+    let model =
+        config_option(options, "model").unwrap_or_else(|| panic!("a model option: {options}"));
     model["options"]
         .as_array()
         .unwrap_or_else(|| panic!("the model option's values: {model}"))
@@ -139,6 +139,9 @@ async fn providers_set_narrows_the_model_picker_to_the_models_the_gateway_lists(
         );
     }
     let logged = std::fs::read_to_string(&log).unwrap_or_default();
-    assert!(logged.contains("/v1/models"), "the listing is logged: {logged}");
+    assert!(
+        logged.contains("/v1/models"),
+        "the listing is logged: {logged}"
+    );
     assert!(!logged.contains(SECRET) && !logged.contains(OTHER_SECRET));
 }

@@ -35,10 +35,18 @@ async fn the_logins_offered_follow_auth_terminal_and_are_the_pinned_claude_s_own
     let init = initialize(&env, terminal.clone()).await;
     assert_eq!(
         method_ids(&init),
-        ["claude-ai-login", "console-login", "sso-login", "claude-login"],
+        [
+            "claude-ai-login",
+            "console-login",
+            "sso-login",
+            "claude-login"
+        ],
         "{init}"
     );
-    assert_eq!(init["_meta"]["claudeCode"]["auth"]["loggedIn"], false, "{init}");
+    assert_eq!(
+        init["_meta"]["claudeCode"]["auth"]["loggedIn"], false,
+        "{init}"
+    );
     let help = env
         .command(env.claude_binary())
         .args(["auth", "login", "--help"])
@@ -62,9 +70,17 @@ async fn the_logins_offered_follow_auth_terminal_and_are_the_pinned_claude_s_own
     }
 
     let init = initialize(&env, json!({})).await;
-    assert_eq!(method_ids(&init), ["claude-login"], "no terminal logins: {init}");
+    assert_eq!(
+        method_ids(&init),
+        ["claude-login"],
+        "no terminal logins: {init}"
+    );
 
     let keyed = ClaudeEnv::new(&mock);
     let init = initialize(&keyed, terminal).await;
-    assert_eq!(method_ids(&init), ["claude-login"], "as before with a key: {init}");
+    assert_eq!(
+        method_ids(&init),
+        ["claude-login"],
+        "as before with a key: {init}"
+    );
 }
