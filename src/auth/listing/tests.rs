@@ -4,14 +4,19 @@ use serde_json::json;
 
 use super::*;
 
+/// A scripted answer: the status and body, or why no answer came.
+type ScriptedAnswer = Result<(u16, String), String>;
+/// A GET sent: its URL and headers.
+type Sent = (String, Vec<(String, String)>);
+
 /// A gateway that answers each GET from its script, in order, and records what it was sent.
 struct Scripted {
-    answers: Mutex<Vec<Result<(u16, String), String>>>,
-    sent: Mutex<Vec<(String, Vec<(String, String)>)>>,
+    answers: Mutex<Vec<ScriptedAnswer>>,
+    sent: Mutex<Vec<Sent>>,
 }
 
 impl Scripted {
-    fn new(answers: Vec<Result<(u16, String), String>>) -> Self {
+    fn new(answers: Vec<ScriptedAnswer>) -> Self {
         Self {
             answers: Mutex::new(answers),
             sent: Mutex::new(Vec::new()),
@@ -54,7 +59,7 @@ fn gateway(api: ApiKind) -> Gateway {
     }
 }
 
-fn page(ids: &[&str], more: bool) -> Result<(u16, String), String> {
+fn page(ids: &[&str], more: bool) -> ScriptedAnswer {
     let data: Vec<_> = ids
         .iter()
         .map(|id| json!({"id": id, "type": "model"}))
@@ -121,7 +126,7 @@ fn the_gateway_s_headers_replace_the_listing_s_own_whatever_their_case() {
 #[test]
 fn a_listing_that_fails_names_its_path_and_reason_and_never_a_header_value() {
     // (answers, what the error says)
-    let cases: Vec<(Vec<Result<(u16, String), String>>, &str)> = vec![
+    let cases: Vec<(Vec<ScriptedAnswer>, &str)> = vec![
         (
             vec![Ok((500, format!("upstream down; got key {SECRET}")))],
             "Model listing GET /ai/v1/models returned 500: upstream down; got key [redacted]",
