@@ -192,4 +192,28 @@ mod tests {
         assert_eq!(answer.body, b"{\"data\":[]}");
         assert!(curl_answer(b"no status").is_none());
     }
+
+    #[test]
+    fn curl_reads_its_request_from_stdin_and_its_failure_names_no_header_value() {
+        if std::process::Command::new("curl")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("no curl on this machine: its https path is not exercised");
+            return;
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let headers = [("X-Key".to_owned(), "curl-secret-41".to_owned())];
+        // Nothing listens on port 9: curl took the configuration and tried the URL.
+        let error = runtime
+            .block_on(SystemHttp.get("https://127.0.0.1:9/v1/models", &headers))
+            .err()
+            .expect("no answer from a closed port");
+        assert!(error.contains("127.0.0.1"), "{error}");
+        assert!(!error.contains("curl-secret-41"), "{error}");
+    }
 }
