@@ -26,13 +26,15 @@ pub(crate) struct Route {
 }
 
 impl Route {
-    /// Sets the editor's gateway as `authenticate` does (its models not listed), or drops it
-    /// (`None`); whether that changed the route.
+    /// Sets the editor's gateway as `authenticate` does (not listed: the listing `providers/set`
+    /// made of the same gateway is kept), or drops it (`None`); whether that changed the route.
     pub(crate) fn set(&self, gateway: Option<Gateway>) -> bool {
-        self.replace(gateway.map(|gateway| Routed {
-            gateway,
-            listed: None,
-        }))
+        let listed = self
+            .lock()
+            .as_ref()
+            .filter(|r| Some(&r.gateway) == gateway.as_ref())
+            .and_then(|r| r.listed.clone());
+        self.replace(gateway.map(|gateway| Routed { gateway, listed }))
     }
 
     /// `providers/set`: the gateway's models are listed first (the same gateway set again keeps
@@ -197,5 +199,80 @@ mod tests {
         assert!(!route.env().is_empty());
         assert!(route.set(None));
         assert!(route.env().is_empty());
+    }
+
+    /// A gateway listing `claude-haiku-5-5`, or failing with 500 once `down`; counts its GETs.
+    #[derive(Default)]
+    struct ListingGateway {
+        down: std::sync::atomic::AtomicBool,
+        gets: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Get for ListingGateway {
+        async fn get(
+            &self,
+            _: &str,
+            _: &[(String, String)],
+        ) -> Result<listing::Answer, String> {
+            use std::sync::atomic::Ordering::SeqCst;
+            self.gets.fetch_add(1, SeqCst);
+            let (status, body) = match self.down.load(SeqCst) {
+                true => (500, "down"),
+                false => (200, r#"{"data": [{"id": "claude-haiku-5-5"}], "has_more": false}"#),
+            };
+            Ok(listing::Answer {
+                status,
+                body: body.into(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_provider_s_listing_narrows_the_models_until_the_provider_is_disabled() {
+        use std::sync::atomic::Ordering::SeqCst;
+        let models: Vec<ModelInfo> = serde_json::from_str(
+            r#"[{"value": "default", "resolvedModel": "claude-opus-5-5"},
+                {"value": "haiku", "resolvedModel": "claude-haiku-5-5"}]"#,
+        )
+        .unwrap();
+        let offered = |route: &Route| {
+            route
+                .offered_models(&models)
+                .map(|m| m.into_iter().map(|m| m.value).collect::<Vec<_>>())
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let route = Route::default();
+        let http = ListingGateway::default();
+        let gateway = Gateway {
+            base_url: "http://gw.example".into(),
+            headers: vec![("X-Key".into(), "k1".into())],
+            ..Gateway::default()
+        };
+        assert_eq!(offered(&route), None, "the environment's route narrows nothing");
+        assert!(runtime.block_on(route.set_provider(gateway.clone(), &http)).unwrap());
+        assert_eq!(offered(&route), Some(vec!["haiku".to_owned()]));
+        // The same gateway again: its listing is kept, not read again; so after authenticate.
+        assert!(!runtime.block_on(route.set_provider(gateway.clone(), &http)).unwrap());
+        assert!(!route.set(Some(gateway.clone())));
+        assert_eq!(http.gets.load(SeqCst), 1);
+        assert_eq!(offered(&route), Some(vec!["haiku".to_owned()]));
+        // A listing that fails (new headers: read again) changes nothing.
+        http.down.store(true, SeqCst);
+        let mut rotated = gateway;
+        rotated.headers[0].1 = "k2".into();
+        let error = runtime
+            .block_on(route.set_provider(rotated, &http))
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "Model discovery for provider \"main\" failed: Model listing GET /v1/models returned 500: down"
+        );
+        assert!(route.env().iter().any(|(_, v)| v == "X-Key: k1"));
+        assert_eq!(offered(&route), Some(vec!["haiku".to_owned()]));
+        assert!(runtime.block_on(route.disable_provider()));
+        assert_eq!(offered(&route), None);
     }
 }
