@@ -209,16 +209,15 @@ mod tests {
     }
 
     impl Get for ListingGateway {
-        async fn get(
-            &self,
-            _: &str,
-            _: &[(String, String)],
-        ) -> Result<listing::Answer, String> {
+        async fn get(&self, _: &str, _: &[(String, String)]) -> Result<listing::Answer, String> {
             use std::sync::atomic::Ordering::SeqCst;
             self.gets.fetch_add(1, SeqCst);
             let (status, body) = match self.down.load(SeqCst) {
                 true => (500, "down"),
-                false => (200, r#"{"data": [{"id": "claude-haiku-5-5"}], "has_more": false}"#),
+                false => (
+                    200,
+                    r#"{"data": [{"id": "claude-haiku-5-5"}], "has_more": false}"#,
+                ),
             };
             Ok(listing::Answer {
                 status,
@@ -251,11 +250,23 @@ mod tests {
             headers: vec![("X-Key".into(), "k1".into())],
             ..Gateway::default()
         };
-        assert_eq!(offered(&route), None, "the environment's route narrows nothing");
-        assert!(runtime.block_on(route.set_provider(gateway.clone(), &http)).unwrap());
+        assert_eq!(
+            offered(&route),
+            None,
+            "the environment's route narrows nothing"
+        );
+        assert!(
+            runtime
+                .block_on(route.set_provider(gateway.clone(), &http))
+                .unwrap()
+        );
         assert_eq!(offered(&route), Some(vec!["haiku".to_owned()]));
         // The same gateway again: its listing is kept, not read again; so after authenticate.
-        assert!(!runtime.block_on(route.set_provider(gateway.clone(), &http)).unwrap());
+        assert!(
+            !runtime
+                .block_on(route.set_provider(gateway.clone(), &http))
+                .unwrap()
+        );
         assert!(!route.set(Some(gateway.clone())));
         assert_eq!(http.gets.load(SeqCst), 1);
         assert_eq!(offered(&route), Some(vec!["haiku".to_owned()]));
