@@ -61,6 +61,14 @@ pub enum ClaudeMessage {
     Unknown(Value),
 }
 
+/// The `type` of a line that starts `{"type":"<kind>"` (as claude writes every line), when the
+/// kind has no escape in it.
+fn leading_type(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("{\"type\":\"")?;
+    let end = rest.find(['"', '\\'])?;
+    (rest.as_bytes()[end] == b'"').then(|| &rest[..end])
+}
+
 /// Why a stdout line could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum WireError {
@@ -79,6 +87,14 @@ impl ClaudeMessage {
     /// Known types are read straight into their typed form: a 20 MiB tool result is not first
     /// built as a generic JSON tree and then copied.
     pub fn parse(line: &str) -> Result<Self, WireError> {
+        // claude writes `type` first: read from the line's start, it saves a pass over the whole
+        // line (most of a text delta's cost). A line whose typed read fails takes the pass, so
+        // that its error is the one the pass gives.
+        if let Some(kind) = leading_type(line)
+            && let Some(Ok(message)) = Self::typed(kind, line)
+        {
+            return Ok(message);
+        }
         /// Only the top-level `type`; serde skips everything else without allocating.
         #[derive(Deserialize)]
         struct Kind {
@@ -87,23 +103,31 @@ impl ClaudeMessage {
         }
         let kind = serde_json::from_str::<Kind>(line)?.kind;
         let kind = kind.as_ref().and_then(Value::as_str).unwrap_or("");
+        match Self::typed(kind, line) {
+            Some(message) => message,
+            None => Self::from_value(serde_json::from_str(line)?),
+        }
+    }
+
+    /// A line of a known `kind` read into its typed form; `None` for another kind.
+    fn typed(kind: &str, line: &str) -> Option<Result<Self, WireError>> {
         fn typed<T: for<'de> Deserialize<'de>>(kind: &str, line: &str) -> Result<T, WireError> {
             serde_json::from_str(line).map_err(|error| WireError::BadShape {
                 kind: kind.to_owned(),
                 error,
             })
         }
-        Ok(match kind {
-            "system" => ClaudeMessage::System(typed(kind, line)?),
-            "assistant" => ClaudeMessage::Assistant(typed(kind, line)?),
-            "user" => ClaudeMessage::User(typed(kind, line)?),
-            "result" => ClaudeMessage::Result(typed(kind, line)?),
-            "stream_event" => ClaudeMessage::StreamEvent(typed(kind, line)?),
-            "control_request" => ClaudeMessage::ControlRequest(typed(kind, line)?),
-            "control_response" => ClaudeMessage::ControlResponse(typed(kind, line)?),
-            "tool_progress" => ClaudeMessage::ToolProgress(typed(kind, line)?),
-            "rate_limit_event" => ClaudeMessage::RateLimit(typed(kind, line)?),
-            _ => Self::from_value(serde_json::from_str(line)?)?,
+        Some(match kind {
+            "system" => typed(kind, line).map(ClaudeMessage::System),
+            "assistant" => typed(kind, line).map(ClaudeMessage::Assistant),
+            "user" => typed(kind, line).map(ClaudeMessage::User),
+            "result" => typed(kind, line).map(ClaudeMessage::Result),
+            "stream_event" => typed(kind, line).map(ClaudeMessage::StreamEvent),
+            "control_request" => typed(kind, line).map(ClaudeMessage::ControlRequest),
+            "control_response" => typed(kind, line).map(ClaudeMessage::ControlResponse),
+            "tool_progress" => typed(kind, line).map(ClaudeMessage::ToolProgress),
+            "rate_limit_event" => typed(kind, line).map(ClaudeMessage::RateLimit),
+            _ => return None,
         })
     }
 
