@@ -194,6 +194,13 @@ fn read_line_up_to(
                 buffer.clear();
                 buffer.push(b'\n');
             } else {
+                if buffer.len() + taken > buffer.capacity() && buffer.capacity() >= READ_CHUNK {
+                    // A line longer than a read: its buffer goes straight to a mapped size
+                    // (only the pages the line fills become resident), not through the heap.
+                    let wanted =
+                        (buffer.len() + taken).max(crate::platform::memory::MAP_ABOVE_BYTES);
+                    buffer.reserve(wanted - buffer.len());
+                }
                 buffer.extend_from_slice(&available[..taken]);
             }
         }
