@@ -20,6 +20,7 @@ mod permission_update;
 mod prompt;
 mod rate_limit;
 mod rewind;
+mod stream_event;
 mod tool_result;
 
 pub use super::replies::{AgentInfo, ContextCategory, ContextUsage, ModelInfo};
@@ -38,6 +39,7 @@ pub use permission_update::{
 pub use prompt::{ImageSource, InputBlock, Priority, UserInputMessage};
 pub use rate_limit::{RateLimitEvent, RateLimitInfo, RateLimitWindowInfo};
 pub use rewind::{FILE_CHECKPOINTING_ENV, RewindFilesRequest, RewindFilesResult};
+pub use stream_event::{Event, EventDelta, StreamEvent};
 pub use tool_result::ToolResultContent;
 
 /// One line claude printed on stdout.
@@ -410,48 +412,6 @@ pub struct ToolProgress {
     pub parent_tool_use_id: Option<String>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub elapsed_time_seconds: f64,
-}
-
-/// A raw Anthropic streaming event, relayed as it arrives. One comes for every text delta: its
-/// fields are read straight into their types, each of any shape (what does not fit is `None`),
-/// and the rest is skipped unbuilt.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct StreamEvent {
-    #[serde(deserialize_with = "lenient::object_or_default")]
-    pub event: Event,
-    #[serde(default, deserialize_with = "lenient::string_or_none")]
-    pub parent_tool_use_id: Option<String>,
-    #[serde(default, deserialize_with = "lenient::string_or_none")]
-    pub session_id: Option<String>,
-}
-
-/// The fields of a streaming event this adapter reads.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct Event {
-    #[serde(rename = "type", default, deserialize_with = "lenient::string_or_none")]
-    pub kind: Option<String>,
-    #[serde(default, deserialize_with = "lenient::u64_or_none")]
-    pub index: Option<u64>,
-    /// `content_block_delta`'s.
-    #[serde(default, deserialize_with = "lenient::object_or_default")]
-    pub delta: EventDelta,
-    /// `message_start`'s.
-    #[serde(default)]
-    pub message: Option<Value>,
-    /// `message_delta`'s.
-    #[serde(default)]
-    pub usage: Option<Value>,
-}
-
-/// A `content_block_delta`'s delta: text or thinking.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct EventDelta {
-    #[serde(rename = "type", default, deserialize_with = "lenient::string_or_none")]
-    pub kind: Option<String>,
-    #[serde(default, deserialize_with = "lenient::string_or_none")]
-    pub text: Option<String>,
-    #[serde(default, deserialize_with = "lenient::string_or_none")]
-    pub thinking: Option<String>,
 }
 
 /// `{"type":"control_request"}` claude sends us.
