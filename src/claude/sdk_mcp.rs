@@ -144,18 +144,30 @@ impl McpTool {
     /// built-ins they replace, always in the model's tool list.
     pub(crate) fn from_capture(capture: &str) -> Vec<McpTool> {
         let captured: Value = serde_json::from_str(capture).expect("the captured tools parse");
-        let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
         captured["tools"]
             .as_array()
             .expect("the capture lists tools")
             .iter()
-            .map(|tool| McpTool {
-                name: text(&tool["name"]),
-                description: text(&tool["description"]),
-                input_schema: tool["input_schema"].clone(),
-                meta: McpToolMeta { always_load: true },
-            })
+            .map(Self::from_api_tool)
             .collect()
+    }
+
+    /// The one tool under `key` of a capture (`{"powershell_tool": {...}}`).
+    pub(crate) fn one_from_capture(capture: &str, key: &str) -> McpTool {
+        let captured: Value = serde_json::from_str(capture).expect("the captured tool parses");
+        assert!(captured[key].is_object(), "the capture holds {key}");
+        Self::from_api_tool(&captured[key])
+    }
+
+    /// A tool as claude sends it to the API (`name`, `description`, `input_schema`).
+    fn from_api_tool(tool: &Value) -> McpTool {
+        let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+        McpTool {
+            name: text(&tool["name"]),
+            description: text(&tool["description"]),
+            input_schema: tool["input_schema"].clone(),
+            meta: McpToolMeta { always_load: true },
+        }
     }
 }
 

@@ -7,8 +7,9 @@ pub(crate) const SERVER_NAME: &str = "acp";
 /// The file tools, by the built-in names the server serves them under.
 pub(crate) const FILE_TOOLS: [&str; 3] = ["Read", "Write", "Edit"];
 
-/// The terminal tools, by the built-in names the server serves them under.
-pub(crate) const TERMINAL_TOOLS: [&str; 2] = ["Bash", "TaskStop"];
+/// The terminal tools, by the built-in names the server serves them under: claude's command tool
+/// (Bash, or PowerShell for claude for Windows) and TaskStop.
+pub(crate) const TERMINAL_TOOLS: [&str; 3] = ["Bash", "PowerShell", "TaskStop"];
 
 /// The tool's name on our server (`mcp__acp__Edit` -> `Edit`), whatever the tool.
 fn served_name(tool_name: &str) -> Option<&str> {
@@ -37,6 +38,7 @@ mod tests {
         assert_eq!(builtin_name("mcp__acp__Read"), Some("Read"));
         assert_eq!(builtin_name("mcp__acp__Bash"), Some("Bash"));
         assert_eq!(builtin_name("mcp__acp__TaskStop"), Some("TaskStop"));
+        assert_eq!(builtin_name("mcp__acp__PowerShell"), Some("PowerShell"));
         assert_eq!(builtin_name("mcp__acp__MultiEdit"), None);
         assert_eq!(builtin_name("mcp__acpx__Edit"), None);
         assert_eq!(builtin_name("mcp__other__Edit"), None);

@@ -56,8 +56,8 @@ impl ToolServer {
                 if self.files.is_some() {
                     tools.extend(editor_fs::tool_definitions());
                 }
-                if self.terminal.is_some() {
-                    tools.extend(editor_terminal::tool_definitions());
+                if let Some(terminal) = &self.terminal {
+                    tools.extend(terminal.tool_definitions());
                 }
                 tools.sort_by(|a, b| a.name.cmp(&b.name));
                 sdk_mcp::tools_list_result(tools)

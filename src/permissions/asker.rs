@@ -45,7 +45,7 @@ impl PermissionAsker {
         };
         let mode = || self.mode.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let decision = match crate::domain::tool_names::builtin_name(&req.tool_name) {
-            Some(builtin @ ("Bash" | "TaskStop")) => {
+            Some(builtin) if crate::domain::tool_names::TERMINAL_TOOLS.contains(&builtin) => {
                 editor_bash::decide(asking, &mode(), builtin, req).await
             }
             Some(builtin) => {

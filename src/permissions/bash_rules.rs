@@ -1,8 +1,8 @@
-//! claude's `Bash(...)` permission rules from its settings files, applied to the Bash run in the
-//! editor's terminal: claude applies them to its own Bash only, not to an MCP tool standing in
-//! for it, so they are read here where claude reads them (`~/.claude/settings.json`, the
-//! project's `.claude/settings.json` and `.claude/settings.local.json`, where "Always allow"
-//! saves them).
+//! claude's `Bash(...)` permission rules (`PowerShell(...)` for claude for Windows' PowerShell)
+//! from its settings files, applied to the command tool run in the editor's terminal: claude
+//! applies them to its own tool only, not to an MCP tool standing in for it, so they are read here
+//! where claude reads them (`~/.claude/settings.json`, the project's `.claude/settings.json` and
+//! `.claude/settings.local.json`, where "Always allow" saves them).
 //!
 //! Matching fails closed: an allow rule with a pattern (`npm test:*`, `git log *`) allows only a
 //! simple command (no `;`, `&&`, `|`, redirection or substitution), an exact rule only that exact
@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-/// The Bash rules in force from the settings files: their contents (`None`: every command).
+/// One command tool's rules in force from the settings files: their contents (`None`: every
+/// command).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BashRules {
     pub allow: Vec<Option<String>>,
@@ -20,8 +21,9 @@ pub struct BashRules {
 }
 
 impl BashRules {
-    /// The rules of the files claude reads for a session in `cwd`.
-    pub fn load(cwd: &Path) -> Self {
+    /// The rules for command tool `tool` (`Bash`, `PowerShell`) of the files claude reads for a
+    /// session in `cwd`.
+    pub fn load(cwd: &Path, tool: &str) -> Self {
         let mut files: Vec<PathBuf> = Vec::new();
         if let Some(dir) = crate::claude::config_dir::default_config_dir() {
             files.push(dir.join("settings.json"));
@@ -37,12 +39,12 @@ impl BashRules {
                 tracing::warn!(file = %file.display(), "settings not read: not JSON");
                 continue;
             };
-            rules.add(&settings);
+            rules.add(&settings, tool);
         }
         rules
     }
 
-    fn add(&mut self, settings: &Value) {
+    fn add(&mut self, settings: &Value, tool: &str) {
         let list = |key: &str| -> Vec<Option<String>> {
             settings["permissions"][key]
                 .as_array()
@@ -50,7 +52,7 @@ impl BashRules {
                     rules
                         .iter()
                         .filter_map(Value::as_str)
-                        .filter_map(bash_content)
+                        .filter_map(|rule| rule_content(rule, tool))
                         .collect()
                 })
                 .unwrap_or_default()
@@ -72,12 +74,14 @@ impl BashRules {
     }
 }
 
-/// `Bash` -> `Some(None)`, `Bash(npm test)` -> `Some(Some("npm test"))`, other tools -> `None`.
-fn bash_content(rule: &str) -> Option<Option<String>> {
-    if rule == "Bash" {
+/// For `tool` Bash: `Bash` -> `Some(None)`, `Bash(npm test)` -> `Some(Some("npm test"))`, other
+/// tools' rules -> `None`.
+fn rule_content(rule: &str, tool: &str) -> Option<Option<String>> {
+    let rest = rule.strip_prefix(tool)?;
+    if rest.is_empty() {
         return Some(None);
     }
-    let content = rule.strip_prefix("Bash(")?.strip_suffix(')')?;
+    let content = rest.strip_prefix('(')?.strip_suffix(')')?;
     Some(Some(content.to_owned()))
 }
 
@@ -137,7 +141,10 @@ mod tests {
 
     fn rules(allow: &[&str], deny: &[&str]) -> BashRules {
         let mut rules = BashRules::default();
-        rules.add(&json!({"permissions": {"allow": allow, "deny": deny}}));
+        rules.add(
+            &json!({"permissions": {"allow": allow, "deny": deny}}),
+            "Bash",
+        );
         rules
     }
 
@@ -172,5 +179,19 @@ mod tests {
         assert!(r.denies("echo ok; git push"));
         assert!(!r.denies("git push --dry-run"));
         assert!(!r.denies("make"));
+    }
+
+    #[test]
+    fn powershell_reads_its_own_rules_only() {
+        let mut r = BashRules::default();
+        let settings = json!({"permissions": {
+            "allow": ["PowerShell(Get-ChildItem:*)", "Bash(make lint)", "PowerShellX"],
+            "deny": ["PowerShell(Remove-Item:*)", "Bash"]}});
+        r.add(&settings, "PowerShell");
+        assert!(r.allows("Get-ChildItem src"));
+        assert!(!r.allows("make lint"), "a Bash rule");
+        assert!(r.denies("Get-ChildItem; Remove-Item build -Recurse"));
+        assert!(!r.denies("Get-Content a.txt"), "Bash's deny-all is Bash's");
+        assert_eq!(r.allow.len(), 1, "{r:?}");
     }
 }

@@ -1,16 +1,19 @@
-//! Asks about Bash and TaskStop run in the editor's terminal (`mcp__acp__Bash`,
-//! `mcp__acp__TaskStop`), which claude asks about as MCP tools: decided here as for claude's own
-//! Bash, so the prompt, its options and the session's rules read the same.
+//! Asks about the command tool (Bash, or claude for Windows' PowerShell) and TaskStop run in the
+//! editor's terminal (`mcp__acp__Bash`, `mcp__acp__PowerShell`, `mcp__acp__TaskStop`), which
+//! claude asks about as MCP tools: decided here as for claude's own tool, so the prompt, its
+//! options and the session's rules read the same.
 //!
-//! claude applies no `Bash(...)` rule to an MCP tool, so the rules are applied here:
+//! claude applies no `Bash(...)` or `PowerShell(...)` rule to an MCP tool, so the rules are
+//! applied here:
 //!
 //! - Deny rules first, in every mode: the settings files' ([`super::bash_rules`]) and the
 //!   session's "Always reject" (`Bash(npm test)`).
 //! - `bypassPermissions` allows; TaskStop is not asked (claude's own is not either).
 //! - Allow rules of the settings files allow, and so does a command claude itself runs unasked
-//!   ([`super::read_only`]: `ls`, `git status`, ... inside the cwd); "Always allow" offers claude's own suggestion for
-//!   its Bash, the exact command saved to the project's `.claude/settings.local.json` (claude
-//!   writes it there), so it holds for claude's own Bash too.
+//!   ([`super::read_only`]: `ls`, `git status`, ... inside the cwd; for PowerShell none, so
+//!   every command no rule allows is asked about); "Always allow" offers claude's own
+//!   suggestion for its tool, the exact command saved to the project's
+//!   `.claude/settings.local.json` (claude writes it there), so it holds for claude's own tool too.
 
 use super::bash_rules::BashRules;
 use super::decision::{Asking, Decision, allowed_input, call_update, deny, tool_call};
@@ -19,8 +22,8 @@ use crate::claude::wire::{
     CanUseTool, PermissionDecision, PermissionRule, PermissionUpdate, UpdateKind,
 };
 
-/// Decides one call of `builtin` (Bash or TaskStop) run in the editor's terminal, in permission
-/// mode `mode`.
+/// Decides one call of `builtin` (Bash, PowerShell or TaskStop) run in the editor's terminal, in
+/// permission mode `mode`.
 pub async fn decide(asking: Asking<'_>, mode: &str, builtin: &str, req: CanUseTool) -> Decision {
     let allow = || {
         Decision::plain(PermissionDecision::Allow {
@@ -28,7 +31,7 @@ pub async fn decide(asking: Asking<'_>, mode: &str, builtin: &str, req: CanUseTo
             updated_permissions: Vec::new(),
         })
     };
-    if builtin != "Bash" {
+    if builtin == "TaskStop" {
         return allow();
     }
     let command = req
@@ -37,36 +40,36 @@ pub async fn decide(asking: Asking<'_>, mode: &str, builtin: &str, req: CanUseTo
         .and_then(serde_json::Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    // The call as claude's own Bash: its title, kind, options and rules.
+    // The call as claude's own tool: its title, kind, options and rules.
     let mut shown = req.clone();
     shown.tool_name = builtin.to_owned();
     shown.display_name = None;
     shown.mcp_server = None;
     shown.permission_suggestions = vec![PermissionUpdate::new(UpdateKind::AddRules {
         rules: vec![PermissionRule {
-            tool_name: "Bash".into(),
+            tool_name: builtin.to_owned(),
             rule_content: Some(command.clone()),
         }],
         behavior: "allow".into(),
         destination: "localSettings".into(),
     })];
     let choices = options::build(&shown, asking.cwd);
-    let settings = BashRules::load(asking.cwd);
+    let settings = BashRules::load(asking.cwd, builtin);
     if settings.denies(&command) {
         return Decision::plain(deny(format!(
-            "Permission to run `{command}` is denied by a Bash rule in the settings."
+            "Permission to run `{command}` is denied by a {builtin} rule in the settings."
         )));
     }
     let ruled_out: Vec<String> = choices.deny_rules.iter().map(|r| r.setting()).collect();
     if asking.rules.denies_all(&ruled_out) {
         return Decision::plain(deny(format!(
-            "The user rejected every Bash call like this one for the rest of the session ({}).",
+            "The user rejected every {builtin} call like this one for the rest of the session ({}).",
             options::labels(&choices.deny_rules)
         )));
     }
     if mode == "bypassPermissions"
         || settings.allows(&command)
-        || read_only::is_read_only(&command, asking.cwd)
+        || (builtin == "Bash" && read_only::is_read_only(&command, asking.cwd))
     {
         return allow();
     }

@@ -1,13 +1,18 @@
-//! claude's Bash run in the editor's terminal (`terminal/create`, `terminal/output`,
-//! `terminal/wait_for_exit`, `terminal/kill`, `terminal/release`): tools of the `acp` MCP server
-//! (see [`crate::editor_tools::server`]) with the names, schemas and descriptions of claude's own
-//! Bash and TaskStop, while those built-ins are turned off for the session (`--disallowedTools`).
+//! claude's command tool, Bash or claude for Windows' PowerShell, run in the editor's terminal
+//! (`terminal/create`, `terminal/output`, `terminal/wait_for_exit`, `terminal/kill`,
+//! `terminal/release`): tools of the `acp` MCP server (see [`crate::editor_tools::server`]) with
+//! the names, schemas and descriptions of claude's own command tool and TaskStop, while those
+//! built-ins are turned off for the session (`--disallowedTools`).
 //!
-//! [`run`] runs commands, [`output`] says what the model gets back, in claude's words.
+//! [`shell`] says which command tool and how it starts, [`run`] runs commands, [`output`] says
+//! what the model gets back, in claude's words.
 
 mod output;
 mod run;
+mod shell;
 mod shell_cwd;
+
+pub(crate) use shell::CommandShell;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -17,14 +22,12 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::claude::ClaudeHandle;
-use crate::claude::sdk_mcp::McpTool;
+use crate::claude::sdk_mcp::{self, McpContent, McpTool};
 use crate::domain::EditorClient;
 
-/// claude's built-ins these tools replace, turned off with `--disallowedTools`.
-pub(crate) const REPLACED_BUILTINS: &str = "Bash,TaskStop";
-
-/// The tools of this module, by the built-in names the `acp` server serves them under.
-pub(crate) const TOOL_NAMES: [&str; 2] = crate::domain::tool_names::TERMINAL_TOOLS;
+/// The tools of this module, by the built-in names the `acp` server serves them under (one of
+/// the two command tools for a session, as its [`CommandShell`] says).
+pub(crate) const TOOL_NAMES: [&str; 3] = crate::domain::tool_names::TERMINAL_TOOLS;
 
 /// How long claude may take to answer a `stop_task` for a TaskStop of one of its own tasks.
 const STOP_TASK_TIMEOUT: Duration = Duration::from_secs(30);
@@ -43,11 +46,12 @@ struct Shell {
     copier: tokio::task::AbortHandle,
 }
 
-/// One session's Bash: cheap to clone into the task that runs a call.
+/// One session's command tool: cheap to clone into the task that runs a call.
 #[derive(Clone)]
 pub(crate) struct EditorTerminal {
     editor: Arc<dyn EditorClient>,
     session_id: String,
+    shell: CommandShell,
     /// Where the next foreground command starts (`cd` carries over).
     shell_cwd: Arc<shell_cwd::ShellCwd>,
     /// Tool calls that embed a terminal: their content stays the terminal when claude's result
@@ -71,10 +75,12 @@ impl EditorTerminal {
         cwd: PathBuf,
         roots: Vec<PathBuf>,
         claude: Arc<Mutex<Option<ClaudeHandle>>>,
+        shell: CommandShell,
     ) -> Self {
         Self {
             editor,
             session_id,
+            shell,
             shell_cwd: Arc::new(shell_cwd::ShellCwd::new(cwd, roots)),
             embedded: Arc::default(),
             shells: Arc::default(),
@@ -92,11 +98,33 @@ impl EditorTerminal {
             .contains(tool_use_id)
     }
 
-    /// The result of one `tools/call` of `Bash` or `TaskStop`.
+    /// claude's built-ins these tools replace, turned off with `--disallowedTools`.
+    pub(crate) fn replaced_builtins(&self) -> &'static str {
+        self.shell.replaced_builtins()
+    }
+
+    /// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.
+    pub(crate) fn tool_definitions(&self) -> Vec<McpTool> {
+        McpTool::from_capture(BUILTIN_TOOLS)
+            .into_iter()
+            .map(|tool| match tool.name.as_str() {
+                "Bash" => self.shell.tool_definition(tool),
+                _ => tool,
+            })
+            .collect()
+    }
+
+    /// The result of one `tools/call` of the command tool or `TaskStop`.
     pub(crate) async fn call(&self, name: &str, input: &Value, tool_use_id: Option<&str>) -> Value {
         match name {
-            "Bash" => self.bash(input, tool_use_id).await,
-            _ => self.task_stop(input).await,
+            "TaskStop" => self.task_stop(input).await,
+            name if name == self.shell.tool_name() => self.command(input, tool_use_id).await,
+            other => sdk_mcp::call_result(
+                vec![McpContent::Text {
+                    text: format!("No such tool available: {other}"),
+                }],
+                true,
+            ),
         }
     }
 
@@ -204,11 +232,6 @@ pub(crate) enum CardStatus {
 struct Card {
     status: CardStatus,
     result_seen: bool,
-}
-
-/// The tools as MCP lists them: the built-ins' names, descriptions and input schemas.
-pub(crate) fn tool_definitions() -> Vec<McpTool> {
-    McpTool::from_capture(BUILTIN_TOOLS)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! What the model gets back from a command run in the editor's terminal, in claude's own Bash
-//! format (captured from the pinned claude in `fixtures/editor_terminal/tool_results.jsonl`):
-//! the output as the terminal gave it, `Exit code N` first when it failed, claude's texts for no
-//! output and a timeout, and output past 30 000 characters saved to a file with a 2 KB preview.
+//! format (captured from the pinned claude in `fixtures/editor_terminal/tool_results.jsonl`; its
+//! PowerShell tool's is the same under its own name): the output as the terminal gave it, `Exit
+//! code N` first when it failed, claude's texts for no output and a timeout, and output past 30 000
+//! characters saved to a file with a 2 KB preview.
 
 use std::path::Path;
 use std::time::Duration;
@@ -62,8 +63,13 @@ fn bounded(requested_ms: Option<f64>, default: Duration, max: Duration) -> Durat
     }
 }
 
-/// The result text. `save` keeps an output too large to send inline and says where it is.
-pub(crate) fn result(ended: &Ended, save: impl FnOnce(&str) -> Option<String>) -> BashResult {
+/// The result text of command tool `tool`. `save` keeps an output too large to send inline and
+/// says where it is.
+pub(crate) fn result(
+    tool: &str,
+    ended: &Ended,
+    save: impl FnOnce(&str) -> Option<String>,
+) -> BashResult {
     let output = trimmed(&ended.output);
     let mut body = if output.chars().count() > INLINE_LIMIT {
         persisted(output, save)
@@ -94,7 +100,7 @@ pub(crate) fn result(ended: &Ended, save: impl FnOnce(&str) -> Option<String>) -
     }
     BashResult {
         text: if body.is_empty() {
-            "(Bash completed with no output)".to_owned()
+            format!("({tool} completed with no output)")
         } else {
             body
         },
@@ -233,7 +239,7 @@ mod tests {
     }
 
     fn text(e: &Ended) -> (String, bool) {
-        let r = result(e, |_| Some("/tmp/out.txt".into()));
+        let r = result("Bash", e, |_| Some("/tmp/out.txt".into()));
         (r.text, r.is_error)
     }
 
@@ -255,6 +261,9 @@ mod tests {
             text(&ended("", 0)),
             ("(Bash completed with no output)".into(), false)
         );
+        // claude.exe's PowerShell tool words it under its own name (`(${name} completed ...)`).
+        let r = result("PowerShell", &ended("", 0), |_| None);
+        assert_eq!(r.text, "(PowerShell completed with no output)");
     }
 
     #[test]
@@ -262,7 +271,7 @@ mod tests {
         // Line 5: `seq 1 40000`.
         let output: String = (1..=40000).map(|n| format!("{n}\n")).collect();
         let mut saved = String::new();
-        let r = result(&ended(&output, 0), |whole| {
+        let r = result("Bash", &ended(&output, 0), |whole| {
             saved = whole.to_owned();
             Some("/tmp/out.txt".into())
         });

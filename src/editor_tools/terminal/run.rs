@@ -1,6 +1,7 @@
-//! One Bash or TaskStop call: the command started in an editor terminal that the tool call
-//! embeds, waited for (up to its timeout, killed past it) or left running in the background with
-//! its output copied to a file, and every terminal released once its command is done with.
+//! One call of the command tool (Bash or PowerShell) or TaskStop: the command started in an editor
+//! terminal that the tool call embeds, waited for (up to its timeout, killed past it) or left
+//! running in the background with its output copied to a file, and every terminal released once its
+//! command is done with.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -123,9 +124,10 @@ impl EditorTerminal {
             .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
             .collect();
         env.extend(extra_env);
+        let (program, args) = self.shell.command_line(command);
         let request = TerminalCommand {
-            command: "bash".into(),
-            args: vec!["-c".into(), command.into()],
+            command: program,
+            args,
             env,
             cwd: self.shell_cwd.current(),
             output_byte_limit: OUTPUT_BYTE_LIMIT,
@@ -165,16 +167,21 @@ impl EditorTerminal {
         .await
     }
 
-    pub(super) async fn bash(&self, input: &Value, tool_use_id: Option<&str>) -> Value {
+    pub(super) async fn command(&self, input: &Value, tool_use_id: Option<&str>) -> Value {
+        let tool = self.shell.tool_name();
         let Some(command) = input.get("command").and_then(Value::as_str) else {
-            return tool_use_error(
-                "InputValidationError: Bash failed due to the following issue:\nThe required parameter `command` is missing",
-            );
+            return tool_use_error(&format!(
+                "InputValidationError: {tool} failed due to the following issue:\nThe required parameter `command` is missing"
+            ));
         };
         let timeout = output::timeout_of(input.get("timeout").and_then(Value::as_f64));
         let in_background = input.get("run_in_background").and_then(Value::as_bool) == Some(true);
         // A foreground command's `cd` carries over to the next one.
-        let (extra_env, report) = match self.shell_cwd.tracking().filter(|_| !in_background) {
+        let tracked = self
+            .shell_cwd
+            .tracking(self.shell)
+            .filter(|_| !in_background);
+        let (extra_env, report) = match tracked {
             Some((env, report)) => (env, Some(report)),
             None => (Vec::new(), None),
         };
@@ -253,7 +260,7 @@ impl EditorTerminal {
             timed_out_after,
             truncated: shown.truncated,
         };
-        let mut result = output::result(&ended, save_large_output);
+        let mut result = output::result(tool, &ended, save_large_output);
         if let Some(note) = report.and_then(|r| self.shell_cwd.after(&r, exit_code == 0)) {
             result.text = format!("{}\n{note}", result.text);
         }

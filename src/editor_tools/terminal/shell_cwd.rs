@@ -5,10 +5,13 @@
 //!
 //! The directory is learnt without changing the command the editor shows: bash reads `BASH_ENV`
 //! before it runs `-c`, and the file named there sets an exit trap that writes `pwd -P` to a file
-//! of ours.
+//! of ours. PowerShell's command line ends as claude.exe's does, writing `(Get-Location).Path` to
+//! that file ([`super::shell`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
+
+use super::CommandShell;
 
 /// The exit trap bash runs for each command (`BASH_ENV`).
 const TRAP: &str = "trap 'pwd -P >| \"$CLAUDE_ACP_CWD_FILE\" 2>/dev/null' EXIT\n";
@@ -38,8 +41,18 @@ impl ShellCwd {
             .clone()
     }
 
-    /// The variables that make one command report where it ended, and the file it reports to.
-    pub(super) fn tracking(&self) -> Option<(Vec<(String, String)>, PathBuf)> {
+    /// The variables that make one command of `shell` report where it ended, and the file it
+    /// reports to.
+    pub(super) fn tracking(&self, shell: CommandShell) -> Option<(Vec<(String, String)>, PathBuf)> {
+        let report = crate::platform::files::private_dir()
+            .join(format!("claude-acp-cwd-{}", uuid::Uuid::new_v4()));
+        let report_env = (
+            "CLAUDE_ACP_CWD_FILE".to_owned(),
+            report.display().to_string(),
+        );
+        if shell != CommandShell::Bash {
+            return Some((vec![report_env], report));
+        }
         let bash_env = self
             .bash_env
             .get_or_init(|| {
@@ -50,14 +63,9 @@ impl ShellCwd {
                     .map(|()| path)
             })
             .clone()?;
-        let report = crate::platform::files::private_dir()
-            .join(format!("claude-acp-cwd-{}", uuid::Uuid::new_v4()));
         let env = vec![
             ("BASH_ENV".to_owned(), bash_env.display().to_string()),
-            (
-                "CLAUDE_ACP_CWD_FILE".to_owned(),
-                report.display().to_string(),
-            ),
+            report_env,
         ];
         Some((env, report))
     }
@@ -67,7 +75,13 @@ impl ShellCwd {
     pub(super) fn after(&self, report: &Path, succeeded: bool) -> Option<String> {
         let ended = std::fs::read_to_string(report).ok();
         let _ = std::fs::remove_file(report);
-        let ended = PathBuf::from(ended?.trim_end_matches('\n'));
+        // PowerShell 5.1's `Out-File -Encoding utf8` starts the file with a byte-order mark.
+        let ended = ended?;
+        let ended = PathBuf::from(
+            ended
+                .trim_start_matches('\u{feff}')
+                .trim_end_matches(['\n', '\r']),
+        );
         if !ended.is_absolute() {
             return None;
         }
@@ -134,7 +148,9 @@ mod tests {
     fn bash_reports_where_a_command_ended() {
         let work = std::fs::canonicalize(std::env::temp_dir()).unwrap();
         let cwd = ShellCwd::new(work.clone(), vec![work.clone()]);
-        let (env, report) = cwd.tracking().expect("the trap file is written");
+        let (env, report) = cwd
+            .tracking(CommandShell::Bash)
+            .expect("the trap file is written");
         let status = std::process::Command::new("bash")
             .args(["-c", "cd / && exit 3"])
             .envs(env)

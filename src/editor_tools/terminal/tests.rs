@@ -17,6 +17,7 @@ fn setup(scripted: &[(&str, &str, Option<u32>)]) -> (Arc<TestEditor>, EditorTerm
         std::env::temp_dir(),
         vec![std::env::temp_dir()],
         Arc::default(),
+        CommandShell::Bash,
     );
     (editor, terminal)
 }
@@ -171,6 +172,7 @@ async fn cd_carries_over_to_the_next_command_inside_the_workspace_only() {
         work.clone(),
         vec![work.clone()],
         Arc::default(),
+        CommandShell::Bash,
     );
     let bash = |command: &str| json!({"command": command});
     let sub = work.join("sub").display().to_string();

@@ -74,14 +74,15 @@ impl SessionActor {
                 self.ctx.cwd.clone(),
                 roots,
                 self.asker.claude.clone(),
+                editor_terminal::CommandShell::for_this_machine(),
             )
         });
         let mut replaced = Vec::new();
         if files.is_some() {
             replaced.push(editor_fs::REPLACED_BUILTINS);
         }
-        if terminal.is_some() {
-            replaced.push(editor_terminal::REPLACED_BUILTINS);
+        if let Some(terminal) = &terminal {
+            replaced.push(terminal.replaced_builtins());
         }
         self.tools.served = ToolServer { files, terminal };
         match replaced.is_empty() {

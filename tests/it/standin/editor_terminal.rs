@@ -97,6 +97,102 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
     assert_ne!(rejected["content"][0]["type"], "terminal");
 }
 
+/// claude for Windows offers PowerShell instead of Bash (here chosen with the setting, as
+/// Windows chooses it): PowerShell is served with claude.exe's own definition, runs in the
+/// editor's terminal with claude.exe's command line, and is ruled on by `PowerShell(...)` rules.
+#[tokio::test]
+async fn powershell_commands_run_in_the_editors_terminal_with_claudes_command_line() {
+    let s = Standin::new("editor_terminal_powershell");
+    let terminals = Terminals::default();
+    terminals.script("cargo test", "running 1 test\r\ntest ok\r\n", 0);
+    terminals.script("make lint", "lint: 2 problems\n", 3);
+    terminals.script("git add .", "", 0);
+    terminals.script("Get-ChildItem sub", "a.txt\n", 0);
+    let settings = s.work.join(".claude");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.local.json"),
+        r#"{"permissions": {"allow": ["PowerShell(make lint)", "Bash(git add .)"],
+            "deny": ["PowerShell(Remove-Item:*)"]}}"#,
+    )
+    .unwrap();
+    let c = s.adapter_with_env(&[], &[("CLAUDE_ACP_TERMINAL_SHELL", "powershell")]);
+    terminals.serve(&c);
+    c.allow_permissions();
+    c.initialize_with_capabilities(terminal_capabilities())
+        .await;
+    let id = c.new_session(&s.work).await;
+    let outcome = c.prompt(&id, "Run the tests").await.unwrap();
+    assert_eq!(outcome["stopReason"], "end_turn");
+    // The script checked the tool list (PowerShell, TaskStop) and each result claude got:
+    // the output, `Exit code 3`, `(PowerShell completed with no output)`, the rule's deny.
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+
+    // claude's own command tools and TaskStop are off.
+    let argv = s.argvs().remove(0).join(" ");
+    assert!(
+        argv.contains("--disallowedTools Bash,PowerShell,TaskStop"),
+        "{argv}"
+    );
+    // Every allowed command ran through `powershell` in the workspace; the denied one never
+    // reached the editor.
+    let work = s.work.display().to_string();
+    let commands: Vec<(String, String)> =
+        ["cargo test", "make lint", "git add .", "Get-ChildItem sub"]
+            .iter()
+            .map(|c| (c.to_string(), work.clone()))
+            .collect();
+    assert_eq!(terminals.created(), commands);
+    assert_eq!(terminals.programs(), ["powershell"; 4]);
+
+    // `make lint` was allowed by its PowerShell rule, not the Bash one for `git add .`; every other
+    // command was asked about (none is run unasked), each as claude's own PowerShell.
+    let asks: Vec<Value> = c
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "session/request_permission")
+        .map(|r| r.params)
+        .collect();
+    let titles: Vec<&str> = asks
+        .iter()
+        .filter_map(|a| a["toolCall"]["title"].as_str())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Run `cargo test`",
+            "Run `git add .`",
+            "Run `Get-ChildItem sub`"
+        ]
+    );
+    assert_eq!(asks[0]["toolCall"]["kind"], "execute");
+    let names: Vec<&str> = asks[0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(
+            &"Always allow PowerShell(cargo test) in this project (saved in .claude/settings.local.json)"
+        ),
+        "{names:?}"
+    );
+    let card = c
+        .tool_call_state(&id, "toolu_ps1")
+        .expect("the PowerShell card");
+    assert_eq!(card["kind"], "execute");
+    assert_eq!(card["status"], "completed");
+    assert_eq!(
+        card["content"],
+        json!([{"type": "terminal", "terminalId": "term-1"}])
+    );
+    let rejected = c
+        .tool_call_state(&id, "toolu_ps3")
+        .expect("the rejected card");
+    assert_eq!(rejected["status"], "failed");
+}
+
 #[tokio::test]
 async fn a_command_past_its_timeout_is_killed_and_claude_is_told_so() {
     let s = Standin::new("editor_terminal_timeout");

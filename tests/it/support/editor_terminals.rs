@@ -36,6 +36,8 @@ struct State {
     released: Vec<String>,
     /// (command, cwd) of each terminal/create.
     created: Vec<(String, String)>,
+    /// The program of each terminal/create (`bash`, `powershell`, `pwsh`).
+    programs: Vec<String>,
 }
 
 #[derive(Clone, Default)]
@@ -44,7 +46,8 @@ pub struct Terminals {
 }
 
 impl Terminals {
-    /// `bash -c <command>` prints `output` and exits with `code`.
+    /// `bash -c <command>` (or claude.exe's PowerShell command line for it) prints `output` and
+    /// exits with `code`.
     pub fn script(&self, command: &str, output: &str, code: u32) {
         self.state
             .lock()
@@ -55,6 +58,10 @@ impl Terminals {
 
     pub fn created(&self) -> Vec<(String, String)> {
         self.state.lock().unwrap().created.clone()
+    }
+
+    pub fn programs(&self) -> Vec<String> {
+        self.state.lock().unwrap().programs.clone()
     }
 
     pub fn killed(&self) -> Vec<String> {
@@ -84,17 +91,37 @@ impl Terminals {
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
             let env = params["env"].to_string();
-            if params["command"] != "bash"
-                || args.first() != Some(&"-c")
-                || args.len() != 2
-                || !env.contains(r#"{"name":"GIT_EDITOR","value":"true"}"#)
-            {
+            let program = params["command"].as_str().unwrap_or_default();
+            let command = match (program, args.as_slice()) {
+                ("bash", ["-c", command]) => Some(*command),
+                // claude.exe's PowerShell command line: its flags, then the command with its
+                // exit-code (and directory) suffix.
+                (
+                    "powershell" | "pwsh",
+                    [
+                        "-NoProfile",
+                        "-NonInteractive",
+                        "-ExecutionPolicy",
+                        "Bypass",
+                        "-Command",
+                        command,
+                    ],
+                ) => command
+                    .split_once("\n; $_ec = if ($null -ne $LASTEXITCODE)")
+                    .filter(|(_, suffix)| suffix.ends_with("exit $_ec"))
+                    .map(|(command, _)| command),
+                _ => None,
+            };
+            let Some(command) =
+                command.filter(|_| env.contains(r#"{"name":"GIT_EDITOR","value":"true"}"#))
+            else {
                 return Err((-32602, format!("unexpected command: {params}")));
-            }
+            };
+            s.programs.push(program.to_owned());
             let id = format!("term-{}", s.created.len() + 1);
             let cwd = params["cwd"].as_str().unwrap_or_default().to_owned();
-            s.created.push((args[1].to_owned(), cwd));
-            s.running.insert(id.clone(), args[1].to_owned());
+            s.created.push((command.to_owned(), cwd));
+            s.running.insert(id.clone(), command.to_owned());
             Ok(json!({"terminalId": id}))
         });
         let state = self.state.clone();
