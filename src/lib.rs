@@ -25,3 +25,4 @@ pub mod standin;
 pub mod testing;
 pub mod time;
 pub(crate) mod translate;
+pub(crate) mod utf8;

@@ -18,6 +18,10 @@ use serde_json::Value;
 
 use super::wire::{ClaudeMessage, WireError};
 
+/// The size of string literal (escaped) worth keeping in the line's buffer rather than copying:
+/// a tool's output, a file's text.
+pub(crate) const BIG_LITERAL_BYTES: usize = 64 * 1024;
+
 /// The start of every placeholder's text; what follows is the literal's index. `\u0001` cannot
 /// appear raw in JSON, so a line contains it only escaped, and that is checked for anyway.
 const PLACEHOLDER_PREFIX: &str = "\u{1}claude-acp:big-literal:";
@@ -28,9 +32,18 @@ const PLACEHOLDER_PREFIX_JSON: &str = "\\u0001claude-acp:big-literal:";
 /// `Err` gives the buffer back, untouched, when the line must take the normal path instead (it has
 /// no such literal, or it is a line this path does not read exactly as the normal one does).
 pub(crate) fn parse(
-    mut line: Vec<u8>,
+    line: Vec<u8>,
     min_literal_bytes: usize,
 ) -> Result<Result<ClaudeMessage, WireError>, Vec<u8>> {
+    parse_value(line, min_literal_bytes).map(|value| value.and_then(ClaudeMessage::from_value))
+}
+
+/// [`parse`] into generic JSON (an object), for a reader that looks at the line before its typed
+/// read (a stored transcript's line).
+pub(crate) fn parse_value(
+    mut line: Vec<u8>,
+    min_literal_bytes: usize,
+) -> Result<Result<Value, WireError>, Vec<u8>> {
     let Some(literals) = checked_literals(&line, min_literal_bytes) else {
         return Err(line);
     };
@@ -42,7 +55,10 @@ pub(crate) fn parse(
         .iter()
         .map(|literal| unescape_in_place(&mut line[literal.clone()]))
         .collect();
+    // Of equals, the first: a tool result's block (its text becomes the update's, and its fence
+    // is added in the buffer's spare room, in place) comes before the structured copy of it.
     let largest = (0..literals.len())
+        .rev()
         .max_by_key(|&i| literals[i].len())
         .expect("at least one literal");
     let mut texts = Vec::with_capacity(literals.len());
@@ -68,7 +84,7 @@ pub(crate) fn parse(
     }
     let mut value = value;
     put_back(&mut value, &mut texts);
-    Ok(ClaudeMessage::from_value(value))
+    Ok(Ok(value))
 }
 
 fn not_utf8() -> WireError {

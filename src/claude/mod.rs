@@ -1,7 +1,7 @@
 //! The claude side: the `claude` CLI as a child process speaking stream-json.
 
 pub(crate) mod auth;
-mod big_line;
+pub(crate) mod big_line;
 pub(crate) mod config_dir;
 pub(crate) mod connection;
 pub(crate) mod error;

@@ -20,8 +20,6 @@ const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Lines at least this long take [`big_line`]'s path, which keeps their big strings single.
 const BIG_LINE_BYTES: usize = KEEP_BUFFER_BYTES;
-/// A big line's string literals of at least this many bytes are the ones not copied.
-const BIG_LITERAL_BYTES: usize = 64 * 1024;
 
 /// Which lines [`big_line`] reads: at least `line_bytes` long, for literals of `literal_bytes`.
 /// A parameter so that tests and fuzzing can send small lines down that path.
@@ -33,7 +31,7 @@ pub(crate) struct BigLines {
 
 pub(crate) const BIG_LINES: BigLines = BigLines {
     line_bytes: BIG_LINE_BYTES,
-    literal_bytes: BIG_LITERAL_BYTES,
+    literal_bytes: big_line::BIG_LITERAL_BYTES,
 };
 
 /// How much of a big line is kept for the log once its buffer has become its biggest string.
@@ -106,7 +104,7 @@ pub(crate) async fn read_stdout_with<R>(
                 Err(whole) => buffer = whole,
             }
         }
-        let text = String::from_utf8_lossy(&buffer);
+        let text = crate::utf8::lossy(&buffer);
         if text.trim().is_empty() {
             continue;
         }

@@ -20,6 +20,7 @@ mod permission_update;
 mod prompt;
 mod rate_limit;
 mod rewind;
+mod stream_event;
 mod tool_result;
 
 pub use super::replies::{AgentInfo, ContextCategory, ContextUsage, ModelInfo};
@@ -38,6 +39,7 @@ pub use permission_update::{
 pub use prompt::{ImageSource, InputBlock, Priority, UserInputMessage};
 pub use rate_limit::{RateLimitEvent, RateLimitInfo, RateLimitWindowInfo};
 pub use rewind::{FILE_CHECKPOINTING_ENV, RewindFilesRequest, RewindFilesResult};
+pub use stream_event::{Event, EventDelta, StreamEvent};
 pub use tool_result::ToolResultContent;
 
 /// One line claude printed on stdout.
@@ -61,6 +63,14 @@ pub enum ClaudeMessage {
     Unknown(Value),
 }
 
+/// The `type` of a line that starts `{"type":"<kind>"` (as claude writes every line), when the
+/// kind has no escape in it.
+fn leading_type(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("{\"type\":\"")?;
+    let end = rest.find(['"', '\\'])?;
+    (rest.as_bytes()[end] == b'"').then(|| &rest[..end])
+}
+
 /// Why a stdout line could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum WireError {
@@ -79,6 +89,14 @@ impl ClaudeMessage {
     /// Known types are read straight into their typed form: a 20 MiB tool result is not first
     /// built as a generic JSON tree and then copied.
     pub fn parse(line: &str) -> Result<Self, WireError> {
+        // claude writes `type` first: read from the line's start, it saves a pass over the whole
+        // line (most of a text delta's cost). A line whose typed read fails takes the pass, so
+        // that its error is the one the pass gives.
+        if let Some(kind) = leading_type(line)
+            && let Some(Ok(message)) = Self::typed(kind, line)
+        {
+            return Ok(message);
+        }
         /// Only the top-level `type`; serde skips everything else without allocating.
         #[derive(Deserialize)]
         struct Kind {
@@ -87,23 +105,31 @@ impl ClaudeMessage {
         }
         let kind = serde_json::from_str::<Kind>(line)?.kind;
         let kind = kind.as_ref().and_then(Value::as_str).unwrap_or("");
+        match Self::typed(kind, line) {
+            Some(message) => message,
+            None => Self::from_value(serde_json::from_str(line)?),
+        }
+    }
+
+    /// A line of a known `kind` read into its typed form; `None` for another kind.
+    fn typed(kind: &str, line: &str) -> Option<Result<Self, WireError>> {
         fn typed<T: for<'de> Deserialize<'de>>(kind: &str, line: &str) -> Result<T, WireError> {
             serde_json::from_str(line).map_err(|error| WireError::BadShape {
                 kind: kind.to_owned(),
                 error,
             })
         }
-        Ok(match kind {
-            "system" => ClaudeMessage::System(typed(kind, line)?),
-            "assistant" => ClaudeMessage::Assistant(typed(kind, line)?),
-            "user" => ClaudeMessage::User(typed(kind, line)?),
-            "result" => ClaudeMessage::Result(typed(kind, line)?),
-            "stream_event" => ClaudeMessage::StreamEvent(typed(kind, line)?),
-            "control_request" => ClaudeMessage::ControlRequest(typed(kind, line)?),
-            "control_response" => ClaudeMessage::ControlResponse(typed(kind, line)?),
-            "tool_progress" => ClaudeMessage::ToolProgress(typed(kind, line)?),
-            "rate_limit_event" => ClaudeMessage::RateLimit(typed(kind, line)?),
-            _ => Self::from_value(serde_json::from_str(line)?)?,
+        Some(match kind {
+            "system" => typed(kind, line).map(ClaudeMessage::System),
+            "assistant" => typed(kind, line).map(ClaudeMessage::Assistant),
+            "user" => typed(kind, line).map(ClaudeMessage::User),
+            "result" => typed(kind, line).map(ClaudeMessage::Result),
+            "stream_event" => typed(kind, line).map(ClaudeMessage::StreamEvent),
+            "control_request" => typed(kind, line).map(ClaudeMessage::ControlRequest),
+            "control_response" => typed(kind, line).map(ClaudeMessage::ControlResponse),
+            "tool_progress" => typed(kind, line).map(ClaudeMessage::ToolProgress),
+            "rate_limit_event" => typed(kind, line).map(ClaudeMessage::RateLimit),
+            _ => return None,
         })
     }
 
@@ -386,16 +412,6 @@ pub struct ToolProgress {
     pub parent_tool_use_id: Option<String>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub elapsed_time_seconds: f64,
-}
-
-/// A raw Anthropic streaming event, relayed as it arrives.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct StreamEvent {
-    pub event: Value,
-    #[serde(default, deserialize_with = "lenient::any_shape")]
-    pub parent_tool_use_id: Option<String>,
-    #[serde(default, deserialize_with = "lenient::any_shape")]
-    pub session_id: Option<String>,
 }
 
 /// `{"type":"control_request"}` claude sends us.

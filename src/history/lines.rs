@@ -38,9 +38,23 @@ pub(super) fn for_each_line_up_to(
 /// check: a listing looks for a few markers in every line of thousands of transcripts.
 pub(super) fn for_each_wanted_line(
     path: &Path,
+    longest: impl FnMut() -> usize,
+    wanted: impl FnMut(&[u8]) -> bool,
+    mut each: impl FnMut(&str) -> ControlFlow<()>,
+) -> std::io::Result<()> {
+    for_each_wanted_buffer(path, longest, wanted, |buffer| {
+        each(&crate::utf8::lossy(buffer))
+    })
+}
+
+/// [`for_each_wanted_line`] handing `each` the buffer the line was read into, its bytes as read
+/// and its line end removed (empty lines are not passed on). `each` may take the buffer: a big
+/// line then leaves with it instead of being copied out, and the next line starts a new one.
+pub(super) fn for_each_wanted_buffer(
+    path: &Path,
     mut longest: impl FnMut() -> usize,
     mut wanted: impl FnMut(&[u8]) -> bool,
-    mut each: impl FnMut(&str) -> ControlFlow<()>,
+    mut each: impl FnMut(&mut Vec<u8>) -> ControlFlow<()>,
 ) -> std::io::Result<()> {
     let mut reader = BufReader::with_capacity(READ_CHUNK, File::open(path)?);
     let mut buffer = Vec::new();
@@ -56,19 +70,103 @@ pub(super) fn for_each_wanted_line(
         if !wanted(&buffer) {
             continue;
         }
-        // The check for valid UTF-8 first: it is much faster than the lossy conversion's, which
-        // is only needed for a line that is not.
-        let line = match std::str::from_utf8(&buffer) {
-            Ok(line) => std::borrow::Cow::Borrowed(line),
-            Err(_) => String::from_utf8_lossy(&buffer),
-        };
-        let line = line.trim_end_matches(['\n', '\r']);
-        if line.is_empty() {
+        let end = buffer
+            .iter()
+            .rposition(|&byte| byte != b'\n' && byte != b'\r')
+            .map_or(0, |last| last + 1);
+        buffer.truncate(end);
+        if buffer.is_empty() {
             continue;
         }
-        if each(line).is_break() {
+        if each(&mut buffer).is_break() {
             return Ok(());
         }
+    }
+}
+
+/// Calls `each` with every line of the file (empty ones too, newline removed), each of its string
+/// literals longer than `longest_string` bytes (escaped) emptied to `""`: for a reader that wants
+/// only a line's small fields (its ids), which then never holds a line's big text (a tool's
+/// output, MiBs) at all. Bytes as read: not checked for UTF-8. A newline ends a line wherever it
+/// is, as in every other read here.
+pub(super) fn for_each_line_without_big_strings(
+    path: &Path,
+    longest_string: usize,
+    mut each: impl FnMut(&[u8]),
+) -> std::io::Result<()> {
+    let mut reader = BufReader::with_capacity(READ_CHUNK, File::open(path)?);
+    let mut line = Vec::new();
+    // Inside a string: where its text starts in `line`, whether a backslash was just read, and
+    // whether the string is being left out.
+    let mut string: Option<(usize, bool, bool)> = None;
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            if !line.is_empty() {
+                each(&line);
+            }
+            return Ok(());
+        }
+        let mut at = 0;
+        while at < available.len() {
+            let rest = &available[at..];
+            match &mut string {
+                None => match memchr::memchr2(b'"', b'\n', rest) {
+                    Some(found) if rest[found] == b'"' => {
+                        line.extend_from_slice(&rest[..=found]);
+                        string = Some((line.len(), false, false));
+                        at += found + 1;
+                    }
+                    Some(found) => {
+                        line.extend_from_slice(&rest[..found]);
+                        each(&line);
+                        line.clear();
+                        at += found + 1;
+                    }
+                    None => {
+                        line.extend_from_slice(rest);
+                        at = available.len();
+                    }
+                },
+                Some((start, escaped, left_out)) => {
+                    let (start, left_out_now) = (*start, *left_out);
+                    // The byte after a backslash is never the string's end.
+                    let skip = usize::from(std::mem::take(escaped) && rest[0] != b'\n');
+                    let found =
+                        memchr::memchr3(b'"', b'\\', b'\n', &rest[skip..]).map(|f| f + skip);
+                    let run = found.unwrap_or(rest.len());
+                    if !left_out_now {
+                        line.extend_from_slice(&rest[..run]);
+                        if line.len() - start > longest_string {
+                            line.truncate(start);
+                            *left_out = true;
+                        }
+                    }
+                    at += run;
+                    let Some(found) = found else { continue };
+                    match rest[found] {
+                        b'"' => {
+                            line.push(b'"');
+                            string = None;
+                        }
+                        b'\\' => {
+                            if !*left_out {
+                                line.push(b'\\');
+                            }
+                            *escaped = true;
+                        }
+                        _ => {
+                            each(&line);
+                            line.clear();
+                            string = None;
+                        }
+                    }
+                    at += 1;
+                }
+            }
+        }
+        let consumed = available.len();
+        reader.consume(consumed);
     }
 }
 
@@ -96,6 +194,13 @@ fn read_line_up_to(
                 buffer.clear();
                 buffer.push(b'\n');
             } else {
+                if buffer.len() + taken > buffer.capacity() && buffer.capacity() >= READ_CHUNK {
+                    // A line longer than a read: its buffer goes straight to a mapped size
+                    // (only the pages the line fills become resident), not through the heap.
+                    let wanted =
+                        (buffer.len() + taken).max(crate::platform::memory::MAP_ABOVE_BYTES);
+                    buffer.reserve(wanted - buffer.len());
+                }
                 buffer.extend_from_slice(&available[..taken]);
             }
         }

@@ -24,7 +24,8 @@ use serde_json::Value;
 use super::HistoryError;
 use super::lines::{self, UserLine};
 use super::paths::{check_session_id, find, project_dirs_for, transcript_name};
-use super::thread::{self, Parents};
+use super::thread::{self, Id, Parents};
+use crate::claude::big_line;
 use crate::claude::wire::ClaudeMessage;
 use crate::domain::{ContentChunk, SessionUpdate, ToolCallUpdate, ToolStatus};
 use crate::translate::TurnTranslator;
@@ -85,8 +86,8 @@ pub(crate) fn stream(
     let mut shown = outline
         .messages
         .iter()
-        .filter(|m| match (&chain, &m.uuid) {
-            (Some(chain), Some(uuid)) => chain.contains(uuid),
+        .filter(|m| match (&chain, m.uuid) {
+            (Some(chain), Some(uuid)) => chain.has(uuid),
             (None, _) => true,
             (Some(_), None) => false,
         })
@@ -105,12 +106,12 @@ pub(crate) fn stream(
         while shown.next_if(|&at| at < index).is_some() {}
         shown.next_if_eq(&index).is_some()
     };
-    lines::for_each_wanted_line(
+    lines::for_each_wanted_buffer(
         file,
         || usize::MAX,
         wanted,
-        |text| {
-            if let Some(value) = lines::parse(text) {
+        |line| {
+            if let Some(value) = parse_line(line) {
                 thread.add(value);
             }
             if thread.stopped {
@@ -125,6 +126,31 @@ pub(crate) fn stream(
     Ok(())
 }
 
+/// Lines at least this long have their big strings (a tool's output, stored twice) made in place,
+/// in the line's own buffer, instead of copied out of it ([`big_line::parse_value`]).
+const BIG_LINE_BYTES: usize = 256 * 1024;
+
+/// One line of the thread as JSON, `None` for one that is not a JSON object. A big line is taken
+/// from `line`, and its biggest string is that buffer.
+fn parse_line(line: &mut Vec<u8>) -> Option<Value> {
+    if line.len() >= BIG_LINE_BYTES {
+        match big_line::parse_value(std::mem::take(line), big_line::BIG_LITERAL_BYTES) {
+            Ok(Ok(value)) => return Some(value),
+            Ok(Err(e)) => {
+                tracing::debug!("skipping a transcript line that is not JSON: {e}");
+                return None;
+            }
+            // A line the in-place path does not read exactly as the normal one: the normal one.
+            Err(untouched) => *line = untouched,
+        }
+    }
+    lines::parse(&crate::utf8::lossy(line))
+}
+
+/// The outline's read keeps a line's strings up to this long (escaped): ids, types. Longer ones
+/// (a tool's output) are left out as they are read, so no line is ever held whole there.
+const LONGEST_ID_FIELD: usize = 1024;
+
 /// What the first read keeps of a transcript: each line's parent and where the messages are.
 struct Outline {
     parents: Parents,
@@ -134,7 +160,7 @@ struct Outline {
 /// A `user`, `assistant` or `system` line: its number in the file (counting every line) and id.
 struct MessageAt {
     line: usize,
-    uuid: Option<String>,
+    uuid: Option<Id>,
     sidechain: bool,
 }
 
@@ -160,65 +186,45 @@ impl Outline {
             messages: Vec::new(),
         };
         let mut line = 0usize;
-        lines::for_each_wanted_line(
-            file,
-            || usize::MAX,
-            |bytes| {
-                let index = line;
-                line += 1;
-                let ids = match serde_json::from_slice::<LineIds>(bytes) {
-                    Ok(ids) => ids,
-                    // Not JSON, not an object, or not UTF-8: the second read parses it as text.
-                    Err(_) => {
-                        match serde_json::from_str::<LineIds>(&String::from_utf8_lossy(bytes)) {
-                            Ok(ids) => return outline.note(index, ids.into_owned()),
-                            Err(_) => return false,
-                        }
+        lines::for_each_line_without_big_strings(file, LONGEST_ID_FIELD, |bytes| {
+            let index = line;
+            line += 1;
+            match serde_json::from_slice::<LineIds>(bytes) {
+                Ok(ids) => outline.note(index, ids),
+                // Not JSON, not an object, or not UTF-8: the second read parses it as text.
+                Err(_) => {
+                    if let Ok(ids) = serde_json::from_str::<LineIds>(&crate::utf8::lossy(bytes)) {
+                        outline.note(index, ids);
                     }
-                };
-                outline.note(index, ids)
-            },
-            |_| ControlFlow::Continue(()),
-        )?;
+                }
+            }
+        })?;
         Ok(outline)
     }
 
-    /// Notes one line; never wanted whole (the outline's read parses nothing else).
-    fn note(&mut self, line: usize, ids: LineIds) -> bool {
+    /// Notes one line.
+    fn note(&mut self, line: usize, ids: LineIds) {
         let parent = ids.parent.as_deref().or(ids.logical_parent.as_deref());
-        if let (Some(uuid), Some(parent)) = (ids.uuid.as_deref(), parent) {
-            self.parents.insert(uuid, parent);
-        }
+        let uuid = ids
+            .uuid
+            .as_deref()
+            .map(|uuid| self.parents.note(uuid, parent));
         if matches!(ids.kind.as_deref(), Some("user" | "assistant" | "system")) {
             self.messages.push(MessageAt {
                 line,
-                uuid: ids.uuid.map(Cow::into_owned),
+                uuid,
                 sidechain: ids.sidechain == Some(true),
             });
         }
-        false
     }
 
     /// The last main-thread message with an id.
-    fn leaf(&self) -> Option<&str> {
+    fn leaf(&self) -> Option<Id> {
         self.messages
             .iter()
             .rev()
             .filter(|m| !m.sidechain)
-            .find_map(|m| m.uuid.as_deref())
-    }
-}
-
-impl LineIds<'_> {
-    fn into_owned(self) -> LineIds<'static> {
-        let own = |c: Option<Cow<str>>| c.map(|c| Cow::Owned(c.into_owned()));
-        LineIds {
-            kind: own(self.kind),
-            uuid: own(self.uuid),
-            parent: own(self.parent),
-            logical_parent: own(self.logical_parent),
-            sidechain: self.sidechain,
-        }
+            .find_map(|m| m.uuid)
     }
 }
 

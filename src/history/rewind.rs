@@ -8,7 +8,6 @@
 //! thread claude would resume still holds the dropped prompt; once a new prompt has branched off,
 //! the transcript says it all and the record is ignored.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -17,7 +16,7 @@ use serde_json::Value;
 use super::HistoryError;
 use super::lines::{self, UserLine};
 use super::paths::{check_session_id, find};
-use super::thread::{Parents, last_leaf, on_chain, read_messages, uuid_of};
+use super::thread::{Chain, Id, Parents, last_leaf, on_chain, read_messages, uuid_of};
 
 const RECORD_NAME: &str = "claude-acp-rewind.json";
 
@@ -70,7 +69,8 @@ pub(crate) fn prompts(
 ) -> Result<Vec<StoredPrompt>, HistoryError> {
     let file = transcript_of(config_dir, session_id)?;
     let (messages, parents) = read_messages(&file).map_err(io_error(&file))?;
-    let chain = thread_chain(&file, last_leaf(&messages), &parents);
+    let leaf = last_leaf(&messages).and_then(|uuid| parents.find(uuid));
+    let chain = thread_chain(&file, leaf, &parents);
     let prompts = messages
         .iter()
         .filter(|m| lines::line_type(m) == "user" && on_chain(m, &chain))
@@ -157,19 +157,18 @@ fn applies(point: &RewindPoint, messages: &[Value], parents: &Parents) -> bool {
         .is_some_and(|chain| chain.contains(&point.dropped_prompt))
 }
 
-/// The uuids of the thread to show and resume: the chain to the last message, or, while a rewind
+/// The ids of the thread to show and resume: the chain to the last message, or, while a rewind
 /// applies, the chain to where it left the thread. `None`: no message has a uuid (keep them all).
-pub(super) fn thread_chain(
+pub(super) fn thread_chain<'a>(
     file: &Path,
-    leaf: Option<&str>,
-    parents: &Parents,
-) -> Option<HashSet<String>> {
-    let last = parents.chain_from(leaf?);
+    leaf: Option<Id>,
+    parents: &'a Parents,
+) -> Option<Chain<'a>> {
+    let last = parents.chain_from(Some(leaf?));
     match load_record(file) {
-        Some(point) if last.contains(&point.dropped_prompt) => Some(match &point.resume_at {
-            Some(at) => parents.chain_from(at),
-            None => HashSet::new(),
-        }),
+        Some(point) if last.contains(&point.dropped_prompt) => {
+            Some(parents.chain_from(point.resume_at.as_deref().and_then(|at| parents.find(at))))
+        }
         _ => Some(last),
     }
 }

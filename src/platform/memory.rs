@@ -9,12 +9,14 @@
 //! (measured on a 10 MiB Write through a permission prompt: the adapter's growth went from 28.4 to
 //! 20.6 MiB). Other allocators (macOS's, Windows' heap, musl) are left as they are.
 
-/// Blocks of at least this many bytes are mapped from the OS, whatever came before.
-const MAP_ABOVE_BYTES: i32 = 1024 * 1024;
+/// Blocks of at least this many bytes are mapped from the OS, whatever came before. A buffer that
+/// will grow big is best grown straight to this size: doubling through the heap leaves each smaller
+/// buffer behind as free memory that stays resident.
+pub const MAP_ABOVE_BYTES: usize = 1024 * 1024;
 
 /// Call once, at start-up, before the first big allocation.
 pub fn keep_big_blocks_apart() {
-    imp::keep_big_blocks_apart(MAP_ABOVE_BYTES);
+    imp::keep_big_blocks_apart(MAP_ABOVE_BYTES as i32);
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -171,7 +171,7 @@ impl TurnTranslator {
     pub(crate) fn on_message(&mut self, msg: ClaudeMessage) -> Translation {
         let mut out = Translation::default();
         match msg {
-            ClaudeMessage::StreamEvent(e) => self.on_stream_event(&e, &mut out),
+            ClaudeMessage::StreamEvent(e) => self.on_stream_event(e, &mut out),
             ClaudeMessage::Assistant(a) => self.on_assistant(a, &mut out),
             ClaudeMessage::User(u) => self.on_user(u, &mut out),
             ClaudeMessage::System(s) => self.on_system(&s, &mut out),
@@ -229,19 +229,16 @@ impl TurnTranslator {
         }
     }
 
-    fn on_stream_event(&mut self, e: &StreamEvent, out: &mut Translation) {
+    /// Takes the event by value: a delta's text moves into its chunk.
+    fn on_stream_event(&mut self, e: StreamEvent, out: &mut Translation) {
         if e.parent_tool_use_id.is_some() {
             return;
         }
-        let event = &e.event;
-        let index = event.get("index").and_then(Value::as_u64);
-        match event
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-        {
+        let event = e.event;
+        let index = event.index;
+        match event.kind.as_deref().unwrap_or_default() {
             "message_start" => {
-                let message = event.get("message");
+                let message = event.message.as_ref();
                 let id = message
                     .and_then(|m| m.get("id"))
                     .and_then(Value::as_str)
@@ -256,20 +253,19 @@ impl TurnTranslator {
             }
             "content_block_start" => self.stream.block = index,
             "content_block_delta" => {
-                let delta = event.get("delta");
-                let kind = delta.and_then(|d| d.get("type")).and_then(Value::as_str);
-                let (text, thought) = match kind {
-                    Some("text_delta") => (delta.and_then(|d| d.get("text")), false),
-                    Some("thinking_delta") => (delta.and_then(|d| d.get("thinking")), true),
+                let delta = event.delta;
+                let (text, thought) = match delta.kind.as_deref() {
+                    Some("text_delta") => (delta.text, false),
+                    Some("thinking_delta") => (delta.thinking, true),
                     _ => return,
                 };
-                let Some(text) = text.and_then(Value::as_str).filter(|t| !t.is_empty()) else {
+                let Some(text) = text.filter(|t| !t.is_empty()) else {
                     return;
                 };
                 *self.stream.relayed.entry(index.unwrap_or(0)).or_default() += text.len();
                 let message = self.stream.message_id.as_deref();
                 out.updates.push(super::message_blocks::chunk(
-                    text.to_owned(),
+                    text,
                     thought,
                     message,
                     index.unwrap_or(0),
@@ -278,7 +274,9 @@ impl TurnTranslator {
             "message_delta" => {
                 // The final output count; the assembled lines carry the count at message start.
                 let output = event
-                    .pointer("/usage/output_tokens")
+                    .usage
+                    .as_ref()
+                    .and_then(|usage| usage.get("output_tokens"))
                     .and_then(Value::as_u64);
                 if let (Some(output), Some((id, tokens))) = (output, self.last_context.as_mut())
                     && *id == self.stream.message_id

@@ -29,10 +29,10 @@ pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
         is_error,
         structured,
     } = result;
-    let text = content.into_text();
+    let mut text = content.into_text();
     let tool = tool_name.unwrap_or_default();
     let bash = (super::tools::is_command_tool(tool) && !is_error)
-        .then(|| bash_output(structured.as_ref()))
+        .then(|| bash_output(structured.as_ref(), &mut text))
         .flatten();
     let shows_text = if is_error {
         true
@@ -126,17 +126,24 @@ fn raw_output(structured: Option<Value>, text: String) -> Map<String, Value> {
     }
 }
 
-/// stdout, then stderr, from Bash's structured result; None when both are empty.
-fn bash_output(structured: Option<&Value>) -> Option<String> {
+/// stdout, then stderr, from Bash's structured result; None when both are empty. The result's
+/// `text` is taken instead of a copy when it is that same output (claude stores a command's output
+/// twice, and it can be MiBs); otherwise it is left as it was.
+fn bash_output(structured: Option<&Value>, text: &mut String) -> Option<String> {
     let r = structured?.as_object()?;
     let stdout = r.get("stdout").and_then(Value::as_str).unwrap_or_default();
     let stderr = r.get("stderr").and_then(Value::as_str).unwrap_or_default();
-    match (stdout.is_empty(), stderr.is_empty()) {
-        (true, true) => None,
-        (false, true) => Some(stdout.to_owned()),
-        (true, false) => Some(stderr.to_owned()),
-        (false, false) => Some(format!("{stdout}\n{stderr}")),
-    }
+    let output = match (stdout.is_empty(), stderr.is_empty()) {
+        (true, true) => return None,
+        (false, true) => stdout,
+        (true, false) => stderr,
+        (false, false) => return Some(format!("{stdout}\n{stderr}")),
+    };
+    Some(if text == output {
+        std::mem::take(text)
+    } else {
+        output.to_owned()
+    })
 }
 
 /// Command output and file text go in a code block, so markdown in them is not rendered.

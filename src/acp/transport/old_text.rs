@@ -2,6 +2,8 @@
 //! old text (ACP allows either), but some editors (Toad) show their diff review only when the key
 //! is there: every line with a diff gets it added before it is written.
 
+use std::sync::LazyLock;
+
 use serde_json::Value;
 
 /// What a diff looks like in the compact JSON the SDK writes; escaped inside a string it is not.
@@ -9,7 +11,11 @@ const DIFF_TAG: &[u8] = br#""type":"diff""#;
 
 /// `line` with `"oldText": null` in each diff that has no `oldText`; other lines as they are.
 pub(crate) fn explicit_old_text(line: Vec<u8>) -> Vec<u8> {
-    if memchr::memmem::find(&line, DIFF_TAG).is_none() {
+    // Built once: every line to the editor is searched (a finder costs more to build than a
+    // short line's search).
+    static DIFF_FINDER: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(DIFF_TAG));
+    if DIFF_FINDER.find(&line).is_none() {
         return line;
     }
     let Ok(mut value) = serde_json::from_slice::<Value>(&line) else {

@@ -282,3 +282,49 @@ fn unknown_and_malformed_ids_are_errors() {
         assert!(crate::history::find(&config, bad).is_none());
     }
 }
+
+#[test]
+fn a_tool_output_of_hundreds_of_kib_replays_whole_and_unchanged() {
+    let (_dir, copy) = temp_copy_of_fixture();
+    let small = replay_file(&copy, &fixture_cwd()).unwrap();
+    // 400 KB of command output with every kind of escape a transcript line holds.
+    let big: String = (0..8_000)
+        .map(|n| format!("{n:05} \"quoted\" back\\slash\ttab \u{1} é 😀 ``ticks``\n"))
+        .collect::<String>()
+        + "the end";
+    let text = fs::read_to_string(&copy).unwrap();
+    let mut bash_id = None;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut value: Value = serde_json::from_str(line).unwrap();
+            if value["toolUseResult"]["stdout"] == "first line\nsecond line" {
+                value["message"]["content"][0]["content"] = json!(big);
+                value["toolUseResult"]["stdout"] = json!(big);
+                bash_id = value["message"]["content"][0]["tool_use_id"]
+                    .as_str()
+                    .map(str::to_owned);
+                return value.to_string();
+            }
+            line.to_owned()
+        })
+        .collect();
+    let bash_id = bash_id.expect("the fixture's Bash result");
+    fs::write(&copy, lines.join("\n") + "\n").unwrap();
+
+    let expected: Vec<SessionUpdate> = small
+        .into_iter()
+        .map(|update| match update {
+            SessionUpdate::ToolCallUpdate(mut update) if update.id == bash_id => {
+                update.content = Some(vec![ToolContent::Text {
+                    text: format!("```\n{big}\n```"),
+                }]);
+                let raw = update.raw_output.as_mut().unwrap();
+                raw.insert("stdout".into(), json!(big));
+                SessionUpdate::ToolCallUpdate(update)
+            }
+            other => other,
+        })
+        .collect();
+    assert_eq!(replay_file(&copy, &fixture_cwd()).unwrap(), expected);
+}
