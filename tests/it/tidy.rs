@@ -1,7 +1,8 @@
 //! The layout rules, checked on the source so they hold as the code grows: only `src/acp/` imports
 //! the ACP SDK, only `src/claude/` builds claude's stream-json, only `src/platform/` holds code
 //! that differs per operating system, `session` does not reach into `doctor`, no source file is
-//! over 600 lines, a module's unit tests are its child module `tests`, production comments say
+//! over 600 lines, a module's unit tests are its child module `tests`, tests start no program a
+//! machine with Rust and npm may lack, production comments say
 //! "the pinned claude" rather than its version, and no file names a development machine's paths.
 //! The rooms of `src/` (its folders and top files) import downwards only ([`BELOW`]) and never in
 //! a circle, the permission wing alone serves MCP over HTTP, one pending-request map serves both
@@ -169,6 +170,37 @@ fn no_source_file_is_over_600_lines() {
         .map(|(name, text)| format!("{name} ({} lines)", text.lines().count()))
         .collect();
     assert!(long.is_empty(), "split these by subject: {long:?}");
+}
+
+/// The README's test command needs Rust and npm only: what a test starts beside claude-acp is
+/// node (which comes with npm), a shell or claude itself. A program a fresh machine may lack
+/// belongs to a test that says so in its `#[ignore = "needs ..."]` (Lua, Emacs, tmux).
+#[test]
+fn tests_start_no_program_a_fresh_machine_lacks() {
+    let starts = |text: &str, program: &str| {
+        // `Command::new("python3")`, and the claude room's test helper `program("python3", ...)`.
+        [
+            format!("Command::new(\"{program}\")"),
+            format!("program(\"{program}\""),
+        ]
+        .iter()
+        .any(|call| text.contains(call.as_str()))
+    };
+    let naming: Vec<String> = ["src", "tests/it"]
+        .into_iter()
+        .flat_map(rust_files)
+        .filter(|(name, _)| name != "tests/it/tidy.rs")
+        .filter(|(_, text)| {
+            ["python3", "python", "perl"]
+                .iter()
+                .any(|p| starts(text, p))
+        })
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        naming.is_empty(),
+        "these start a program a machine with Rust and npm may lack (use node): {naming:?}"
+    );
 }
 
 #[test]

@@ -28,12 +28,11 @@ async fn messages_arrive_in_order_then_one_exit_with_code_and_stderr() {
 
 #[tokio::test]
 async fn a_20_mib_line_arrives_whole() {
-    let (_process, _handle, mut events) = ClaudeProcess::spawn(python(
+    let (_process, _handle, mut events) = ClaudeProcess::spawn(node(
         r#"
-import json, sys
-text = "x" * (20 << 20)
-sys.stdout.write(json.dumps({"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}) + "\n")
-sys.stdout.write('{"type":"result","subtype":"success"}\n')
+const text = "x".repeat(20 << 20);
+process.stdout.write(JSON.stringify({type: "assistant", message: {content: [{type: "text", text}]}}) + "\n");
+process.stdout.write('{"type":"result","subtype":"success"}\n');
 "#,
     ))
     .unwrap();

@@ -9,30 +9,28 @@ use super::*;
 /// Answers control requests: two at a time and in reverse order (so correlation, not order, must
 /// match them up), `set_model` with an error, `interrupt` never. Also answers an id nobody asked.
 const CONTROL_PEER: &str = r#"
-import json, sys
-print(json.dumps({"type": "control_response", "response": {"subtype": "success", "request_id": "nobody", "response": {}}}), flush=True)
-held = []
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("type") != "control_request" or m["request"]["subtype"] == "interrupt":
-        continue
-    held.append(m)
-    if len(held) < 2:
-        continue
-    for m in reversed(held):
-        rid, req = m["request_id"], m["request"]
-        if req["subtype"] == "set_model":
-            out = {"subtype": "error", "request_id": rid, "error": "no such model: " + req["model"]}
-        else:
-            out = {"subtype": "success", "request_id": rid, "response": {"mode": req.get("mode")}}
-        print(json.dumps({"type": "control_response", "response": out}), flush=True)
-    print(json.dumps({"type": "system", "subtype": "answered"}), flush=True)
-    held = []
+const say = (m) => process.stdout.write(JSON.stringify(m) + "\n");
+say({type: "control_response", response: {subtype: "success", request_id: "nobody", response: {}}});
+let held = [];
+require("readline").createInterface({input: process.stdin}).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.type !== "control_request" || m.request.subtype === "interrupt") return;
+  held.push(m);
+  if (held.length < 2) return;
+  for (const h of held.reverse()) {
+    const [rid, req] = [h.request_id, h.request];
+    say({type: "control_response", response: req.subtype === "set_model"
+      ? {subtype: "error", request_id: rid, error: "no such model: " + req.model}
+      : {subtype: "success", request_id: rid, response: {mode: req.mode ?? null}}});
+  }
+  say({type: "system", subtype: "answered"});
+  held = [];
+});
 "#;
 
 #[tokio::test]
 async fn requests_get_their_own_answers_and_unanswered_ones_time_out() {
-    let (_process, handle, mut events) = ClaudeProcess::spawn(python(CONTROL_PEER)).unwrap();
+    let (_process, handle, mut events) = ClaudeProcess::spawn(node(CONTROL_PEER)).unwrap();
     let wait = Duration::from_secs(5);
     let (mode, model) = tokio::join!(
         handle.request(
@@ -70,8 +68,8 @@ async fn requests_get_their_own_answers_and_unanswered_ones_time_out() {
 
 #[tokio::test]
 async fn pending_and_later_requests_fail_when_claude_exits() {
-    let (_process, handle, mut events) = ClaudeProcess::spawn(python(
-        "import sys; sys.stdin.readline(); sys.stderr.write('fatal: bad flag\\n'); sys.exit(2)",
+    let (_process, handle, mut events) = ClaudeProcess::spawn(node(
+        "process.stdin.once('data', () => { process.stderr.write('fatal: bad flag\\n'); process.exit(2); });",
     ))
     .unwrap();
     let err = handle
