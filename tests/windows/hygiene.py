@@ -31,11 +31,19 @@ def ourselves():
 
 
 def processes(name):
-    """Linux pids of the Wine processes whose command line names `name` (never this script)."""
+    """Linux pids of the Wine processes whose command line names `name`: never this script, nor
+    claude-acp.exe, whose own command line names the claude it starts (`--claude-path`)."""
     out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
     mine = ourselves()
-    found = [int(line.split()[0]) for line in out.splitlines() if name in line]
+    found = [
+        int(line.split()[0])
+        for line in out.splitlines()
+        if name in line and (name == ADAPTER_NAME or ADAPTER_NAME not in line)
+    ]
     return [pid for pid in found if pid not in mine]
+
+
+ADAPTER_NAME = "claude-acp.exe"
 
 
 def wait_until(check, seconds):
