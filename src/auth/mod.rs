@@ -1,12 +1,15 @@
 //! Logins and the route of claude's API requests, adapter-wide: the methods `initialize` offers,
 //! what `authenticate` and `logout` do with claude's own login, the login last seen, and the
-//! editor's gateway every claude of this process starts through. Nothing here knows a session:
+//! editor's gateway every claude of this process starts through, and the models it serves. Nothing here knows a session:
 //! the session registry applies each outcome to the sessions it holds.
 
+mod listing;
 mod login;
 mod methods;
+mod narrow;
 mod route;
 
+pub(crate) use self::listing::SystemHttp;
 pub(crate) use self::login::{KnownLogin, Login, authenticate, log_out};
 pub(crate) use self::methods::offered;
 pub(crate) use self::route::Route;

@@ -8,7 +8,7 @@ use crate::domain::{ApiKind, Gateway};
 
 /// The bearer token claude sends the gateway in place of a login (the gateway authenticates the
 /// user by its own headers).
-const TOKEN_PLACEHOLDER: &str = "acp-proxy";
+pub(crate) const TOKEN_PLACEHOLDER: &str = "acp-proxy";
 
 /// Vertex's own endpoint: claude is not told it, since naming even the default host makes claude
 /// treat the route as a custom deployment and hide models it would offer.
@@ -27,8 +27,9 @@ const ROUTE_VARIABLES: &[&str] = &[
     "CLAUDE_CODE_OAUTH_TOKEN",
 ];
 
-/// The variables to set on claude for `gateway`.
-pub(crate) fn gateway_env(gateway: &Gateway) -> Vec<(String, String)> {
+/// The variables to set on claude for `gateway`; `region_prefix`: the Bedrock cross-region
+/// prefix of the models the gateway listed, which claude then calls them under.
+pub(crate) fn gateway_env(gateway: &Gateway, region_prefix: Option<&str>) -> Vec<(String, String)> {
     let custom_headers = gateway
         .headers
         .iter()
@@ -56,6 +57,9 @@ pub(crate) fn gateway_env(gateway: &Gateway) -> Vec<(String, String)> {
             set("ANTHROPIC_BEDROCK_BASE_URL", gateway.base_url.clone());
             // In place of the local AWS credentials claude would look for.
             set("AWS_BEARER_TOKEN_BEDROCK", TOKEN_PLACEHOLDER.into());
+            if let Some(prefix) = region_prefix {
+                set("ANTHROPIC_BEDROCK_REGION_PREFIX", prefix.to_owned());
+            }
         }
         ApiKind::Vertex => {
             set("CLAUDE_CODE_USE_VERTEX", "1".into());
@@ -79,14 +83,17 @@ mod tests {
 
     #[test]
     fn the_gateway_is_claude_s_api_with_its_headers_and_no_other_login() {
-        let env = gateway_env(&Gateway {
-            base_url: "https://gw.example.com/anthropic".into(),
-            headers: vec![
-                ("X-Team".into(), "blue".into()),
-                ("Authorization".into(), "Bearer t0k3n".into()),
-            ],
-            ..Gateway::default()
-        });
+        let env = gateway_env(
+            &Gateway {
+                base_url: "https://gw.example.com/anthropic".into(),
+                headers: vec![
+                    ("X-Team".into(), "blue".into()),
+                    ("Authorization".into(), "Bearer t0k3n".into()),
+                ],
+                ..Gateway::default()
+            },
+            None,
+        );
         let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!(
             get("ANTHROPIC_BASE_URL"),
@@ -107,13 +114,17 @@ mod tests {
 
     #[test]
     fn a_bedrock_gateway_is_claude_s_bedrock_route_at_its_url_with_no_aws_login() {
-        let env = gateway_env(&Gateway {
-            api: ApiKind::Bedrock,
-            base_url: "https://gw.example.com/bedrock".into(),
-            headers: vec![("X-Team".into(), "blue".into())],
-            vertex: None,
-        });
+        let env = gateway_env(
+            &Gateway {
+                api: ApiKind::Bedrock,
+                base_url: "https://gw.example.com/bedrock".into(),
+                headers: vec![("X-Team".into(), "blue".into())],
+                vertex: None,
+            },
+            Some("eu"),
+        );
         assert_eq!(get(&env, "CLAUDE_CODE_USE_BEDROCK"), Some("1"));
+        assert_eq!(get(&env, "ANTHROPIC_BEDROCK_REGION_PREFIX"), Some("eu"));
         assert_eq!(get(&env, "CLAUDE_CODE_USE_VERTEX"), Some("0"));
         assert_eq!(
             get(&env, "ANTHROPIC_BEDROCK_BASE_URL"),
@@ -134,22 +145,28 @@ mod tests {
             project_id: "proj-1".into(),
             region: "europe-west4".into(),
         };
-        let own = gateway_env(&Gateway {
-            api: ApiKind::Vertex,
-            base_url: VERTEX_DEFAULT_URL.into(),
-            headers: Vec::new(),
-            vertex: Some(target.clone()),
-        });
+        let own = gateway_env(
+            &Gateway {
+                api: ApiKind::Vertex,
+                base_url: VERTEX_DEFAULT_URL.into(),
+                headers: Vec::new(),
+                vertex: Some(target.clone()),
+            },
+            None,
+        );
         assert_eq!(get(&own, "CLAUDE_CODE_USE_VERTEX"), Some("1"));
         assert_eq!(get(&own, "ANTHROPIC_VERTEX_PROJECT_ID"), Some("proj-1"));
         assert_eq!(get(&own, "CLOUD_ML_REGION"), Some("europe-west4"));
         assert_eq!(get(&own, "ANTHROPIC_VERTEX_BASE_URL"), Some(""));
-        let custom = gateway_env(&Gateway {
-            api: ApiKind::Vertex,
-            base_url: "https://gw.example.com/vertex".into(),
-            headers: Vec::new(),
-            vertex: Some(target),
-        });
+        let custom = gateway_env(
+            &Gateway {
+                api: ApiKind::Vertex,
+                base_url: "https://gw.example.com/vertex".into(),
+                headers: Vec::new(),
+                vertex: Some(target),
+            },
+            None,
+        );
         assert_eq!(
             get(&custom, "ANTHROPIC_VERTEX_BASE_URL"),
             Some("https://gw.example.com/vertex")

@@ -273,7 +273,7 @@ impl SessionActor {
         settings.toggles.fast = switches.fast;
         settings.toggles.ultracode = switches.ultracode;
         let edit_log = EditLog::new(config.claude_config_dir.clone(), id.clone());
-        Self {
+        let mut actor = Self {
             asker,
             path: PermissionPath::new(config.permission_transport),
             translator: {
@@ -313,7 +313,10 @@ impl SessionActor {
                 flags,
                 editor_servers,
             },
-        }
+        };
+        // A session opened on a gateway's route offers the models it lists from the start.
+        actor.offer_models(settings::ClaudeModel::NextStart);
+        actor
     }
 
     /// Starts claude now, so the first prompt finds it warm. Never waits on a model turn.
@@ -458,6 +461,8 @@ impl SessionActor {
             }
             Command::RouteChanged => {
                 self.tools.restart_due = self.claude.is_running();
+                self.offer_models(settings::ClaudeModel::NextStart);
+                self.options_known();
                 self.restart_if_due();
             }
             Command::Close { .. } => unreachable!("handled in run"),

@@ -24,30 +24,43 @@ impl Sessions {
         Ok(())
     }
 
-    /// `providers/set`: the editor's gateway for the one provider, `main`.
-    pub(super) fn set_provider(
+    /// `providers/set`: the editor's gateway for the one provider, `main`, once its models are
+    /// listed (a listing that fails changes nothing).
+    pub(super) async fn set_provider(
         &self,
         provider_id: &str,
         gateway: Gateway,
     ) -> Result<(), AgentError> {
         crate::auth::check_provider_id(provider_id)?;
-        self.reroute(Some(gateway));
+        let route = &self.config.route;
+        if route
+            .set_provider(gateway, &crate::auth::SystemHttp)
+            .await?
+        {
+            self.rerouted();
+        }
         Ok(())
     }
 
     /// `providers/disable`: the environment's own route again (an unknown id changes nothing).
-    pub(super) fn disable_provider(&self, provider_id: &str) {
-        if crate::auth::check_provider_id(provider_id).is_ok() {
-            self.reroute(None);
+    pub(super) async fn disable_provider(&self, provider_id: &str) {
+        if crate::auth::check_provider_id(provider_id).is_ok()
+            && self.config.route.disable_provider().await
+        {
+            self.rerouted();
         }
     }
 
-    /// Every claude from now on takes `gateway` (or the environment's route); each live
-    /// session's claude is replaced (with `--resume`) as soon as it has no turn running.
+    /// Every claude from now on takes `gateway` (or the environment's route).
     fn reroute(&self, gateway: Option<Gateway>) {
-        if !self.config.route.set(gateway) {
-            return;
+        if self.config.route.set(gateway) {
+            self.rerouted();
         }
+    }
+
+    /// The route changed: each live session's claude is replaced (with `--resume`) as soon as
+    /// it has no turn running, and its models follow the route at once.
+    fn rerouted(&self) {
         let shown = self.config.route.shown();
         tracing::info!(
             api = shown.api.name(),

@@ -354,11 +354,11 @@ impl AgentCore for Sessions {
     }
 
     async fn set_provider(&self, provider_id: &str, gateway: Gateway) -> Result<(), AgentError> {
-        Sessions::set_provider(self, provider_id, gateway)
+        Sessions::set_provider(self, provider_id, gateway).await
     }
 
     async fn disable_provider(&self, provider_id: &str) -> Result<(), AgentError> {
-        Sessions::disable_provider(self, provider_id);
+        Sessions::disable_provider(self, provider_id).await;
         Ok(())
     }
 

@@ -42,6 +42,14 @@ impl std::fmt::Display for Setting {
     }
 }
 
+/// Whether [`SessionActor::offer_models`] tells a running claude of a model change, or leaves it
+/// to the next claude (one that is about to start, or to be replaced for a new route).
+#[derive(Clone, Copy)]
+pub(super) enum ClaudeModel {
+    Tell,
+    NextStart,
+}
+
 /// Who waits for a change: `session/set_mode`, or `session/set_config_option` (the options after it).
 pub(super) enum SettingReply {
     Mode(Reply<()>),
@@ -63,7 +71,11 @@ pub(super) struct Settings {
     /// Whether the mode was set or seen changing since the session opened.
     pub(super) mode_touched: bool,
     /// claude's models (from its `initialize` reply, or the options cache); empty when unknown.
+    pub(super) claude_models: Vec<ModelInfo>,
+    /// The models this session offers: claude's, or those of them the gateway lists.
     pub(super) models: Vec<ModelInfo>,
+    /// Whether `models` is narrowed to a gateway's listing (and may then be empty).
+    pub(super) narrowed: bool,
     /// The model chosen (`--model`, the model option); `None`: claude's default.
     pub(super) model: Option<String>,
     /// The effort level chosen (`--effort`, `_meta`, the effort option); `None`: the model's own.
@@ -84,7 +96,9 @@ impl Settings {
         Self {
             mode,
             mode_touched: false,
+            claude_models: models.clone(),
             models,
+            narrowed: false,
             model: flags.value_of("--model").map(str::to_owned),
             effort: flags.value_of("--effort").map(str::to_owned),
             announced: super::options::Announced::default(),
@@ -210,7 +224,7 @@ impl SessionActor {
 
     /// Starts a model change (the `model` config option); answered like [`Self::set_mode`].
     pub(super) fn set_model(&mut self, model: String, reply: SettingReply) {
-        if !self.settings.models.is_empty()
+        if (self.settings.narrowed || !self.settings.models.is_empty())
             && !self.settings.models.iter().any(|m| m.value == model)
         {
             let known: Vec<&str> = self
@@ -334,7 +348,8 @@ impl SessionActor {
         let models = ModelInfo::from_initialize_reply(&reply);
         if !models.is_empty() {
             self.remember_models(&reply, &models);
-            self.settings.models = models;
+            self.settings.claude_models = models;
+            self.offer_models(ClaudeModel::Tell);
         }
         // claude's starting mode counts only until anyone (the editor, claude) has changed it: the
         // reply may arrive after an early `session/set_mode`.
@@ -355,6 +370,41 @@ impl SessionActor {
             }
         }
         self.options_known();
+    }
+
+    /// Offers claude's models the route serves (all of them, unless a gateway listed its own).
+    /// When that leaves out the model the session runs, it moves to the first model offered, as
+    /// the TypeScript adapter does: the next claude starts on it, and `tell` a running one.
+    pub(super) fn offer_models(&mut self, tell: ClaudeModel) {
+        let claude = &self.settings.claude_models;
+        let offered = self.ctx.config.route.offered_models(claude);
+        self.settings.narrowed = offered.is_some();
+        self.settings.models = offered.unwrap_or_else(|| claude.clone());
+        let running = self
+            .settings
+            .model
+            .clone()
+            .or_else(|| claude.first().map(|m| m.value.clone()));
+        let models = &self.settings.models;
+        let (Some(running), Some(first)) = (running, models.first()) else {
+            return;
+        };
+        if models.iter().any(|m| m.value == running) {
+            return;
+        }
+        let first = first.value.clone();
+        tracing::info!(session = %self.ctx.id, dropped = %running, model = %first,
+            "the gateway does not list the session's model; moving to the first it lists");
+        self.ctx.flags.set("--model", &first);
+        self.settings.model = Some(first.clone());
+        if let (ClaudeModel::Tell, Some(handle)) = (tell, self.claude.handle()) {
+            let request = OutboundControl::SetModel { model: Some(first) };
+            tokio::spawn(async move {
+                if let Err(e) = handle.request(request, CONTROL_TIMEOUT).await {
+                    tracing::warn!("claude did not take the gateway's model: {e}");
+                }
+            });
+        }
     }
 
     /// Keeps claude's models for the next session's answer (the file is written off the loop).

@@ -14,7 +14,7 @@ use crate::support::real_cli::ClaudeEnv;
 const SECRET: &str = "gw-secret-5f0c9e";
 
 /// Every process's command line that holds `needle`.
-fn command_lines_holding(needle: &str) -> Vec<String> {
+pub(super) fn command_lines_holding(needle: &str) -> Vec<String> {
     std::fs::read_dir("/proc")
         .into_iter()
         .flatten()

@@ -2,7 +2,8 @@
 //!
 //! It listens on 127.0.0.1 (random port) inside a private loopback-only network namespace when the
 //! machine allows it (see [`crate::support::netns`]), answers `POST /v1/messages` from the test's
-//! [`Rule`]s as server-sent events, records every request, and answers anything else with 404.
+//! [`Rule`]s as server-sent events, `GET /v1/models` with the listing a test set
+//! ([`MockApi::serve_model_listing`]), records every request, and answers anything else with 404.
 //! It runs on its own thread and runtime, so it works under any test runtime, and stops when dropped.
 
 mod http;
@@ -37,6 +38,9 @@ struct State {
     rules: Vec<Rule>,
     requests: Vec<ApiRequest>,
     other_requests: Vec<String>,
+    /// The status and body `GET /v1/models` answers; `None`: 404, like any unknown endpoint.
+    model_listing: Option<(u16, Value)>,
+    listing_requests: Vec<ApiRequest>,
 }
 
 struct Shared {
@@ -72,6 +76,8 @@ impl MockApi {
                 rules,
                 requests: Vec::new(),
                 other_requests: Vec::new(),
+                model_listing: None,
+                listing_requests: Vec::new(),
             }),
             request_count: watch::channel(0).0,
         });
@@ -153,6 +159,16 @@ impl MockApi {
     /// Appends a rule (tried after the existing ones).
     pub fn push_rule(&self, rule: Rule) {
         self.shared.lock().rules.push(rule);
+    }
+
+    /// Answers `GET /v1/models` (any page) with `status` and `body` from now on.
+    pub fn serve_model_listing(&self, status: u16, body: Value) {
+        self.shared.lock().model_listing = Some((status, body));
+    }
+
+    /// Every `GET /v1/models` request answered from the listing set, in order.
+    pub fn listing_requests(&self) -> Vec<ApiRequest> {
+        self.shared.lock().listing_requests.clone()
     }
 
     /// Every `/v1/messages` request received so far, in order.
@@ -279,6 +295,28 @@ where
     R: AsyncReadExt + Unpin,
     W: AsyncWrite + Unpin,
 {
+    if request.method == "GET" && request.path() == "/v1/models" {
+        let listing = {
+            let mut state = shared.lock();
+            let listing = state.model_listing.clone();
+            if listing.is_some() {
+                let n = state.listing_requests.len() + 1;
+                state.listing_requests.push(ApiRequest {
+                    n,
+                    method: request.method.clone(),
+                    target: request.target.clone(),
+                    headers: request.headers.clone(),
+                    body: Value::Null,
+                    matched_rule: None,
+                });
+            }
+            listing
+        };
+        if let Some((status, body)) = listing {
+            http::write_json(writer, status, &[], &body, false).await?;
+            return Ok(true);
+        }
+    }
     if request.method != "POST" || request.path() != "/v1/messages" {
         let line = format!("{} {}", request.method, request.target);
         eprintln!("mock API: unexpected request {line}, answered 404");
