@@ -30,6 +30,9 @@ pub(super) struct Engine<R, W, E> {
     pub(super) stdout: W,
     pub(super) stderr: E,
     pub(super) pending: Option<String>,
+    /// `user` lines that came while a step waited for something else, oldest first: claude
+    /// queues a prompt and answers control messages meanwhile, so a later step may want them.
+    pub(super) held_prompts: std::collections::VecDeque<String>,
     /// `on` handlers registered so far, tried in order.
     pub(super) handlers: Vec<Handler>,
     pub(super) claude_args: Vec<String>,
@@ -79,6 +82,7 @@ where
         stdout,
         stderr,
         pending: None,
+        held_prompts: std::collections::VecDeque::new(),
         handlers: Vec::new(),
         claude_args,
         vars,

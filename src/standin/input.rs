@@ -148,9 +148,24 @@ where
     ) -> Result<Option<String>, Stop> {
         // Whatever was emitted goes out before waiting on the adapter.
         self.flush_stdout().await?;
+        // A prompt held earlier, if this step wants it (claude reads its queued prompts in order).
+        if let Some(held) = self.held_prompts.front().cloned()
+            && let Ok(value) = serde_json::from_str::<Value>(&held)
+        {
+            for pattern in patterns {
+                if self.check(n, located, pattern, &value)? {
+                    self.held_prompts.pop_front();
+                    return Ok(Some(held));
+                }
+            }
+        }
+        // claude, waiting for the answer to a request of its own, queues the prompts it reads.
+        let holds_prompts = patterns.iter().any(|p| p["type"] == "control_response")
+            && !patterns.iter().any(|p| p["type"] == "user");
         loop {
             let Some(line) = self.next_line().await else {
-                return Ok(None);
+                // A held prompt no step wanted is what this step got instead.
+                return Ok(self.held_prompts.pop_front());
             };
             let Ok(value) = serde_json::from_str::<Value>(&line) else {
                 return Ok(Some(line));
@@ -170,6 +185,12 @@ where
             let Some(i) = taken else {
                 if let Some(answer) = builtin_answer(&value, &self.vars) {
                     self.write_stdout(&answer.to_string()).await?;
+                    continue;
+                }
+                // A prompt that came before the control answer this step waits for (the
+                // editor's prompt crossing claude's MCP handshake): kept for a later step.
+                if value["type"] == "user" && holds_prompts {
+                    self.held_prompts.push_back(line);
                     continue;
                 }
                 return Ok(Some(line));

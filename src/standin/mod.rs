@@ -18,7 +18,10 @@
 //!   `"$absent"` requires the key to be missing, strings with `${var}` compare after substitution
 //!   (a whole-string `"${var}"` compares the bound JSON value), `$$` is a literal `$`.
 //!   With `"optional": true`, a line that does not match is kept for the next step (note that
-//!   the step still waits for a line). A mismatch prints
+//!   the step still waits for a line). A `user` line (a prompt) that comes while a step waits
+//!   for a `control_response` is held for the first later step that wants it, as claude queues
+//!   the prompts it reads while it waits for an answer (the editor's prompt may cross the MCP
+//!   handshake); one no step wants is a mismatch at the end of input. A mismatch prints
 //!   `standin: step N: expected <pattern> got <line> (at file:line)` on stderr and exits 3.
 //! - `{"expect_any_order": [P | {"expect": P, "bind": {...}}, ...]}` reads as many lines as
 //!   there are patterns, each matching a different pattern, in any order (for races such as an

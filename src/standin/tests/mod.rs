@@ -219,6 +219,32 @@ async fn expect_any_order_accepts_either_order_and_binds_from_each() {
 }
 
 #[tokio::test]
+async fn a_prompt_before_the_control_answer_waits_for_the_step_that_wants_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+{"expect": {"type":"control_response","id":1}}
+{"expect": {"type":"user","n":"$any"}, "bind": {"got": "/n"}}
+{"emit": {"done":"${got}"}}
+"#;
+    let answer = "{\"type\":\"control_response\",\"id\":1}\n";
+    let prompt = "{\"type\":\"user\",\"n\":1}\n";
+    for input in [format!("{answer}{prompt}"), format!("{prompt}{answer}")] {
+        let out = run_text(script, &[], &input, dir.path()).await;
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(out.lines(), vec![json!({"done":1})]);
+    }
+    // Anything else out of order is still a mismatch.
+    let out = run_text(
+        script,
+        &[],
+        "{\"type\":\"assistant\"}\n{\"type\":\"control_response\",\"id\":1}\n",
+        dir.path(),
+    )
+    .await;
+    assert_eq!(out.code, EXIT_MISMATCH, "{}", out.stderr);
+}
+
+#[tokio::test]
 async fn branch_and_goto_follow_what_was_received() {
     let dir = tempfile::tempdir().unwrap();
     let script = r#"
