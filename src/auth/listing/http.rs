@@ -193,16 +193,10 @@ mod tests {
         assert!(curl_answer(b"no status").is_none());
     }
 
+    /// A machine with Rust and npm may lack curl: `.ci/test` installs it and runs this test.
     #[test]
+    #[ignore = "needs curl"]
     fn curl_reads_its_request_from_stdin_and_its_failure_names_no_header_value() {
-        if std::process::Command::new("curl")
-            .arg("--version")
-            .output()
-            .is_err()
-        {
-            eprintln!("no curl on this machine: its https path is not exercised");
-            return;
-        }
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
