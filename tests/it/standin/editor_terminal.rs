@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::support::acp_client::config_option;
 use crate::support::editor_terminals::{Terminals, terminal_capabilities, write_bash_rules};
+use crate::support::real_editor::option_names;
 use crate::support::standin::Standin;
 
 #[tokio::test]
@@ -52,26 +53,15 @@ async fn commands_run_in_the_editors_terminal_shown_in_the_tool_call() {
     // The settings' rules were applied without asking, and `ls sub` ran unasked as with claude's
     // own Bash; the asks read as for claude's own Bash:
     // the command as title, an execute call, claude's "always" rule for this command.
-    let asks: Vec<Value> = c
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "session/request_permission")
-        .map(|r| r.params)
-        .collect();
+    let asks = permission_asks(&c);
     assert_eq!(asks.len(), 2, "{asks:#?}");
     assert_eq!(asks[1]["toolCall"]["title"], "Run `true`");
     assert_eq!(asks[0]["toolCall"]["kind"], "execute");
     assert_eq!(asks[0]["toolCall"]["title"], "Run `cargo test`");
-    let names: Vec<&str> = asks[0]["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|o| o["name"].as_str())
-        .collect();
+    let names = option_names(&asks[0]);
     assert!(
-        names.contains(
-            &"Always allow Bash(cargo test) in this project (saved in .claude/settings.local.json)"
-        ),
+        names.iter().any(|n| n
+            == "Always allow Bash(cargo test) in this project (saved in .claude/settings.local.json)"),
         "{names:?}"
     );
 
@@ -147,12 +137,7 @@ async fn powershell_commands_run_in_the_editors_terminal_with_claudes_command_li
 
     // `make lint` was allowed by its PowerShell rule, not the Bash one for `git add .`; every other
     // command was asked about (none is run unasked), each as claude's own PowerShell.
-    let asks: Vec<Value> = c
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "session/request_permission")
-        .map(|r| r.params)
-        .collect();
+    let asks = permission_asks(&c);
     let titles: Vec<&str> = asks
         .iter()
         .filter_map(|a| a["toolCall"]["title"].as_str())
@@ -166,16 +151,10 @@ async fn powershell_commands_run_in_the_editors_terminal_with_claudes_command_li
         ]
     );
     assert_eq!(asks[0]["toolCall"]["kind"], "execute");
-    let names: Vec<&str> = asks[0]["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|o| o["name"].as_str())
-        .collect();
+    let names = option_names(&asks[0]);
     assert!(
-        names.contains(
-            &"Always allow PowerShell(cargo test) in this project (saved in .claude/settings.local.json)"
-        ),
+        names.iter().any(|n| n
+            == "Always allow PowerShell(cargo test) in this project (saved in .claude/settings.local.json)"),
         "{names:?}"
     );
     let card = c
@@ -434,4 +413,13 @@ async fn a_background_command_in_the_editors_terminal_is_stopped_by_its_id() {
         .await
         .unwrap();
     assert_eq!(again, json!({"stopped": false}), "it runs no more");
+}
+
+/// The editor's permission requests, in order.
+fn permission_asks(c: &crate::support::acp_client::AcpClient) -> Vec<Value> {
+    c.requests()
+        .into_iter()
+        .filter(|r| r.method == "session/request_permission")
+        .map(|r| r.params)
+        .collect()
 }
