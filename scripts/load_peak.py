@@ -6,8 +6,13 @@ only). The adapter's stdout is read without parsing the updates, so the driver k
 
   scripts/load_peak.py target/release/claude-acp [RUNS [long_transcript.py's options]]
 
-Prints one line per run: request -> answer, updates sent, RSS before, peak, growth (peak - before).
-STANDIN=path runs the stand-in from another binary. The temp dir is removed at the end."""
+Prints one line per run: request -> answer, updates sent, RSS before, peak, growth (peak - before);
+then the growth split into anonymous memory (the heap, thread stacks, mapped blocks) and
+file-backed pages (the program's code and data read in for the first time), from /proc's RssAnon
+and RssFile before the request and at the highest of the samples taken every millisecond while it
+ran and once after (VmHWM has no split; the sample is at most the peak).
+STANDIN=path runs the stand-in from another binary; METHOD=session/resume asks for that instead of
+session/load (no replay: the session's start alone). The temp dir is removed at the end."""
 import json, os, shutil, subprocess, sys, tempfile, threading, time, uuid
 
 adapter = os.path.abspath(sys.argv[1])
@@ -17,11 +22,24 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 script = os.path.join(root, "fixtures/standin/resume.jsonl")
 
 
+METHOD = os.environ.get("METHOD", "session/load")
+
+
 def status(pid, field):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith(field):
             return int(line.split()[1]) / 1024.0
     raise KeyError(field)
+
+
+def memory(pid):
+    """VmRSS, RssAnon, RssFile (+RssShmem, none here) in MiB."""
+    fields = {}
+    for line in open(f"/proc/{pid}/status"):
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "RssAnon", "RssFile", "RssShmem"):
+            fields[key] = int(value.split()[0]) / 1024.0
+    return fields
 
 
 def slug(path):
@@ -67,12 +85,28 @@ def one(home, work, session_id):
 
     request(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}, "clientInfo": {"name": "load-peak", "version": "0"}})
     time.sleep(0.3)
-    before = status(p.pid, "VmRSS:")
-    ms = request(2, "session/load", {"sessionId": session_id, "cwd": work, "mcpServers": []})
+    before = memory(p.pid)
+    highest, running = [before], [True]
+
+    def sample():
+        while running[0]:
+            now = memory(p.pid)
+            if now["VmRSS"] > highest[0]["VmRSS"]:
+                highest[0] = now
+            time.sleep(0.001)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    ms = request(2, METHOD, {"sessionId": session_id, "cwd": work, "mcpServers": []})
+    running[0] = False
+    sampler.join()
+    after = memory(p.pid)
+    if after["VmRSS"] > highest[0]["VmRSS"]:
+        highest[0] = after
     peak = status(p.pid, "VmHWM:")
     p.stdin.close()
     p.wait(timeout=30)
-    return ms, updates[0], before, peak
+    return ms, updates[0], before, peak, highest[0]
 
 
 def main():
@@ -94,8 +128,12 @@ def main():
         print(f"transcript: {info['lines']} lines, {info['bytes'] / 1e6:.1f} MB, longest line {info['longest_line'] / 1048576:.2f} MiB")
         one(home, work, session_id)  # the first session: fills the options cache
         for _ in range(runs):
-            ms, sent, before, peak = one(home, work, session_id)
-            print(f"load {ms:.0f} ms, {sent} updates; RSS before {before:.2f} MiB, peak {peak:.2f} MiB, growth {peak - before:.2f} MiB")
+            ms, sent, before, peak, high = one(home, work, session_id)
+            rss = before["VmRSS"]
+            print(f"{METHOD.split('/')[1]} {ms:.0f} ms, {sent} updates; RSS before {rss:.2f} MiB, peak {peak:.2f} MiB, growth {peak - rss:.2f} MiB")
+            print(f"  anonymous before {before['RssAnon']:.2f} MiB, file-backed {before['RssFile']:.2f} MiB; at the highest sample"
+                  f" ({high['VmRSS'] - rss:.2f} MiB over) anonymous +{high['RssAnon'] - before['RssAnon']:.2f} MiB,"
+                  f" file-backed +{high['RssFile'] - before['RssFile']:.2f} MiB")
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -6,6 +6,7 @@ use claude_acp::cli::{Cli, Command};
 
 fn main() {
     claude_acp::platform::memory::keep_big_blocks_apart();
+    claude_acp::platform::memory::one_heap();
     // One thread runs everything: the adapter's work per message is tiny, and a single scheduler
     // avoids waking a second worker for every streamed chunk.
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 
 use super::permission_request::{PermissionRequest, V2PermissionRequest};
 use super::to_proto;
-use super::tool_call_json::ToolCallNotification;
+use super::tool_call_json::{ToolCallNotification, ToolCallUpdateNotification};
 use super::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
 use super::v2::editor::V2Editor;
 use crate::domain::{
@@ -159,6 +159,17 @@ impl EditorClient for AcpEditor {
                 .push_json(Notification::new("session/update", note), true);
             return;
         }
+        let update = match update {
+            // A command's long output, written into the card and into `rawOutput` from the one
+            // copy held.
+            SessionUpdate::ToolCallUpdate(update) if update.shown_output().is_some() => {
+                let note = ToolCallUpdateNotification::new(session_id, update);
+                self.outbound
+                    .push_json(Notification::new("session/update", note), true);
+                return;
+            }
+            other => other,
+        };
         self.send_update(session_id, to_proto::session_update(update), may_be_large);
     }
 

@@ -236,7 +236,10 @@ fn claude_code_meta(key: &str, value: serde_json::Value) -> acp::Meta {
     meta
 }
 
-pub fn tool_call_update(u: ToolCallUpdate) -> acp::ToolCallUpdate {
+/// The SDK's update, whole: a value held out of `raw_output` is copied back in (our own writing
+/// of v1's update writes it from the shown text instead, see `tool_call_json`).
+pub fn tool_call_update(mut u: ToolCallUpdate) -> acp::ToolCallUpdate {
+    u.copy_shown_output();
     let mut fields = acp::ToolCallUpdateFields::new();
     fields.title = u.title;
     fields.kind = u.kind.map(tool_kind);

@@ -3,7 +3,9 @@
 //! input instead of held a second time: a Write's input holds the whole file, and ACP sends it
 //! twice. The JSON is the SDK's, byte for byte in meaning (checked in the tests). For an ACP v2
 //! editor the same call in v2's form: that diff an added file whose git patch is written from the
-//! input too ([`super::v2::convert::AddedFile`]).
+//! input too ([`super::v2::convert::AddedFile`]). And a tool call update whose `rawOutput` has a
+//! value held out of it ([`ToolCallUpdate::raw_output_shown`], a command's long output), its
+//! value written from the shown text: the SDK's JSON byte for byte.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,7 +14,7 @@ use agent_client_protocol::v1::schema as acp;
 use serde_json::Value;
 
 use super::to_proto;
-use crate::domain::{ToolCall, ToolContent};
+use crate::domain::{ToolCall, ToolCallUpdate, ToolContent};
 
 /// Where the SDK's tool call types keep their content.
 pub(super) trait CallContent {
@@ -265,6 +267,131 @@ impl ToolCallNotification {
     }
 }
 
+/// A `session/update` notification's params for a tool call update whose `rawOutput` has a
+/// value held out of it; serialises to the JSON of `acp::SessionNotification` with
+/// `acp::SessionUpdate::ToolCallUpdate`, key for key in the same order.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ToolCallUpdateNotification {
+    session_id: acp::SessionId,
+    update: TaggedToolCallUpdate,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TaggedToolCallUpdate {
+    session_update: &'static str,
+    #[serde(flatten)]
+    update: UpdateWithShownOutput,
+}
+
+/// The SDK's update without `rawOutput` and `_meta` (its last two keys), and those two.
+struct UpdateWithShownOutput {
+    update: acp::ToolCallUpdate,
+    raw_output: Option<serde_json::Map<String, Value>>,
+    /// The key held out of `raw_output` and where its text is in the first content item.
+    shown: Option<crate::domain::ShownOutput>,
+    meta: Option<acp::Meta>,
+}
+
+impl ToolCallUpdateNotification {
+    /// The update; only one with [`ToolCallUpdate::shown_output`] needs this (any other is the
+    /// SDK's own).
+    pub(super) fn new(session_id: &str, mut update: ToolCallUpdate) -> Self {
+        if update.shown_output().is_none() {
+            update.copy_shown_output();
+        }
+        let shown = update.raw_output_shown.take();
+        let raw_output = match update.raw_output.take() {
+            None if shown.is_some() => Some(serde_json::Map::new()),
+            raw_output => raw_output,
+        };
+        let mut update = to_proto::tool_call_update(update);
+        let meta = update.meta.take();
+        ToolCallUpdateNotification {
+            session_id: session_id.to_owned().into(),
+            update: TaggedToolCallUpdate {
+                session_update: "tool_call_update",
+                update: UpdateWithShownOutput {
+                    update,
+                    raw_output,
+                    shown,
+                    meta,
+                },
+            },
+        }
+    }
+}
+
+impl UpdateWithShownOutput {
+    /// The held-out value: the first content item's text at the recorded place.
+    fn shown_text(&self, range: std::ops::Range<usize>) -> &str {
+        let first = self.update.fields.content.as_deref().and_then(<[_]>::first);
+        match first {
+            Some(acp::ToolCallContent::Content(acp::Content {
+                content: acp::ContentBlock::Text(text),
+                ..
+            })) => text.text.get(range).unwrap_or_default(),
+            _ => "",
+        }
+    }
+}
+
+impl serde::Serialize for UpdateWithShownOutput {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        struct Json<'a> {
+            #[serde(flatten)]
+            update: &'a acp::ToolCallUpdate,
+            #[serde(rename = "rawOutput", skip_serializing_if = "Option::is_none")]
+            raw_output: Option<RawOutputJson<'a>>,
+            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+            meta: Option<&'a acp::Meta>,
+        }
+        Json {
+            update: &self.update,
+            raw_output: self.raw_output.as_ref().map(|map| RawOutputJson {
+                map,
+                shown: self
+                    .shown
+                    .as_ref()
+                    .map(|shown| (shown.key.as_str(), self.shown_text(shown.range.clone()))),
+            }),
+            meta: self.meta.as_ref(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// A JSON object: `map` with a key's value set to a text (`shown`), in `map`'s order (the key
+/// keeps its place; a key `map` lacks comes last, where inserting it would put it).
+struct RawOutputJson<'a> {
+    map: &'a serde_json::Map<String, Value>,
+    shown: Option<(&'a str, &'a str)>,
+}
+
+impl serde::Serialize for RawOutputJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Some((shown_key, text)) = self.shown else {
+            return self.map.serialize(serializer);
+        };
+        let present = self.map.contains_key(shown_key);
+        let mut map = serializer.serialize_map(Some(self.map.len() + usize::from(!present)))?;
+        for (key, value) in self.map {
+            if key == shown_key {
+                map.serialize_entry(key, text)?;
+            } else {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        if !present {
+            map.serialize_entry(shown_key, text)?;
+        }
+        map.end()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,6 +431,50 @@ mod tests {
             assert_eq!(json["update"]["content"][0]["newText"], text);
             assert_eq!(json["update"]["content"][0]["path"], "/w/a.txt");
             assert_eq!(json["update"]["rawInput"]["content"], text);
+        }
+    }
+
+    /// A command's long output held once: our JSON is the SDK's, byte for byte, whichever keys
+    /// `rawOutput` has around the held-out one and whether `_meta` follows.
+    #[test]
+    fn a_tool_call_update_with_a_shown_output_is_the_sdks_byte_for_byte() {
+        use crate::domain::{ShownOutput, ToolStatus};
+        let output = "a \"quoted\" é ``ticks``\n".repeat(5_000);
+        let fenced = format!("```\n{output}```");
+        for (key, job) in [("stdout", None), ("stderr", Some("b1")), ("zzz", None)] {
+            // claude's order, kept: the held-out key stays in its place.
+            let mut raw = json!({"stdout": "", "stderr": "", "interrupted": false, "isImage": false})
+                .as_object()
+                .unwrap()
+                .clone();
+            if let Some(held) = raw.get_mut(key) {
+                *held = Value::Null;
+            }
+            let update = ToolCallUpdate {
+                id: "toolu_1".into(),
+                status: Some(ToolStatus::Completed),
+                content: Some(vec![ToolContent::Text {
+                    text: fenced.clone(),
+                }]),
+                raw_output: Some(raw),
+                raw_output_shown: Some(ShownOutput {
+                    key: key.into(),
+                    range: 4..4 + output.len(),
+                }),
+                async_task_id: job.map(str::to_owned),
+                ..ToolCallUpdate::default()
+            };
+            let ours = serde_json::to_string(&ToolCallUpdateNotification::new("s1", update.clone()))
+                .unwrap();
+            let sdk = serde_json::to_string(&acp::SessionNotification::new(
+                "s1".to_owned(),
+                acp::SessionUpdate::ToolCallUpdate(to_proto::tool_call_update(update)),
+            ))
+            .unwrap();
+            assert!(ours == sdk, "differs from the SDK's JSON (rawOutput's {key})");
+            let json: Value = serde_json::from_str(&ours).unwrap();
+            assert_eq!(json["update"]["rawOutput"][key], output.as_str());
+            assert_eq!(json["update"]["content"][0]["content"]["text"], fenced.as_str());
         }
     }
 

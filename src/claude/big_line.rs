@@ -22,6 +22,10 @@ use super::wire::{ClaudeMessage, WireError};
 /// a tool's output, a file's text.
 pub(crate) const BIG_LITERAL_BYTES: usize = 64 * 1024;
 
+/// Room left after a big line's largest string when the rest of its buffer is given back: a code
+/// fence around a tool's output, which the translation adds in the string's own buffer.
+const FENCE_ROOM_BYTES: usize = 4096;
+
 /// The start of every placeholder's text; what follows is the literal's index. `\u0001` cannot
 /// appear raw in JSON, so a line contains it only escaped, and that is checked for anyway.
 const PLACEHOLDER_PREFIX: &str = "\u{1}claude-acp:big-literal:";
@@ -61,27 +65,38 @@ pub(crate) fn parse_value(
         .rev()
         .max_by_key(|&i| literals[i].len())
         .expect("at least one literal");
+    let decoded = |index: usize| literals[index].start..literals[index].start + lengths[index];
     let mut texts = Vec::with_capacity(literals.len());
-    for (index, literal) in literals.iter().enumerate() {
+    // claude stores a command's output twice in one line: a copy of the largest text is made
+    // from the string once the line's buffer has given back the rest, never beside the line.
+    let mut copies_of_largest = Vec::new();
+    for index in 0..literals.len() {
         if index == largest {
             texts.push(None);
-            continue;
-        }
-        // Cannot fail: the line was checked to be UTF-8 and escapes decode to whole characters.
-        match std::str::from_utf8(&line[literal.start..literal.start + lengths[index]]) {
-            Ok(text) => texts.push(Some(text.to_owned())),
-            Err(_) => return Ok(Err(not_utf8())),
+        } else if line[decoded(index)] == line[decoded(largest)] {
+            copies_of_largest.push(index);
+            texts.push(None);
+        } else {
+            // Cannot fail: the line was checked to be UTF-8 and escapes decode to whole characters.
+            match std::str::from_utf8(&line[decoded(index)]) {
+                Ok(text) => texts.push(Some(text.to_owned())),
+                Err(_) => return Ok(Err(not_utf8())),
+            }
         }
     }
-    let start = literals[largest].start;
-    line.copy_within(start..start + lengths[largest], 0);
+    line.copy_within(decoded(largest), 0);
     line.truncate(lengths[largest]);
-    // Not shrunk: a realloc may copy on some allocators, and the spare capacity was never touched
-    // (only the escapes' few bytes at the end were), so it costs address space, not memory.
-    match String::from_utf8(line) {
-        Ok(text) => texts[largest] = Some(text),
+    // The pages past the string (the rest of the line was read into them) go back to the
+    // system; a little room stays for a fence the translation may add around it, in place.
+    crate::platform::memory::give_back_spare(&mut line, FENCE_ROOM_BYTES);
+    let text = match String::from_utf8(line) {
+        Ok(text) => text,
         Err(_) => return Ok(Err(not_utf8())),
+    };
+    for index in copies_of_largest {
+        texts[index] = Some(text.clone());
     }
+    texts[largest] = Some(text);
     let mut value = value;
     put_back(&mut value, &mut texts);
     Ok(Ok(value))

@@ -240,7 +240,8 @@ pub enum ToolContent {
     },
 }
 
-/// A Write's text at least this long is shown as [`ToolContent::DiffOfInput`] rather than copied.
+/// A Write's text at least this long is shown as [`ToolContent::DiffOfInput`] rather than copied;
+/// a command's output this long is held once ([`ToolCallUpdate::raw_output_shown`]).
 pub const INPUT_TEXT_SHARED_BYTES: usize = 64 * 1024;
 
 /// A new tool call (`tool_call`).
@@ -279,12 +280,68 @@ pub struct ToolCallUpdate {
     /// Always a JSON object when set: some editors reject anything else and leave the tool spinning.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw_output: Option<serde_json::Map<String, Value>>,
+    /// A key of `raw_output` whose value is the output `content` shows: a command's output,
+    /// which claude gives twice and which can be MiBs, is held once, in the shown text, and
+    /// `raw_output`'s value (`null` in the map, which keeps the key's place) is written from there
+    /// wherever the update is written. Used for outputs of [`INPUT_TEXT_SHARED_BYTES`] or more;
+    /// smaller ones are copied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_output_shown: Option<ShownOutput>,
     /// How long the tool has been running, from claude's progress heartbeats.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elapsed_seconds: Option<f64>,
     /// claude's id of the background job the call started (`_session/async_task/stop` takes it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub async_task_id: Option<String>,
+}
+
+/// Where [`ToolCallUpdate::raw_output_shown`]'s value is: `raw_output[key]` is the text of the
+/// update's first content item (a [`ToolContent::Text`]) at `range`, inside its code fence.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ShownOutput {
+    pub key: String,
+    pub range: std::ops::Range<usize>,
+}
+
+impl ToolCallUpdate {
+    /// The value held out of `raw_output`, as its key and its text.
+    pub fn shown_output(&self) -> Option<(&str, &str)> {
+        let shown = self.raw_output_shown.as_ref()?;
+        let Some([ToolContent::Text { text }, ..]) = self.content.as_deref() else {
+            return None;
+        };
+        Some((shown.key.as_str(), text.get(shown.range.clone())?))
+    }
+
+    /// Takes the content away; a value of `raw_output` held in it moves back (its text is cut out
+    /// of the shown one, not copied).
+    pub fn remove_content(&mut self) {
+        let shown = self.raw_output_shown.take();
+        let content = self.content.take();
+        if let (Some(shown), Some(mut content)) = (shown, content)
+            && let Some(ToolContent::Text { mut text }) = content.drain(..).next()
+            && text.is_char_boundary(shown.range.start)
+            && text.is_char_boundary(shown.range.end)
+        {
+            text.truncate(shown.range.end);
+            text.drain(..shown.range.start);
+            self.raw_output
+                .get_or_insert_default()
+                .insert(shown.key, Value::String(text));
+        }
+    }
+
+    /// `raw_output` whole again, the value held out of it copied back in: for a path that
+    /// holds the update as generic JSON rather than writing it as it goes.
+    pub fn copy_shown_output(&mut self) {
+        let copy = self
+            .shown_output()
+            .map(|(key, text)| (key.to_owned(), Value::String(text.to_owned())));
+        self.raw_output_shown = None;
+        if let Some((key, text)) = copy {
+            self.raw_output.get_or_insert_default().insert(key, text);
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

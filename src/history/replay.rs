@@ -98,6 +98,9 @@ pub(crate) fn stream(
     // Only the line numbers are kept through the second read.
     drop(chain);
     drop(outline);
+    // The outline's ids (a few hundred KiB for a long thread) go back before the second read,
+    // whose biggest lines are the load's peak.
+    crate::platform::memory::give_back_free();
     let mut thread = Thread::new(cwd, send);
     let line = Cell::new(0usize);
     let wanted = |_: &[u8]| {
@@ -232,7 +235,8 @@ impl Outline {
 struct Thread<'a> {
     translator: TurnTranslator,
     send: &'a mut dyn FnMut(SessionUpdate) -> ControlFlow<()>,
-    /// The tool calls shown that have no result yet, in the order they were shown.
+    /// The tool calls shown that have no result yet, in the order they were shown (a long
+    /// thread shows thousands: only the open ones are kept).
     open: Vec<String>,
     still_open: HashSet<String>,
     /// `send` said nobody is listening.
@@ -260,7 +264,12 @@ impl<'a> Thread<'a> {
                 status: Some(ToolStatus::Completed | ToolStatus::Failed | ToolStatus::Cancelled),
                 ..
             }) => {
-                self.still_open.remove(id);
+                if self.still_open.remove(id)
+                    && let Some(at) = self.open.iter().rposition(|open| open == id)
+                {
+                    // Usually the last one shown.
+                    self.open.remove(at);
+                }
             }
             _ => {}
         }
@@ -350,13 +359,11 @@ impl<'a> Thread<'a> {
     fn finish(mut self) {
         let open = std::mem::take(&mut self.open);
         for id in open {
-            if self.still_open.contains(&id) {
-                self.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
-                    id,
-                    status: Some(ToolStatus::Failed),
-                    ..ToolCallUpdate::default()
-                }));
-            }
+            self.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+                id,
+                status: Some(ToolStatus::Failed),
+                ..ToolCallUpdate::default()
+            }));
         }
     }
 }

@@ -236,6 +236,7 @@ async fn by_prompts(
                     }]),
                     raw_input: Some(std::sync::Arc::new(req.input.clone())),
                     raw_output: None,
+                    raw_output_shown: None,
                     elapsed_seconds: None,
                     async_task_id: None,
                 },

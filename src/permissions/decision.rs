@@ -106,6 +106,7 @@ pub(super) fn call_update(call: ToolCall) -> ToolCallUpdate {
         content: Some(call.content),
         raw_input: call.raw_input.map(Arc::new),
         raw_output: None,
+        raw_output_shown: None,
         elapsed_seconds: None,
         async_task_id: None,
     }

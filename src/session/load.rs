@@ -36,10 +36,12 @@ impl Sessions {
                 ControlFlow::Continue(())
             })
         });
-        replay
+        let replayed = replay
             .await
-            .map_err(|e| AgentError::Internal(e.to_string()))?
-            .map_err(history_error)?;
+            .map_err(|e| AgentError::Internal(e.to_string()))?;
+        // What the replay freed goes back to the system, not kept for the session's life.
+        crate::platform::memory::give_back_free();
+        replayed.map_err(history_error)?;
         drop(gone);
         Ok(())
     }

@@ -506,6 +506,7 @@ impl TurnTranslator {
                 if subagent {
                     // claude's launch note is metadata for the model ("never quote ... agentId");
                     // the card says what happens instead, until the subagent's report replaces it.
+                    update.remove_content();
                     update.content = Some(vec![ToolContent::Text {
                         text: "Working in the background…".into(),
                     }]);

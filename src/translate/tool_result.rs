@@ -1,9 +1,13 @@
 //! A `tool_result` block claude echoes -> the update that ends the editor's tool call.
 
+use std::ops::Range;
+
 use serde_json::{Map, Value};
 
 use crate::claude::wire::ToolResultContent;
-use crate::domain::{ToolCallUpdate, ToolContent, ToolStatus};
+use crate::domain::{
+    INPUT_TEXT_SHARED_BYTES, ShownOutput, ToolCallUpdate, ToolContent, ToolStatus,
+};
 
 /// One tool result, owned: its output moves into the update (outputs can be tens of MiB).
 pub(crate) struct ToolResult<'a> {
@@ -20,7 +24,8 @@ pub(crate) struct ToolResult<'a> {
 ///
 /// The output is copied only where the editor is sent it twice (`raw_output` falls back to the
 /// text when claude gave no structured result); otherwise it moves, and its code fence is added
-/// in place.
+/// in place. A long command output that is also `raw_output`'s `stdout` (or `stderr`) is held
+/// once, in the shown text ([`ToolCallUpdate::raw_output_shown`]).
 pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
     let ToolResult {
         tool_use_id,
@@ -49,6 +54,7 @@ pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
         (Some(_), true) => (Some(text), String::new()),
         (Some(_), false) => (None, String::new()),
     };
+    let mut raw_output_shown = None;
     let content = if is_error {
         shown_text.map(|t| vec![shown(tool, error_text(t))])
     } else {
@@ -60,7 +66,16 @@ pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
             // Keep the diff the call already shows; "updated successfully" says less.
             "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => None,
             "Bash" | "PowerShell" => match bash {
-                Some(output) => Some(vec![shown(tool, output)]),
+                Some(BashOutput { text, key }) => {
+                    let (text, output) = fenced_around(text);
+                    raw_output_shown = key
+                        .filter(|_| output.len() >= INPUT_TEXT_SHARED_BYTES)
+                        .map(|key| ShownOutput {
+                            key: key.to_owned(),
+                            range: output,
+                        });
+                    Some(vec![ToolContent::Text { text }])
+                }
                 None => shown_text.map(|t| vec![shown(tool, t)]),
             },
             _ => shown_text.map(|t| vec![shown(tool, t)]),
@@ -74,7 +89,8 @@ pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
             ToolStatus::Completed
         }),
         content,
-        raw_output: Some(raw_output(structured, raw_text)),
+        raw_output: Some(raw_output(structured, raw_text, raw_output_shown.as_ref())),
+        raw_output_shown,
         ..ToolCallUpdate::default()
     }
 }
@@ -117,32 +133,57 @@ fn modified_diff(tool: &str, structured: Option<&Value>) -> Option<Vec<ToolConte
     }])
 }
 
-/// `tool_use_result` when it is an object, else `{"output": ...}` around it or the result text.
-fn raw_output(structured: Option<Value>, text: String) -> Map<String, Value> {
-    match structured {
+/// `tool_use_result` when it is an object, else `{"output": ...}` around it or the result text;
+/// the key whose value is `shown` kept in its place with `null` (the value is the shown text).
+fn raw_output(
+    structured: Option<Value>,
+    text: String,
+    shown: Option<&ShownOutput>,
+) -> Map<String, Value> {
+    let mut map = match structured {
         Some(Value::Object(map)) => map,
         Some(other) => Map::from_iter([("output".to_owned(), other)]),
         None => Map::from_iter([("output".to_owned(), Value::String(text))]),
+    };
+    if let Some(held) = shown.and_then(|shown| map.get_mut(&shown.key)) {
+        *held = Value::Null;
     }
+    map
+}
+
+/// What a command's card shows: its output, and the key of the structured result that is this
+/// very text, if one is.
+struct BashOutput {
+    text: String,
+    key: Option<&'static str>,
 }
 
 /// stdout, then stderr, from Bash's structured result; None when both are empty. The result's
 /// `text` is taken instead of a copy when it is that same output (claude stores a command's output
 /// twice, and it can be MiBs); otherwise it is left as it was.
-fn bash_output(structured: Option<&Value>, text: &mut String) -> Option<String> {
+fn bash_output(structured: Option<&Value>, text: &mut String) -> Option<BashOutput> {
     let r = structured?.as_object()?;
     let stdout = r.get("stdout").and_then(Value::as_str).unwrap_or_default();
     let stderr = r.get("stderr").and_then(Value::as_str).unwrap_or_default();
-    let output = match (stdout.is_empty(), stderr.is_empty()) {
+    let (key, output) = match (stdout.is_empty(), stderr.is_empty()) {
         (true, true) => return None,
-        (false, true) => stdout,
-        (true, false) => stderr,
-        (false, false) => return Some(format!("{stdout}\n{stderr}")),
+        (false, true) => ("stdout", stdout),
+        (true, false) => ("stderr", stderr),
+        (false, false) => {
+            return Some(BashOutput {
+                text: format!("{stdout}\n{stderr}"),
+                key: None,
+            });
+        }
     };
-    Some(if text == output {
+    let text = if text == output {
         std::mem::take(text)
     } else {
         output.to_owned()
+    };
+    Some(BashOutput {
+        text,
+        key: Some(key),
     })
 }
 
@@ -161,8 +202,14 @@ pub(super) fn fenced_text(text: String) -> String {
     fenced(text)
 }
 
-fn fenced(mut text: String) -> String {
+fn fenced(text: String) -> String {
+    fenced_around(text).0
+}
+
+/// [`fenced`], and where the text is inside the fence.
+fn fenced_around(mut text: String) -> (String, Range<usize>) {
     let fence = "`".repeat(longest_backtick_run(text.as_bytes()).max(2) + 1);
+    let inside = fence.len() + 1..fence.len() + 1 + text.len();
     // In the text's own buffer (a big one grows in place): no second copy of a tool's output.
     text.reserve(2 * fence.len() + 2);
     text.insert_str(0, &format!("{fence}\n"));
@@ -170,7 +217,7 @@ fn fenced(mut text: String) -> String {
         text.push('\n');
     }
     text.push_str(&fence);
-    text
+    (text, inside)
 }
 
 /// The longest run of backticks in `bytes`, found by jumping from one backtick to the next.
@@ -230,6 +277,41 @@ mod tests {
         assert_eq!(u.status, Some(ToolStatus::Completed));
         assert_eq!(texts(&u), vec!["```\nout\nwarn\n```"]);
         assert_eq!(u.raw_output.unwrap()["stderr"], "warn");
+    }
+
+    #[test]
+    fn a_long_command_output_is_held_once_and_given_whole() {
+        let ends_in_newline = "12:00 step done\n".repeat(INPUT_TEXT_SHARED_BYTES / 10);
+        let no_newline = "x".repeat(INPUT_TEXT_SHARED_BYTES);
+        for (output, key, other) in [
+            (ends_in_newline.as_str(), "stdout", "stderr"),
+            (no_newline.as_str(), "stderr", "stdout"),
+        ] {
+            let structured = json!({key: output, other: "", "interrupted": false});
+            let u = update("Bash", output, false, Some(structured.clone()));
+            assert_eq!(u.shown_output(), Some((key, output)));
+            assert_eq!(
+                u.raw_output.as_ref().unwrap()[key],
+                Value::Null,
+                "the output is held once"
+            );
+            let mut whole = u.clone();
+            whole.copy_shown_output();
+            assert_eq!(
+                whole.raw_output.clone().map(Value::Object),
+                Some(structured),
+                "rawOutput is claude's result, whole"
+            );
+            assert_eq!(texts(&whole), [fenced(output.to_owned())]);
+            // A card that shows the editor's terminal instead keeps `rawOutput` whole.
+            let mut terminal = u.clone();
+            terminal.remove_content();
+            assert_eq!((terminal.content, terminal.raw_output), (None, whole.raw_output));
+        }
+        // Shorter outputs are copied, as they always were.
+        let u = update("Bash", "out", false, Some(json!({"stdout": "out"})));
+        assert_eq!(u.raw_output_shown, None);
+        assert_eq!(u.raw_output.unwrap()["stdout"], "out");
     }
 
     #[test]

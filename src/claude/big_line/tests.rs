@@ -49,6 +49,20 @@ fn cases() -> Vec<(&'static str, Vec<u8>, bool)> {
             true,
         ),
         (
+            "the same big string twice (a command's output, stored twice)",
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"tool_use_id":"t1","type":"tool_result","content":"{FILLER}\n\"é"}}]}},"tool_use_result":{{"stdout":"{FILLER}\n\"é","stderr":""}}}}"#
+            ),
+            true,
+        ),
+        (
+            "the same big string twice, escaped two ways",
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"tool_use_id":"t1","type":"tool_result","content":"{FILLER}\u00e9\/"}}]}},"tool_use_result":{{"stdout":"{FILLER}é/","stderr":""}}}}"#
+            ),
+            true,
+        ),
+        (
             "nested in arrays",
             format!(
                 r#"{{"type":"user","message":{{"content":"short"}},"tool_use_result":[[["{FILLER}"],1.5e3,-0,true,null]]}}"#

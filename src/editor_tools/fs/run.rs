@@ -202,6 +202,7 @@ impl EditorFiles {
             content: Some(content),
             raw_input: None,
             raw_output: None,
+            raw_output_shown: None,
             elapsed_seconds: None,
             async_task_id: None,
         };

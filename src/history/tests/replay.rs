@@ -326,5 +326,25 @@ fn a_tool_output_of_hundreds_of_kib_replays_whole_and_unchanged() {
             other => other,
         })
         .collect();
-    assert_eq!(replay_file(&copy, &fixture_cwd()).unwrap(), expected);
+    let replayed = replay_file(&copy, &fixture_cwd()).unwrap();
+    let held_once = |update: &SessionUpdate| {
+        matches!(update, SessionUpdate::ToolCallUpdate(u) if u.shown_output().is_some())
+    };
+    assert_eq!(
+        replayed.iter().filter(|u| held_once(u)).count(),
+        1,
+        "the big output is held once, in the card's text"
+    );
+    // What the editor is sent: `rawOutput` whole.
+    let replayed: Vec<SessionUpdate> = replayed
+        .into_iter()
+        .map(|update| match update {
+            SessionUpdate::ToolCallUpdate(mut update) => {
+                update.copy_shown_output();
+                SessionUpdate::ToolCallUpdate(update)
+            }
+            other => other,
+        })
+        .collect();
+    assert_eq!(replayed, expected);
 }

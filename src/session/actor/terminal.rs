@@ -15,7 +15,7 @@ impl SessionActor {
             (&mut update, &self.tools.served.terminal)
             && terminal.embeds(&call.id)
         {
-            call.content = None;
+            call.remove_content();
             let is_result = matches!(
                 call.status,
                 Some(ToolStatus::Completed | ToolStatus::Failed)
