@@ -275,6 +275,8 @@ async fn a_stalled_stream_stops_after_the_given_events_and_waits() {
     assert!(!received.contains("message_stop"), "{received}");
 }
 
+// Linux-only: network namespaces are Linux's.
+#[cfg(target_os = "linux")]
 #[tokio::test]
 #[ignore = "needs CAP_SYS_ADMIN for a network namespace (root: .ci/test runs it)"]
 async fn processes_reach_the_mock_but_not_the_host_network() {
