@@ -9,10 +9,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 // Every process's command line is read from /proc: that the secret is in none is checked on Linux.
-#[cfg(target_os = "linux")]
-use crate::support::procs::command_lines_holding;
 use crate::support::acp_client::{AcpClient, config_option};
 use crate::support::mock_api::{MockApi, Reply, Rule};
+#[cfg(target_os = "linux")]
+use crate::support::procs::command_lines_holding;
 use crate::support::real_cli::ClaudeEnv;
 
 const SECRET: &str = "gw-listing-secret-81d2";

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use crate::support::acp_client::choose_permission;
-use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::liveness;
+use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::procs;
 use crate::support::real_cli::ClaudeEnv;
 use crate::support::real_editor::{Editor, bash, write};

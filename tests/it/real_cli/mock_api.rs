@@ -4,6 +4,8 @@
 use std::time::Duration;
 
 use crate::support::mock_api::{Block, MockApi, Reply, Rule};
+// The namespace test alone starts a process in claude's environment.
+#[cfg(target_os = "linux")]
 use crate::support::real_cli::ClaudeEnv;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};

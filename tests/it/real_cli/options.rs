@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::acp_client::{AcpClient, config_option};
-use crate::support::mock_api::{MockApi, Reply, Rule};
 #[cfg(target_os = "linux")]
 use crate::support::liveness;
+use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::real_cli::ClaudeEnv;
 #[cfg(target_os = "linux")]
 use crate::support::real_session::claude_pid;

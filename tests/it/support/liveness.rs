@@ -19,8 +19,8 @@ pub fn is_alive(pid: u32) -> bool {
 pub fn is_alive(pid: u32) -> bool {
     // SAFETY: signal 0 is no signal: kill(2) only says whether the pid exists (EPERM: it does, run
     // by another user).
-    unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    let exists = unsafe { libc::kill(pid as libc::pid_t, 0) } == 0;
+    exists || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Polls until none of `pids` is alive; `false` if some still are after `timeout`.
