@@ -443,10 +443,11 @@ mod tests {
         let fenced = format!("```\n{output}```");
         for (key, job) in [("stdout", None), ("stderr", Some("b1")), ("zzz", None)] {
             // claude's order, kept: the held-out key stays in its place.
-            let mut raw = json!({"stdout": "", "stderr": "", "interrupted": false, "isImage": false})
-                .as_object()
-                .unwrap()
-                .clone();
+            let mut raw =
+                json!({"stdout": "", "stderr": "", "interrupted": false, "isImage": false})
+                    .as_object()
+                    .unwrap()
+                    .clone();
             if let Some(held) = raw.get_mut(key) {
                 *held = Value::Null;
             }
@@ -464,17 +465,24 @@ mod tests {
                 async_task_id: job.map(str::to_owned),
                 ..ToolCallUpdate::default()
             };
-            let ours = serde_json::to_string(&ToolCallUpdateNotification::new("s1", update.clone()))
-                .unwrap();
+            let ours =
+                serde_json::to_string(&ToolCallUpdateNotification::new("s1", update.clone()))
+                    .unwrap();
             let sdk = serde_json::to_string(&acp::SessionNotification::new(
                 "s1".to_owned(),
                 acp::SessionUpdate::ToolCallUpdate(to_proto::tool_call_update(update)),
             ))
             .unwrap();
-            assert!(ours == sdk, "differs from the SDK's JSON (rawOutput's {key})");
+            assert!(
+                ours == sdk,
+                "differs from the SDK's JSON (rawOutput's {key})"
+            );
             let json: Value = serde_json::from_str(&ours).unwrap();
             assert_eq!(json["update"]["rawOutput"][key], output.as_str());
-            assert_eq!(json["update"]["content"][0]["content"]["text"], fenced.as_str());
+            assert_eq!(
+                json["update"]["content"][0]["content"]["text"],
+                fenced.as_str()
+            );
         }
     }
 

@@ -68,12 +68,12 @@ pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
             "Bash" | "PowerShell" => match bash {
                 Some(BashOutput { text, key }) => {
                     let (text, output) = fenced_around(text);
-                    raw_output_shown = key
-                        .filter(|_| output.len() >= INPUT_TEXT_SHARED_BYTES)
-                        .map(|key| ShownOutput {
-                            key: key.to_owned(),
-                            range: output,
-                        });
+                    raw_output_shown =
+                        key.filter(|_| output.len() >= INPUT_TEXT_SHARED_BYTES)
+                            .map(|key| ShownOutput {
+                                key: key.to_owned(),
+                                range: output,
+                            });
                     Some(vec![ToolContent::Text { text }])
                 }
                 None => shown_text.map(|t| vec![shown(tool, t)]),
@@ -305,7 +305,10 @@ mod tests {
             // A card that shows the editor's terminal instead keeps `rawOutput` whole.
             let mut terminal = u.clone();
             terminal.remove_content();
-            assert_eq!((terminal.content, terminal.raw_output), (None, whole.raw_output));
+            assert_eq!(
+                (terminal.content, terminal.raw_output),
+                (None, whole.raw_output)
+            );
         }
         // Shorter outputs are copied, as they always were.
         let u = update("Bash", "out", false, Some(json!({"stdout": "out"})));

@@ -327,9 +327,7 @@ fn a_tool_output_of_hundreds_of_kib_replays_whole_and_unchanged() {
         })
         .collect();
     let replayed = replay_file(&copy, &fixture_cwd()).unwrap();
-    let held_once = |update: &SessionUpdate| {
-        matches!(update, SessionUpdate::ToolCallUpdate(u) if u.shown_output().is_some())
-    };
+    let held_once = |update: &SessionUpdate| matches!(update, SessionUpdate::ToolCallUpdate(u) if u.shown_output().is_some());
     assert_eq!(
         replayed.iter().filter(|u| held_once(u)).count(),
         1,
