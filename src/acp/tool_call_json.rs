@@ -290,7 +290,7 @@ struct UpdateWithShownOutput {
     update: acp::ToolCallUpdate,
     raw_output: Option<serde_json::Map<String, Value>>,
     /// The key held out of `raw_output` and where its text is in the first content item.
-    shown: Option<crate::domain::ShownOutput>,
+    shown: Option<Box<crate::domain::ShownOutput>>,
     meta: Option<acp::Meta>,
 }
 
@@ -458,10 +458,10 @@ mod tests {
                     text: fenced.clone(),
                 }]),
                 raw_output: Some(raw),
-                raw_output_shown: Some(ShownOutput {
+                raw_output_shown: Some(Box::new(ShownOutput {
                     key: key.into(),
                     range: 4..4 + output.len(),
-                }),
+                })),
                 async_task_id: job.map(str::to_owned),
                 ..ToolCallUpdate::default()
             };

@@ -284,9 +284,9 @@ pub struct ToolCallUpdate {
     /// which claude gives twice and which can be MiBs, is held once, in the shown text, and
     /// `raw_output`'s value (`null` in the map, which keeps the key's place) is written from there
     /// wherever the update is written. Used for outputs of [`INPUT_TEXT_SHARED_BYTES`] or more;
-    /// smaller ones are copied.
+    /// smaller ones are copied. (Boxed: every tool call update carries the field.)
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub raw_output_shown: Option<ShownOutput>,
+    pub raw_output_shown: Option<Box<ShownOutput>>,
     /// How long the tool has been running, from claude's progress heartbeats.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elapsed_seconds: Option<f64>,

@@ -70,9 +70,11 @@ pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
                     let (text, output) = fenced_around(text);
                     raw_output_shown =
                         key.filter(|_| output.len() >= INPUT_TEXT_SHARED_BYTES)
-                            .map(|key| ShownOutput {
-                                key: key.to_owned(),
-                                range: output,
+                            .map(|key| {
+                                Box::new(ShownOutput {
+                                    key: key.to_owned(),
+                                    range: output,
+                                })
                             });
                     Some(vec![ToolContent::Text { text }])
                 }
@@ -89,7 +91,11 @@ pub(crate) fn tool_result_update(result: ToolResult<'_>) -> ToolCallUpdate {
             ToolStatus::Completed
         }),
         content,
-        raw_output: Some(raw_output(structured, raw_text, raw_output_shown.as_ref())),
+        raw_output: Some(raw_output(
+            structured,
+            raw_text,
+            raw_output_shown.as_deref(),
+        )),
         raw_output_shown,
         ..ToolCallUpdate::default()
     }
