@@ -21,6 +21,7 @@ mod nothing_outlives;
 mod notices;
 mod options;
 mod permissions;
+mod powershell;
 mod progress;
 mod rewind;
 mod sessions;
