@@ -5,8 +5,9 @@
 //! `clients/` drives the adapter from other clients (the SDK client, the demo). Everything shared
 //! lives in `support/`.
 
-// Every test drives the adapter through `sh` wrappers and reads the process table from /proc: these
-// run on Unix (all of them on Linux). On Windows the library's unit tests are what runs.
+// Unix: the tests start `sh` scripts and send Unix signals (Windows runs a chosen set of them
+// against claude-acp.exe from Linux, `.ci/windows`). The ones that read /proc, through
+// `support/procs.rs`, are `cfg(target_os = "linux")`; the rest build for macOS too.
 #![cfg(unix)]
 
 mod clients;

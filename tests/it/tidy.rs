@@ -6,10 +6,13 @@
 //! "the pinned claude" rather than its version, and no file names a development machine's paths.
 //! The rooms of `src/` (its folders and top files) import downwards only ([`BELOW`]) and never in
 //! a circle, the permission wing alone serves MCP over HTTP, one pending-request map serves both
-//! sides, and each seam has one test double.
+//! sides, and each seam has one test double. The integration tests read /proc only through the
+//! Linux-only support modules ([`linux_only`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+mod linux_only;
 
 const MAX_LINES: usize = 600;
 

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::support::acp_client::{AcpClient, RpcError, WaitError, choose_permission};
+use crate::support::liveness;
+#[cfg(target_os = "linux")]
 use crate::support::procs;
 use serde_json::{Value, json};
 
@@ -173,13 +175,13 @@ async fn an_adapter_that_exits_fails_pending_requests_and_reports_its_status() {
         .await
         .expect("exited");
     assert_eq!(status.code(), Some(3));
-    assert!(!procs::is_alive(client.pid()));
+    assert!(!liveness::is_alive(client.pid()));
 }
 
 #[tokio::test]
 async fn closing_stdin_lets_the_agent_exit() {
     let (client, _session) = fake_session().await;
-    assert!(procs::is_alive(client.pid()));
+    assert!(liveness::is_alive(client.pid()));
     assert_eq!(client.wait_exit(Duration::from_millis(200)).await, None);
     client.close_stdin().await;
     let status = client
@@ -189,6 +191,8 @@ async fn closing_stdin_lets_the_agent_exit() {
     assert!(status.success());
 }
 
+// Linux-only, like the /proc helpers it checks.
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn proc_helpers_see_descendants_and_count_zombies_as_gone() {
     let marker = format!("procs-selftest-{}", std::process::id());
@@ -222,12 +226,12 @@ async fn proc_helpers_see_descendants_and_count_zombies_as_gone() {
 
     // SAFETY: kill(2) on the process group this test just created.
     unsafe { libc::kill(-(root_pid as libc::pid_t), libc::SIGKILL) };
-    assert!(procs::wait_until_gone(&descendants, Duration::from_secs(5)).await);
+    assert!(liveness::wait_until_gone(&descendants, Duration::from_secs(5)).await);
     // The root is not reaped yet: a zombie, which must count as gone.
-    assert!(procs::wait_until_gone(&[root_pid], Duration::from_secs(5)).await);
+    assert!(liveness::wait_until_gone(&[root_pid], Duration::from_secs(5)).await);
     assert_eq!(procs::state(root_pid), Some('Z'));
     assert!(procs::pids_with_cmdline_containing(&marker).is_empty());
     root.wait().await.unwrap();
     assert_eq!(procs::state(root_pid), None);
-    assert!(!procs::wait_until_gone(&[std::process::id()], Duration::from_millis(50)).await);
+    assert!(!liveness::wait_until_gone(&[std::process::id()], Duration::from_millis(50)).await);
 }

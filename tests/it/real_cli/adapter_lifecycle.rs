@@ -5,9 +5,12 @@
 use std::time::Duration;
 
 use crate::support::mock_api::{Reply, Rule};
-use crate::support::procs;
-use crate::support::real_session::{
-    RealSession, claude_pid, forget_stored_conversation, kill_claude, wait_until_stored,
+use crate::support::real_session::RealSession;
+// The crash tests find claude, to kill it, in /proc: they are Linux-only.
+#[cfg(target_os = "linux")]
+use crate::support::{
+    liveness, procs,
+    real_session::{claude_pid, forget_stored_conversation, kill_claude, wait_until_stored},
 };
 
 #[tokio::test]
@@ -53,6 +56,7 @@ async fn cancel_mid_stream_returns_cancelled_once_and_the_next_prompt_works() {
     s.assert_quick();
 }
 
+#[cfg(target_os = "linux")]
 fn crash_rules() -> Vec<Rule> {
     vec![
         Rule::on_prompt(
@@ -65,6 +69,7 @@ fn crash_rules() -> Vec<Rule> {
     ]
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn a_crash_mid_turn_is_an_error_and_the_next_prompt_resumes_with_history() {
     let s = RealSession::start(crash_rules()).await;
@@ -81,7 +86,7 @@ async fn a_crash_mid_turn_is_an_error_and_the_next_prompt_resumes_with_history()
         "names the exit status: {}",
         err.message
     );
-    assert!(procs::wait_until_gone(&[killed], Duration::from_secs(2)).await);
+    assert!(liveness::wait_until_gone(&[killed], Duration::from_secs(2)).await);
 
     let stop = s.prompt("which word did I ask you to remember?").await;
     assert_eq!(stop["stopReason"], "end_turn");
@@ -116,6 +121,7 @@ async fn a_crash_mid_turn_is_an_error_and_the_next_prompt_resumes_with_history()
 /// found with session ID" and exits 1. The session must stay usable: the next prompt works (the lost
 /// turn cannot be recovered). The stored file is removed after the kill so the test does not depend on
 /// how fast claude writes it.
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn a_crash_before_claude_stored_anything_does_not_break_the_session() {
     let s = RealSession::start(crash_rules()).await;
@@ -126,7 +132,7 @@ async fn a_crash_before_claude_stored_anything_does_not_break_the_session() {
             kill_claude(s.client.pid())
         });
     result.expect_err("a crashed claude ends the prompt with an error");
-    assert!(procs::wait_until_gone(&[killed], Duration::from_secs(2)).await);
+    assert!(liveness::wait_until_gone(&[killed], Duration::from_secs(2)).await);
     forget_stored_conversation(&s.env, &s.id);
 
     let stop = s.prompt("which word did I ask you to remember?").await;

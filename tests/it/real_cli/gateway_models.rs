@@ -8,9 +8,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::gateway::command_lines_holding;
+// Every process's command line is read from /proc: that the secret is in none is checked on Linux.
 use crate::support::acp_client::{AcpClient, config_option};
 use crate::support::mock_api::{MockApi, Reply, Rule};
+#[cfg(target_os = "linux")]
+use crate::support::procs::command_lines_holding;
 use crate::support::real_cli::ClaudeEnv;
 
 const SECRET: &str = "gw-listing-secret-81d2";
@@ -131,6 +133,7 @@ async fn providers_set_narrows_the_model_picker_to_the_models_the_gateway_lists(
     let third = c.open_session(env.work_dir()).await;
     assert_eq!(offered(&third["configOptions"]), ["sonnet", "haiku"]);
 
+    #[cfg(target_os = "linux")]
     for secret in [SECRET, OTHER_SECRET] {
         assert!(
             command_lines_holding(secret).is_empty(),

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use crate::support::acp_client::choose_permission;
+use crate::support::liveness;
 use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::procs;
 use crate::support::real_cli::ClaudeEnv;
@@ -19,7 +20,7 @@ const COMMAND: &str = "node -e 'console.log(6*7)'";
 async fn wait_idle_stop(e: &Editor) {
     let pid = claude_pid(e.c.pid()).expect("claude runs while the session is fresh from a turn");
     assert!(
-        procs::wait_until_gone(&[pid], Duration::from_secs(30)).await,
+        liveness::wait_until_gone(&[pid], Duration::from_secs(30)).await,
         "claude (pid {pid}) still runs after the idle timeout\n{}",
         e.c.diagnostics()
     );
@@ -115,22 +116,22 @@ async fn a_background_command_still_running_keeps_its_claude() {
 
     // For as long as the command runs (four idle timeouts), so does its claude; a claude stopped
     // meanwhile would take the command with it, so it must still be there when the command ends.
-    while command.iter().any(|&pid| procs::is_alive(pid)) {
+    while command.iter().any(|&pid| liveness::is_alive(pid)) {
         assert!(
-            procs::is_alive(claude),
+            liveness::is_alive(claude),
             "the claude of a running background command was stopped\n{}",
             e.c.diagnostics()
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(
-        procs::is_alive(claude),
+        liveness::is_alive(claude),
         "claude was stopped with its background command\n{}",
         e.c.diagnostics()
     );
     // Once the command is done, nothing keeps the session up.
     assert!(
-        procs::wait_until_gone(&[claude], Duration::from_secs(40)).await,
+        liveness::wait_until_gone(&[claude], Duration::from_secs(40)).await,
         "claude still runs after its background command ended\n{}",
         e.c.diagnostics()
     );

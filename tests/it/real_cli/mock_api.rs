@@ -4,6 +4,8 @@
 use std::time::Duration;
 
 use crate::support::mock_api::{Block, MockApi, Reply, Rule};
+// The namespace test alone starts a process in claude's environment.
+#[cfg(target_os = "linux")]
 use crate::support::real_cli::ClaudeEnv;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -275,6 +277,8 @@ async fn a_stalled_stream_stops_after_the_given_events_and_waits() {
     assert!(!received.contains("message_stop"), "{received}");
 }
 
+// Linux-only: network namespaces are Linux's.
+#[cfg(target_os = "linux")]
 #[tokio::test]
 #[ignore = "needs CAP_SYS_ADMIN for a network namespace (root: .ci/test runs it)"]
 async fn processes_reach_the_mock_but_not_the_host_network() {

@@ -13,10 +13,14 @@ mod editor_tools;
 mod gateway;
 mod gateway_models;
 mod history_fixture;
+// Linux-only: claude's process is found in /proc.
+#[cfg(target_os = "linux")]
 mod idle;
 mod logins;
 mod mcp_health;
 mod mock_api;
+// Linux-only: the session's process tree is read from /proc.
+#[cfg(target_os = "linux")]
 mod nothing_outlives;
 mod notices;
 mod options;

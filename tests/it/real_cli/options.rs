@@ -8,9 +8,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::acp_client::{AcpClient, config_option};
+#[cfg(target_os = "linux")]
+use crate::support::liveness;
 use crate::support::mock_api::{MockApi, Reply, Rule};
-use crate::support::procs;
 use crate::support::real_cli::ClaudeEnv;
+#[cfg(target_os = "linux")]
 use crate::support::real_session::claude_pid;
 
 fn option(options: &Value, id: &str) -> Value {
@@ -129,6 +131,8 @@ async fn every_option_is_in_the_answer_first_from_claude_then_from_the_cache() {
     );
 }
 
+// Linux-only: claude's process, kept and then stopped, is found in /proc.
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn an_effort_chosen_in_the_editor_reaches_the_model_and_survives_a_restart() {
     let mock = MockApi::start(vec![Rule::always(Reply::text("ok"))]);
@@ -165,7 +169,7 @@ async fn an_effort_chosen_in_the_editor_reaches_the_model_and_survives_a_restart
     assert_eq!(claude_pid(c.pid()), Some(pid), "without a restart");
 
     assert!(
-        procs::wait_until_gone(&[pid], Duration::from_secs(30)).await,
+        liveness::wait_until_gone(&[pid], Duration::from_secs(30)).await,
         "claude stops when idle"
     );
     c.prompt(&id, "third").await.unwrap();

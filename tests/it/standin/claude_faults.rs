@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::support::acp_client::AcpClient;
-use crate::support::procs;
+use crate::support::liveness;
 use crate::support::standin::Standin;
 
 #[tokio::test]
@@ -29,13 +29,19 @@ async fn results_of_unexpected_shapes_end_the_turn_and_a_cut_result_fails_it() {
     );
 }
 
-/// A claude that reads the prompt, closes its stdout and lives on; the next run is the stand-in.
+/// Where the silent claude writes its pid (the shell's, which `exec` keeps).
+const SILENT_PID: &str = "silent.pid";
+
+/// A claude that reads the prompt, closes its stdout and lives on, its pid in
+/// [`SILENT_PID`]; the next run is the stand-in.
 fn closes_stdout_then_standin(s: &Standin) -> std::path::PathBuf {
     let marker = s.dir().join("closed-once");
+    let pid_file = s.dir().join(SILENT_PID);
     let wrapper = s.dir().join("claude-closing");
     let body = format!(
-        "#!/bin/sh\nif [ ! -e '{marker}' ]; then\n  touch '{marker}'\n  while IFS= read -r line; do\n    case \"$line\" in *'\"type\":\"user\"'*) break;; esac\n  done\n  exec 1>&-\n  exec sleep 1000\nfi\nexec '{standin}' standin \"$@\"\n",
+        "#!/bin/sh\nif [ ! -e '{marker}' ]; then\n  touch '{marker}'\n  echo $$ > '{pid_file}'\n  while IFS= read -r line; do\n    case \"$line\" in *'\"type\":\"user\"'*) break;; esac\n  done\n  exec 1>&-\n  exec sleep 1000\nfi\nexec '{standin}' standin \"$@\"\n",
         marker = marker.display(),
+        pid_file = pid_file.display(),
         standin = s.claude.display(),
     );
     std::fs::write(&wrapper, body).unwrap();
@@ -63,11 +69,15 @@ async fn a_claude_that_closes_its_stdout_but_lives_is_stopped_and_the_next_promp
     let err = c.prompt(&id, "hello").await.expect_err("the turn fails");
     assert!(err.message.contains("closed its stdout"), "{err:?}");
     // The silent claude is gone, not left sleeping.
-    let sleepers: Vec<u32> = procs::children_of(c.pid())
-        .into_iter()
-        .filter(|p| procs::cmdline(*p).is_some_and(|c| c.contains("sleep")))
-        .collect();
-    assert!(sleepers.is_empty(), "left behind: {sleepers:?}");
+    let silent: u32 = std::fs::read_to_string(s.dir().join(SILENT_PID))
+        .expect("the silent claude wrote its pid")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        liveness::wait_until_gone(&[silent], Duration::from_secs(2)).await,
+        "the silent claude ({silent}) was left behind"
+    );
     let answer = c
         .prompt(&id, "again")
         .await

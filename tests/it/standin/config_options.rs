@@ -188,7 +188,7 @@ async fn effort_reaches_the_running_claude_and_a_restarted_one() {
     s.store_conversation(&id, "hi");
     let pid = s.wait_started(1, Duration::from_secs(10)).await[0];
     assert!(
-        crate::support::procs::wait_until_gone(&[pid], Duration::from_secs(20)).await,
+        crate::support::liveness::wait_until_gone(&[pid], Duration::from_secs(20)).await,
         "claude was stopped when idle"
     );
     assert_eq!(

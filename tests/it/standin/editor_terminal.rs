@@ -332,7 +332,10 @@ async fn claude_is_not_stopped_as_idle_while_a_background_command_runs() {
     let pid = s.wait_started(1, Duration::from_secs(10)).await[0];
     // Well past the idle timeout: claude, and so the command, still run.
     tokio::time::sleep(Duration::from_secs(4)).await;
-    assert!(crate::support::procs::is_alive(pid), "claude was stopped");
+    assert!(
+        crate::support::liveness::is_alive(pid),
+        "claude was stopped"
+    );
     assert!(terminals.killed().is_empty(), "{:?}", terminals.killed());
     assert!(
         terminals.released().is_empty(),

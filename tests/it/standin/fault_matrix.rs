@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::acp_client::AcpClient;
-use crate::support::procs;
+use crate::support::liveness;
 use crate::support::standin::{Standin, fixture};
 
 /// The prompt `write_allow` expects.
@@ -275,10 +275,10 @@ async fn run_case(fault: Fault, point: Point) {
         c.diagnostics()
     );
     assert!(
-        procs::wait_until_gone(&pids, Duration::from_secs(5)).await,
+        liveness::wait_until_gone(&pids, Duration::from_secs(5)).await,
         "{case}: a claude was left running: {:?}",
         pids.iter()
-            .filter(|&&p| procs::is_alive(p))
+            .filter(|&&p| liveness::is_alive(p))
             .collect::<Vec<_>>()
     );
 }

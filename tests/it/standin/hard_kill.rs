@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::support::acp_client::AcpClient;
-use crate::support::procs;
+use crate::support::liveness;
 use crate::support::standin::Standin;
 
 /// A session whose claude has started a long child (`sleep`) and hangs; the adapter's temp dir
@@ -46,7 +46,7 @@ async fn busy_claude() -> Busy {
     adapter.new_session(&standin.work).await;
     let claude = standin.wait_started(1, Duration::from_secs(10)).await[0];
     let child = wait_for_pid_file(&child_pid).await;
-    assert!(procs::is_alive(child), "the long child is running");
+    assert!(liveness::is_alive(child), "the long child is running");
     assert_eq!(
         mcp_config_files(&tmp).len(),
         1,
@@ -93,7 +93,7 @@ fn mcp_config_files(dir: &Path) -> Vec<PathBuf> {
 /// Kills `pids` if a test failed with them alive, so a failure leaves nothing behind either.
 fn clean_up(pids: &[u32]) {
     for &pid in pids {
-        if procs::is_alive(pid) {
+        if liveness::is_alive(pid) {
             // SAFETY: kill(2) has no memory-safety preconditions.
             unsafe { libc::kill(pid as i32, libc::SIGKILL) };
         }
@@ -110,7 +110,7 @@ async fn a_sigkilled_adapter_leaves_neither_claude_nor_its_commands_running() {
             .await
             .is_some()
     );
-    let gone = procs::wait_until_gone(&[busy.child, busy.claude], Duration::from_secs(2)).await;
+    let gone = liveness::wait_until_gone(&[busy.child, busy.claude], Duration::from_secs(2)).await;
     clean_up(&[busy.child, busy.claude]);
     assert!(gone, "claude's command survived the SIGKILLed adapter");
     assert!(
@@ -136,7 +136,7 @@ async fn a_signal_ends_everything_and_removes_the_mcp_config(signal: i32) {
     let busy = busy_claude().await;
     busy.adapter.signal(signal);
     let status = busy.adapter.wait_exit(Duration::from_secs(2)).await;
-    let gone = procs::wait_until_gone(&[busy.child, busy.claude], Duration::from_secs(2)).await;
+    let gone = liveness::wait_until_gone(&[busy.child, busy.claude], Duration::from_secs(2)).await;
     clean_up(&[busy.child, busy.claude]);
     let status = status.expect("the adapter exited within 2 s");
     assert_eq!(

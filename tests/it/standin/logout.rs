@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::support::procs;
+use crate::support::liveness;
 use crate::support::standin::Standin;
 use serde_json::json;
 
@@ -26,7 +26,7 @@ async fn logout_then_the_next_prompt_is_auth_required() {
         "claude's own logout did not run"
     );
     assert!(
-        procs::wait_until_gone(&[pid], Duration::from_secs(5)).await,
+        liveness::wait_until_gone(&[pid], Duration::from_secs(5)).await,
         "the claude holding the old login still runs"
     );
     let err = c.prompt(&id, "still there?").await.expect_err("logged out");

@@ -4,7 +4,10 @@
 use std::time::Duration;
 
 use crate::support::acp_client::AcpClient;
+use crate::support::liveness;
+#[cfg(target_os = "linux")]
 use crate::support::procs;
+#[cfg(target_os = "linux")]
 use crate::support::session_end::{End, assert_tree_gone};
 use crate::support::standin::Standin;
 use serde_json::json;
@@ -15,7 +18,7 @@ async fn running(fixture: &str) -> (Standin, AcpClient, String, u32) {
     c.initialize().await;
     let id = c.new_session(&s.work).await;
     let pid = s.wait_started(1, Duration::from_secs(10)).await[0];
-    assert!(procs::is_alive(pid));
+    assert!(liveness::is_alive(pid));
     (s, c, id, pid)
 }
 
@@ -30,7 +33,7 @@ async fn closing_stdin_ends_the_adapter_and_every_claude_within_two_seconds() {
         .expect("adapter exited within 2 s");
     assert!(status.success(), "{status:?}");
     assert!(
-        procs::wait_until_gone(&[claude, adapter], Duration::from_secs(1)).await,
+        liveness::wait_until_gone(&[claude, adapter], Duration::from_secs(1)).await,
         "claude left running"
     );
 }
@@ -48,7 +51,7 @@ async fn closing_stdin_mid_turn_leaves_nothing_running() {
         c.wait_exit(Duration::from_secs(2)).await.is_some(),
         "adapter exited within 2 s"
     );
-    assert!(procs::wait_until_gone(&[claude], Duration::from_secs(1)).await);
+    assert!(liveness::wait_until_gone(&[claude], Duration::from_secs(1)).await);
 }
 
 /// The adapter gets `signal` while its claude (which ignores its stdin closing) runs: it must
@@ -62,7 +65,7 @@ async fn a_signal_stops_the_adapter_and_kills_claude(signal: i32) {
         .expect("the adapter exited within 2 s");
     assert_eq!(status.code(), Some(128 + signal), "{status:?}");
     assert!(
-        procs::wait_until_gone(&[claude], Duration::from_secs(1)).await,
+        liveness::wait_until_gone(&[claude], Duration::from_secs(1)).await,
         "claude left running"
     );
 }
@@ -77,6 +80,8 @@ async fn sigint_stops_the_adapter_with_status_130_and_kills_claude() {
     a_signal_stops_the_adapter_and_kills_claude(libc::SIGINT).await;
 }
 
+// Linux-only: the adapter's children are read from /proc.
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn an_editor_killing_the_whole_tree_right_after_closing_stdin_is_survived() {
     // claude outlives its stdin closing, so it is still there when the editor's kill arrives.
@@ -93,7 +98,7 @@ async fn an_editor_killing_the_whole_tree_right_after_closing_stdin_is_survived(
     }
     c.signal(libc::SIGTERM);
     assert!(c.wait_exit(Duration::from_secs(2)).await.is_some());
-    assert!(procs::wait_until_gone(&[claude], Duration::from_secs(1)).await);
+    assert!(liveness::wait_until_gone(&[claude], Duration::from_secs(1)).await);
 }
 
 #[tokio::test]
@@ -104,7 +109,7 @@ async fn session_close_ends_that_claude_and_the_adapter_serves_on() {
         .await
         .unwrap();
     assert!(
-        procs::wait_until_gone(&[claude], Duration::from_secs(2)).await,
+        liveness::wait_until_gone(&[claude], Duration::from_secs(2)).await,
         "claude still running after close"
     );
     let err = c.prompt(&id, "hi").await.unwrap_err();
@@ -127,7 +132,7 @@ async fn a_crash_mid_turn_is_an_error_with_status_and_stderr_and_the_next_prompt
         "carries claude's stderr: {}",
         err.message
     );
-    assert!(procs::wait_until_gone(&[claude], Duration::from_secs(1)).await);
+    assert!(liveness::wait_until_gone(&[claude], Duration::from_secs(1)).await);
     // claude had stored the conversation before it died (the stand-in does not write one itself).
     s.store_conversation(&id, "do something");
 
@@ -163,7 +168,7 @@ async fn two_sessions_run_side_by_side_each_with_its_own_claude() {
     assert_ne!(pids[0], pids[1]);
     c.close_stdin().await;
     assert!(c.wait_exit(Duration::from_secs(2)).await.is_some());
-    assert!(procs::wait_until_gone(&pids, Duration::from_secs(1)).await);
+    assert!(liveness::wait_until_gone(&pids, Duration::from_secs(1)).await);
 }
 
 #[tokio::test]
@@ -231,7 +236,16 @@ async fn even_a_sigkilled_adapter_leaves_no_claude_behind() {
     // take it down with an adapter killed outright: this one never reads stdin at all.
     let dir = tempfile::tempdir().unwrap();
     let deaf = dir.path().join("claude");
-    std::fs::write(&deaf, "#!/bin/sh\nexec sleep 1000\n").unwrap();
+    // It writes its pid (the shell's, kept by `exec`) where the test reads it.
+    let pid_file = dir.path().join("claude.pid");
+    std::fs::write(
+        &deaf,
+        format!(
+            "#!/bin/sh\necho $$ > '{}'\nexec sleep 1000\n",
+            pid_file.display()
+        ),
+    )
+    .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&deaf, std::fs::Permissions::from_mode(0o755)).unwrap();
     let c = AcpClient::spawn(&["--claude-path", deaf.to_str().unwrap()], &[], dir.path());
@@ -239,9 +253,9 @@ async fn even_a_sigkilled_adapter_leaves_no_claude_behind() {
     c.new_session(dir.path()).await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     let claude = loop {
-        if let Some(pid) = procs::children_of(c.pid())
-            .into_iter()
-            .find(|p| procs::cmdline(*p).is_some_and(|cmd| cmd.contains("sleep")))
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
         {
             break pid;
         }
@@ -253,7 +267,7 @@ async fn even_a_sigkilled_adapter_leaves_no_claude_behind() {
     };
     c.signal(libc::SIGKILL);
     assert!(c.wait_exit(Duration::from_secs(2)).await.is_some());
-    let gone = procs::wait_until_gone(&[claude], Duration::from_secs(2)).await;
+    let gone = liveness::wait_until_gone(&[claude], Duration::from_secs(2)).await;
     if !gone {
         unsafe { libc::kill(claude as i32, libc::SIGKILL) };
     }
@@ -261,7 +275,9 @@ async fn even_a_sigkilled_adapter_leaves_no_claude_behind() {
 }
 
 /// The stand-in starts a background and a foreground command each in a session of its own, as
-/// claude does, and the session ends `end`: nothing of claude's tree runs 3 s later.
+/// claude does, and the session ends `end`: nothing of claude's tree runs 3 s later. Linux-only,
+/// like the tests below: claude's process tree and its sessions are read from /proc.
+#[cfg(target_os = "linux")]
 async fn detached_shells_end_with_the_session(end: End) {
     let s = Standin::new("background_shells");
     let c = s.adapter(&[]);
@@ -297,36 +313,43 @@ async fn detached_shells_end_with_the_session(end: End) {
     assert_tree_gone(&tree, end, || c.diagnostics()).await;
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn detached_shells_end_with_session_close() {
     detached_shells_end_with_the_session(End::Close).await;
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn detached_shells_end_when_the_editor_closes_stdin() {
     detached_shells_end_with_the_session(End::Eof).await;
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn detached_shells_end_with_session_delete() {
     detached_shells_end_with_the_session(End::Delete).await;
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn detached_shells_end_on_sigterm() {
     detached_shells_end_with_the_session(End::Sigterm).await;
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn detached_shells_end_on_sigint() {
     detached_shells_end_with_the_session(End::Sigint).await;
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn detached_shells_end_on_sighup() {
     detached_shells_end_with_the_session(End::Sighup).await;
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn detached_shells_end_even_when_the_adapter_is_sigkilled() {
     detached_shells_end_with_the_session(End::Sigkill).await;

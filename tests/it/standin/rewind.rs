@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::support::acp_client::{AcpClient, choose_permission};
 use crate::support::history::project_dir;
-use crate::support::procs;
+use crate::support::liveness;
 use crate::support::standin::Standin;
 
 const ID: &str = "7d3e2c1b-0000-4000-8000-00000000aaaa";
@@ -116,7 +116,7 @@ async fn undo_asks_first_then_restores_and_every_later_claude_resumes_before_the
     // The claude started right after the undo is stopped for being idle; the next one still
     // resumes before the dropped prompt.
     let started = s.wait_started(2, Duration::from_secs(10)).await;
-    assert!(procs::wait_until_gone(&started[1..2], Duration::from_secs(20)).await);
+    assert!(liveness::wait_until_gone(&started[1..2], Duration::from_secs(20)).await);
     c.prompt_to_end_turn(ID, "where are we?").await;
     let argvs = s.argvs();
     assert_eq!(argvs.len(), 3, "{argvs:?}");

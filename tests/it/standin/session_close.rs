@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::support::acp_client::AcpClient;
 use crate::support::history::{FIXTURE_SESSION_ID, install_fixture};
-use crate::support::procs;
+use crate::support::liveness;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
 
@@ -76,7 +76,7 @@ async fn close_during_a_turn_answers_the_prompt_and_stops_claude() {
         .expect("the prompt in flight is answered")
         .unwrap();
     assert_eq!(answered.unwrap()["stopReason"], "cancelled");
-    assert!(procs::wait_until_gone(&[pid], Duration::from_secs(5)).await);
+    assert!(liveness::wait_until_gone(&[pid], Duration::from_secs(5)).await);
     assert!(!config.exists(), "{} left behind", config.display());
 }
 
@@ -97,8 +97,8 @@ async fn loading_again_during_a_turn_answers_the_prompt_and_replaces_claude() {
         .unwrap();
     assert_eq!(answered.unwrap()["stopReason"], "cancelled");
     let pids = s.wait_started(2, Duration::from_secs(10)).await;
-    assert!(!procs::is_alive(first), "the first claude still runs");
-    assert!(procs::is_alive(pids[1]));
+    assert!(!liveness::is_alive(first), "the first claude still runs");
+    assert!(liveness::is_alive(pids[1]));
     assert!(
         !first_config.exists(),
         "the first claude's MCP config is left behind"
@@ -139,7 +139,7 @@ async fn closing_asks_claude_to_stop_its_background_commands_before_its_stdin_cl
     c.request("session/close", json!({"sessionId": id}))
         .await
         .unwrap();
-    assert!(procs::wait_until_gone(&[pid], Duration::from_secs(5)).await);
+    assert!(liveness::wait_until_gone(&[pid], Duration::from_secs(5)).await);
     assert!(s.problems().is_empty(), "{:?}", s.problems());
     // Asked for the command only (the ambient watcher is not work), and before stdin closed.
     let stops: Vec<Value> = s

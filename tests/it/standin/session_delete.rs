@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::support::acp_client::AcpClient;
 use crate::support::history::{FIXTURE_SESSION_ID, install_fixture, write_session};
-use crate::support::procs;
+use crate::support::liveness;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
 
@@ -88,7 +88,7 @@ async fn deleting_an_open_session_ends_its_claude_and_its_transcript() {
         .unwrap();
 
     assert!(
-        procs::wait_until_gone(&[pid], Duration::from_secs(5)).await,
+        liveness::wait_until_gone(&[pid], Duration::from_secs(5)).await,
         "the session's claude still runs"
     );
     assert!(list(&c, &s).await.is_empty());

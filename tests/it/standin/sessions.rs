@@ -11,7 +11,7 @@ use crate::support::argv::argv_value;
 use crate::support::history::{
     FIXTURE_SESSION_ID, install_fixture, write_long_session, write_session,
 };
-use crate::support::procs;
+use crate::support::liveness;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
 
@@ -72,12 +72,11 @@ fn history_kinds_before(c: &AcpClient, session: &str, end: usize) -> Vec<String>
         .collect()
 }
 
-/// Live stand-in processes started by the adapter.
-fn live_claudes(c: &AcpClient) -> Vec<u32> {
-    procs::children_of(c.pid())
+/// The stand-in claudes started that still run.
+fn live_claudes(s: &Standin) -> Vec<u32> {
+    s.pids()
         .into_iter()
-        .filter(|&p| procs::is_alive(p))
-        .filter(|&p| procs::cmdline(p).is_some_and(|l| l.contains(" standin ")))
+        .filter(|&p| liveness::is_alive(p))
         .collect()
 }
 
@@ -239,17 +238,17 @@ async fn loading_a_session_twice_leaves_one_claude() {
         .await
         .unwrap();
     let first = s.wait_started(1, Duration::from_secs(10)).await[0];
-    assert!(procs::is_alive(first));
+    assert!(liveness::is_alive(first));
 
     open(&c, "session/load", FIXTURE_SESSION_ID, &s.work)
         .await
         .unwrap();
     let pids = s.wait_started(2, Duration::from_secs(10)).await;
     assert!(
-        !procs::is_alive(first),
+        !liveness::is_alive(first),
         "the first claude ({first}) still runs after the second load"
     );
-    assert_eq!(live_claudes(&c), vec![pids[1]]);
+    assert_eq!(live_claudes(&s), vec![pids[1]]);
     let users = c.updates_of_kind(FIXTURE_SESSION_ID, "user_message_chunk");
     assert_eq!(users.len(), 6, "the thread was replayed once per load");
     let stop = c.prompt(FIXTURE_SESSION_ID, "still there?").await.unwrap();
@@ -300,7 +299,7 @@ async fn concurrent_loads_of_an_open_session_never_run_two_claudes_at_once() {
         "two claudes ran the conversation at once: {:?}",
         s.events()
     );
-    assert_eq!(live_claudes(&c), vec![pids[2]], "one claude is left");
+    assert_eq!(live_claudes(&s), vec![pids[2]], "one claude is left");
     let stop = c.prompt(FIXTURE_SESSION_ID, "still there?").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn");
 }
@@ -321,7 +320,7 @@ async fn close_ends_claude_and_the_session_loads_again_with_one_claude() {
         .await
         .unwrap();
     assert!(
-        procs::wait_until_gone(&[first], Duration::from_secs(5)).await,
+        liveness::wait_until_gone(&[first], Duration::from_secs(5)).await,
         "claude still runs after session/close"
     );
     let err = c.prompt(FIXTURE_SESSION_ID, "hello?").await.unwrap_err();
@@ -331,7 +330,7 @@ async fn close_ends_claude_and_the_session_loads_again_with_one_claude() {
         .await
         .unwrap();
     let pids = s.wait_started(2, Duration::from_secs(10)).await;
-    assert_eq!(live_claudes(&c), vec![pids[1]]);
+    assert_eq!(live_claudes(&s), vec![pids[1]]);
     let stop = c.prompt(FIXTURE_SESSION_ID, "back again").await.unwrap();
     assert_eq!(stop["stopReason"], "end_turn");
 }

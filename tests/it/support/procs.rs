@@ -1,6 +1,9 @@
-//! Process-table checks read from /proc: which processes a test's adapter left behind.
+//! Process-table checks read from /proc: which processes a test's adapter left behind, their
+//! command lines and environments, their memory.
 //!
-//! Linux only, like the adapter's process-hygiene guarantees they check.
+//! Linux only (the module is declared for Linux alone), and so is every test using it; whether a
+//! process still runs is asked on every system through [`super::liveness`]. The one home of
+//! /proc in the tests (`tidy.rs` holds it here).
 #![allow(dead_code)]
 
 use std::collections::HashMap;
@@ -61,6 +64,42 @@ pub fn cmdline(pid: u32) -> Option<String> {
     Some(args.join(" "))
 }
 
+/// The environment of `pid` (`KEY=value` entries joined by NULs), as its owner can read it.
+pub fn environ(pid: u32) -> Option<String> {
+    let raw = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    Some(String::from_utf8_lossy(&raw).into_owned())
+}
+
+/// Every process's command line (this test process's too) that holds `needle`: what any local
+/// user can read.
+pub fn command_lines_holding(needle: &str) -> Vec<String> {
+    parent_map()
+        .into_keys()
+        .filter_map(cmdline)
+        .filter(|line| line.contains(needle))
+        .collect()
+}
+
+/// A field of `pid`'s /proc status in KiB (`VmRSS`, `VmHWM`); 0 once the process is gone.
+pub fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{field}:")))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Whether some thread of `pid` is blocked writing to a full pipe.
+pub fn blocked_writing_a_pipe(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.filter_map(Result::ok).any(|task| {
+        std::fs::read_to_string(task.path().join("wchan")).is_ok_and(|w| w.contains("pipe_write"))
+    })
+}
+
 /// Live processes (not this test process) whose command line contains `needle`. Use a needle
 /// unique to the test, such as its temporary directory, since tests run in parallel.
 pub fn pids_with_cmdline_containing(needle: &str) -> Vec<u32> {
@@ -74,23 +113,10 @@ pub fn pids_with_cmdline_containing(needle: &str) -> Vec<u32> {
     pids
 }
 
-/// Whether `pid` is running; a zombie (exited, not yet reaped) counts as gone.
-pub fn is_alive(pid: u32) -> bool {
+/// Whether `pid` is running; a zombie (exited, not yet reaped) counts as gone. Tests ask
+/// [`super::liveness::is_alive`].
+pub(super) fn is_alive(pid: u32) -> bool {
     matches!(state(pid), Some(state) if state != 'Z' && state != 'X')
-}
-
-/// Polls until none of `pids` is alive; `false` if some still are after `timeout`.
-pub async fn wait_until_gone(pids: &[u32], timeout: Duration) -> bool {
-    let deadline = tokio::time::Instant::now() + timeout;
-    loop {
-        if !pids.iter().any(|&pid| is_alive(pid)) {
-            return true;
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
 }
 
 /// When `pid` started (clock ticks since boot): with the pid, names one process for good, since a

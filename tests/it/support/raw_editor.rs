@@ -116,23 +116,3 @@ impl RawEditor {
         self.send(format!("{line}\n").as_bytes()).await;
     }
 }
-
-/// A /proc/<pid>/status field in KiB (`VmRSS`, `VmHWM`).
-pub fn status_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(&format!("{field}:")))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
-
-/// Whether some thread of `pid` is blocked writing to a full pipe.
-pub fn blocked_writing_a_pipe(pid: u32) -> bool {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return false;
-    };
-    tasks.filter_map(Result::ok).any(|task| {
-        std::fs::read_to_string(task.path().join("wchan")).is_ok_and(|w| w.contains("pipe_write"))
-    })
-}

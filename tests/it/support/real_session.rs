@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::acp_client::AcpClient;
 use super::mock_api::{MockApi, Rule};
+#[cfg(target_os = "linux")]
 use super::procs;
 use super::real_cli::{ClaudeEnv, pinned_version};
 
@@ -122,12 +123,14 @@ pub fn content_text(call: &Value) -> String {
 }
 
 /// The claude process the adapter runs for its session (not its helpers, not the adapter).
+#[cfg(target_os = "linux")]
 pub fn claude_pid(adapter: u32) -> Option<u32> {
     procs::children_of(adapter).into_iter().find(|&pid| {
         procs::cmdline(pid).is_some_and(|line| line.contains("--input-format stream-json"))
     })
 }
 
+#[cfg(target_os = "linux")]
 pub fn kill_claude(adapter: u32) -> u32 {
     let pid = claude_pid(adapter).expect("claude runs under the adapter");
     // SAFETY: kill(2) on a pid we just found as our adapter's child.

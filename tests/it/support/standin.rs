@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::acp_client::AcpClient;
-use super::procs;
+use super::liveness;
 
 /// How long the teardown waits for the stand-ins to finish before reading their verdict.
 const VERDICT_WAIT: Duration = Duration::from_secs(5);
@@ -211,7 +211,7 @@ impl Standin {
             && self
                 .pids()
                 .into_iter()
-                .any(|pid| procs::is_alive(pid) && !self.exited(pid))
+                .any(|pid| liveness::is_alive(pid) && !self.exited(pid))
         {
             std::thread::sleep(Duration::from_millis(20));
         }
