@@ -11,11 +11,13 @@
 
 use serde_json::{Value, json};
 
-use super::editor_tools::{adapter_on_mock, asks, assert_builtins_offered_as_ours, turn};
+use super::editor_tools::{
+    adapter_on_mock, asks, assert_builtins_offered_as_ours, assert_rule_saved, turn,
+};
 use crate::support::acp_client::choose_permission;
 use crate::support::editor_terminals::{Terminals, terminal_capabilities};
 use crate::support::mock_api::{MockApi, Reply, Rule};
-use crate::support::real_cli::{ClaudeEnv, claude_for_windows};
+use crate::support::real_cli::claude_for_windows;
 use crate::support::real_editor::{option_names, pick_by_name};
 use crate::support::real_session::{RealSession, content_text};
 
@@ -34,42 +36,19 @@ fn runs_here(test: &str) -> bool {
     windows
 }
 
-/// "Always allow" saved claude's rule for the one command in the project's settings (claude
-/// writes them on its own time, not before the turn ends): waits for `rule` there.
-async fn saved_rule(env: &ClaudeEnv, rule: &str) -> String {
-    let settings = env.work_dir().join(".claude/settings.local.json");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let saved = std::fs::read_to_string(&settings).unwrap_or_default();
-        if saved.contains(rule) || std::time::Instant::now() > deadline {
-            return saved;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-}
-
-/// The ask's tool call and options are claude's PowerShell's: a command, titled with it, whose
-/// "Always allow" saves the rule for that one command.
-fn assert_asked_as_powershell(ask: &Value, command: &str) {
-    assert_eq!(
-        ask["toolCall"]["title"],
-        format!("Run `{command}`"),
-        "{ask}"
-    );
+/// The ask is claude's PowerShell's: a command, titled with it.
+fn assert_asked_as_a_command(ask: &Value, command: &str) {
+    let title = format!("Run `{command}`");
+    assert_eq!(ask["toolCall"]["title"], title.as_str(), "{ask}");
     assert_eq!(ask["toolCall"]["kind"], "execute", "{ask}");
-    let names = option_names(ask);
-    let always = format!(
-        "Always allow PowerShell({command}) in this project (saved in .claude/settings.local.json)"
-    );
-    assert!(names.contains(&always), "{names:?}");
 }
 
-/// The model's two turns running `command` with `tool`, each answered once its result arrives.
-fn script_twice(mock: &MockApi, tool: &str, command: &str) {
-    for (prompt, answer) in [("run the tests", "Ran them."), ("once more", "Again.")] {
+/// The model runs `command` with `tool` when given each of `prompts`, and answers its result.
+fn script_turns(mock: &MockApi, tool: &str, command: &str, prompts: &[&str]) {
+    for prompt in prompts {
         let call = Reply::tool_use(tool, json!({"command": command, "description": "Tests"}));
-        mock.push_rule(Rule::on_prompt(prompt, call));
-        mock.push_rule(Rule::on_tool_result(Reply::text(answer)).once());
+        mock.push_rule(Rule::on_prompt(*prompt, call));
+        mock.push_rule(Rule::on_tool_result(Reply::text("Noted.")).once());
     }
 }
 
@@ -90,7 +69,12 @@ async fn powershell_runs_in_the_editors_terminal_with_claude_exes_command_line()
     c.initialize_with_capabilities(terminal_capabilities())
         .await;
     let id = c.new_session(env.work_dir()).await;
-    script_twice(&mock, "mcp__acp__PowerShell", "npm test");
+    script_turns(
+        &mock,
+        "mcp__acp__PowerShell",
+        "npm test",
+        &["run the tests", "once more"],
+    );
 
     turn(&c, &id, "run the tests").await;
 
@@ -124,9 +108,12 @@ async fn powershell_runs_in_the_editors_terminal_with_claude_exes_command_line()
     // then allows the same command unasked.
     let first = asks(&c);
     assert_eq!(first.len(), 1, "{first:#?}");
-    assert_asked_as_powershell(&first[0], "npm test");
-    let saved = saved_rule(&env, "PowerShell(npm test)").await;
-    assert!(saved.contains("PowerShell(npm test)"), "no rule: {saved:?}");
+    assert_asked_as_a_command(&first[0], "npm test");
+    let names = option_names(&first[0]);
+    let always =
+        "Always allow PowerShell(npm test) in this project (saved in .claude/settings.local.json)";
+    assert!(names.iter().any(|n| n == always), "{names:?}");
+    assert_rule_saved(&env, "PowerShell(npm test)").await;
     turn(&c, &id, "once more").await;
     assert_eq!(terminals.created().len(), 2);
     assert_eq!(asks(&c).len(), 1, "the saved rule allows it");
@@ -152,15 +139,8 @@ async fn without_a_terminal_claude_exe_runs_powershell_itself_shown_as_a_command
             "Always reject PowerShell(npm test) in this session",
         ]),
     );
-    for prompt in ["run the tests", "once more", "and again"] {
-        let call = Reply::tool_use(
-            "PowerShell",
-            json!({"command": "npm test", "description": "Tests"}),
-        );
-        s.mock.push_rule(Rule::on_prompt(prompt, call));
-        s.mock
-            .push_rule(Rule::on_tool_result(Reply::text("Noted.")).once());
-    }
+    let prompts = ["run the tests", "once more", "and again"];
+    script_turns(&s.mock, "PowerShell", "npm test", &prompts);
 
     // Allowed once: claude.exe runs the command itself (no editor terminal). The editor shows a
     // command titled with it, and the card shows the result claude.exe gave the model.
@@ -186,8 +166,7 @@ async fn without_a_terminal_claude_exe_runs_powershell_itself_shown_as_a_command
     );
     let asked = asks(&s.client);
     assert_eq!(asked.len(), 1, "{asked:#?}");
-    assert_eq!(asked[0]["toolCall"]["title"], "Run `npm test`");
-    assert_eq!(asked[0]["toolCall"]["kind"], "execute");
+    assert_asked_as_a_command(&asked[0], "npm test");
 
     // "Always reject" puts claude's PowerShell rule for the one command in force: the same
     // command is refused, and the next time not asked.
