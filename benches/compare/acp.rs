@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -16,11 +17,14 @@ pub struct Acp<'a> {
 }
 
 /// What one cold start gave: spawn -> `initialize` answered, `session/new` answered, spawn ->
-/// first `agent_message_chunk`, the first prompt's stop reason, and the adapter's peak RSS.
+/// first `agent_message_chunk`, the first prompt -> its first chunk, spawn -> the first prompt's
+/// answer, and the adapter's peak RSS.
 pub struct Cold {
     pub initialize_ms: f64,
     pub session_new_ms: f64,
     pub first_chunk_ms: f64,
+    /// The first prompt sent -> its first chunk.
+    pub prompt_to_first_chunk_ms: f64,
     pub stop_ms: f64,
     pub peak_kib: u64,
 }
@@ -61,6 +65,12 @@ impl Acp<'_> {
 
     /// [`Acp::cold`] with these `initialize` params (the client's capabilities).
     pub fn cold_with(&self, prompt: &str, initialize: Value) -> Cold {
+        self.cold_typed(prompt, initialize, Duration::ZERO)
+    }
+
+    /// [`Acp::cold_with`] with the first prompt sent `typing` after `session/new` is answered, as
+    /// a user types it, so whatever the adapter starts at `session/new` has had that long.
+    pub fn cold_typed(&self, prompt: &str, initialize: Value, typing: Duration) -> Cold {
         let mut adapter = self.spawn();
         let started = adapter.spawned_at;
         let (_, init, _) = adapter.request("initialize", initialize);
@@ -70,11 +80,13 @@ impl Acp<'_> {
             .as_str()
             .expect("sessionId")
             .to_owned();
+        std::thread::sleep(typing);
         let turn = prompt_turn(&mut adapter, &id, prompt);
         let cold = Cold {
             initialize_ms: ms(init.at - started),
             session_new_ms: ms(new.at - sent),
             first_chunk_ms: ms(turn.1 - started),
+            prompt_to_first_chunk_ms: ms(turn.1 - turn.0),
             stop_ms: ms(turn.2 - started),
             peak_kib: adapter.memory_kib().1,
         };

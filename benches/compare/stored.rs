@@ -230,9 +230,15 @@ pub fn long_history(
     ));
 }
 
+/// How long a user takes to type the first prompt, in the rows that send it that long after
+/// `session/new`: what the adapter starts with the session (claude, and its handshake with the
+/// editor tools' server) has had that long, as it has in an editor.
+const TYPING: Duration = Duration::from_secs(2);
+
 /// The first prompt of a cold start with the editor's tools declared (`fs` and `terminal`, as
 /// Zed does: the default client here) and without them, each adapter on the real claude, the
-/// two interleaved run by run.
+/// two interleaved run by run: sent at once after `session/new` (spawn -> first chunk), and sent
+/// [`TYPING`] after it (prompt -> first chunk).
 pub fn editor_tools(report: &mut Report, runs: usize) {
     let backend = Backend::start();
     for column in [OURS, TS] {
@@ -248,6 +254,7 @@ pub fn editor_tools(report: &mut Report, runs: usize) {
             cwd: backend.env.work_dir(),
         };
         let (mut with, mut without) = (Vec::new(), Vec::new());
+        let (mut typed_with, mut typed_without) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             with.push(
                 adapter
@@ -259,7 +266,29 @@ pub fn editor_tools(report: &mut Report, runs: usize) {
                     .cold_with(real::SHORT, acp::initialize_params_without_tools())
                     .first_chunk_ms,
             );
+            typed_with.push(
+                adapter
+                    .cold_typed(real::SHORT, acp::initialize_params(), TYPING)
+                    .prompt_to_first_chunk_ms,
+            );
+            typed_without.push(
+                adapter
+                    .cold_typed(real::SHORT, acp::initialize_params_without_tools(), TYPING)
+                    .prompt_to_first_chunk_ms,
+            );
         }
+        report.add(
+            "first prompt typed 2 s after session/new: prompt -> first chunk, declaring fs and terminal",
+            "ms",
+            column,
+            typed_with,
+        );
+        report.add(
+            "first prompt typed 2 s after session/new: prompt -> first chunk, declaring neither",
+            "ms",
+            column,
+            typed_without,
+        );
         report.add(
             "spawn -> first chunk, client declaring fs and terminal",
             "ms",

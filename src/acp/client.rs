@@ -152,6 +152,11 @@ impl EditorClient for AcpEditor {
             v2.session_update(&self.outbound, session_id, update, may_be_large);
             return;
         }
+        // The streamed reply's deltas: written straight into their line, the same bytes.
+        if let Some(line) = super::chunk_line::text_chunk_line(session_id, &update) {
+            self.outbound.push_line(line);
+            return;
+        }
         if let SessionUpdate::ToolCall(call) = update {
             // Its input shared, not copied into the SDK's type (a Write's is the whole file).
             let note = ToolCallNotification::new(session_id, call);

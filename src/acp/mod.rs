@@ -1,5 +1,6 @@
 //! The editor side: ACP over stdio through the official SDK. The only module that imports it.
 
+mod chunk_line;
 mod client;
 mod errors;
 mod extensions;

@@ -181,6 +181,25 @@ pub(crate) struct McpToolMeta {
     pub(crate) always_load: bool,
 }
 
+/// claude cuts an SDK server tool's description to this many UTF-16 units, ending it with
+/// "… [truncated]", unless its environment's [`DESCRIPTION_LIMIT_ENV`] sets the limit (both read
+/// from the pinned claude's binary; claude's own built-ins are not cut). claude.exe's PowerShell
+/// description, which claude-acp serves in its place, is 9,006.
+pub(crate) const DESCRIPTION_LIMIT: usize = 4096;
+
+/// The environment variable that sets [`DESCRIPTION_LIMIT`] (for every MCP server of that claude).
+pub(crate) const DESCRIPTION_LIMIT_ENV: &str = "CLAUDE_CODE_MAX_MCP_DESCRIPTION_LENGTH";
+
+/// The environment a claude needs to give the model each of `tools`' descriptions whole: the
+/// limit raised to the longest one, where one is over claude's default; none where all fit.
+pub(crate) fn whole_descriptions_env(tools: &[McpTool]) -> Option<(String, String)> {
+    let longest = tools
+        .iter()
+        .map(|tool| tool.description.encode_utf16().count())
+        .max()?;
+    (longest > DESCRIPTION_LIMIT).then(|| (DESCRIPTION_LIMIT_ENV.to_owned(), longest.to_string()))
+}
+
 pub(crate) fn tools_list_result(tools: Vec<McpTool>) -> Value {
     #[derive(Serialize)]
     struct Result {
@@ -242,6 +261,27 @@ fn to_value(value: impl Serialize) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_description_over_claudes_limit_raises_the_limit_to_it() {
+        let tool = |description: &str| McpTool {
+            name: "T".into(),
+            description: description.into(),
+            input_schema: json!({}),
+            meta: McpToolMeta { always_load: true },
+        };
+        let short = tool("Runs a command.");
+        assert_eq!(whole_descriptions_env(std::slice::from_ref(&short)), None);
+        assert_eq!(whole_descriptions_env(&[]), None);
+        // Counted as claude counts, in UTF-16 units: "—" is one, as it is in claude.exe's text.
+        let at_limit = tool(&"—".repeat(DESCRIPTION_LIMIT));
+        assert_eq!(whole_descriptions_env(&[at_limit]), None);
+        let long = tool(&"x".repeat(DESCRIPTION_LIMIT + 1));
+        assert_eq!(
+            whole_descriptions_env(&[short, long]),
+            Some((DESCRIPTION_LIMIT_ENV.into(), "4097".into()))
+        );
+    }
 
     #[test]
     fn answers_have_the_shapes_claude_took() {

@@ -46,10 +46,13 @@ pub use tool_result::ToolResultContent;
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClaudeMessage {
     System(SystemMessage),
-    Assistant(AssistantMessage),
-    User(UserEcho),
-    Result(ResultMessage),
-    StreamEvent(StreamEvent),
+    // The big variants are boxed: a message is moved a score of times between claude's stdout
+    // and the session (channels, futures), and at their size (up to 432 bytes) copying them was
+    // a tenth of a streamed delta's relay.
+    Assistant(Box<AssistantMessage>),
+    User(Box<UserEcho>),
+    Result(Box<ResultMessage>),
+    StreamEvent(Box<StreamEvent>),
     ControlRequest(InboundControlRequest),
     ControlResponse(ControlResponseEnvelope),
     ControlCancelRequest {
@@ -121,10 +124,10 @@ impl ClaudeMessage {
         }
         Some(match kind {
             "system" => typed(kind, line).map(ClaudeMessage::System),
-            "assistant" => typed(kind, line).map(ClaudeMessage::Assistant),
-            "user" => typed(kind, line).map(ClaudeMessage::User),
-            "result" => typed(kind, line).map(ClaudeMessage::Result),
-            "stream_event" => typed(kind, line).map(ClaudeMessage::StreamEvent),
+            "assistant" => typed(kind, line).map(|m| ClaudeMessage::Assistant(Box::new(m))),
+            "user" => typed(kind, line).map(|m| ClaudeMessage::User(Box::new(m))),
+            "result" => typed(kind, line).map(|m| ClaudeMessage::Result(Box::new(m))),
+            "stream_event" => typed(kind, line).map(|m| ClaudeMessage::StreamEvent(Box::new(m))),
             "control_request" => typed(kind, line).map(ClaudeMessage::ControlRequest),
             "control_response" => typed(kind, line).map(ClaudeMessage::ControlResponse),
             "tool_progress" => typed(kind, line).map(ClaudeMessage::ToolProgress),
@@ -147,10 +150,10 @@ impl ClaudeMessage {
         }
         Ok(match kind.as_str() {
             "system" => ClaudeMessage::System(typed(&kind, value)?),
-            "assistant" => ClaudeMessage::Assistant(typed(&kind, value)?),
-            "user" => ClaudeMessage::User(typed(&kind, value)?),
-            "result" => ClaudeMessage::Result(typed(&kind, value)?),
-            "stream_event" => ClaudeMessage::StreamEvent(typed(&kind, value)?),
+            "assistant" => ClaudeMessage::Assistant(Box::new(typed(&kind, value)?)),
+            "user" => ClaudeMessage::User(Box::new(typed(&kind, value)?)),
+            "result" => ClaudeMessage::Result(Box::new(typed(&kind, value)?)),
+            "stream_event" => ClaudeMessage::StreamEvent(Box::new(typed(&kind, value)?)),
             "control_request" => ClaudeMessage::ControlRequest(typed(&kind, value)?),
             "control_response" => ClaudeMessage::ControlResponse(typed(&kind, value)?),
             "tool_progress" => ClaudeMessage::ToolProgress(typed(&kind, value)?),

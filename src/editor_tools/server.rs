@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::fs::{self as editor_fs, EditorFiles};
 use super::terminal::{self as editor_terminal, EditorTerminal};
-use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
+use crate::claude::sdk_mcp::{self, McpContent, McpMessage, McpTool};
 
 use crate::domain::tool_names::SERVER_NAME;
 
@@ -21,6 +21,19 @@ pub(crate) struct ToolServer {
 impl ToolServer {
     pub(crate) fn is_empty(&self) -> bool {
         self.files.is_none() && self.terminal.is_none()
+    }
+
+    /// The tools this server offers, by name.
+    pub(crate) fn tools(&self) -> Vec<McpTool> {
+        let mut tools = Vec::new();
+        if self.files.is_some() {
+            tools.extend(editor_fs::tool_definitions());
+        }
+        if let Some(terminal) = &self.terminal {
+            tools.extend(terminal.tool_definitions());
+        }
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        tools
     }
 
     /// The JSON-RPC reply to one message claude sends this server.
@@ -51,17 +64,7 @@ impl ToolServer {
                 SERVER_NAME,
                 env!("CARGO_PKG_VERSION"),
             ),
-            "tools/list" => {
-                let mut tools = Vec::new();
-                if self.files.is_some() {
-                    tools.extend(editor_fs::tool_definitions());
-                }
-                if let Some(terminal) = &self.terminal {
-                    tools.extend(terminal.tool_definitions());
-                }
-                tools.sort_by(|a, b| a.name.cmp(&b.name));
-                sdk_mcp::tools_list_result(tools)
-            }
+            "tools/list" => sdk_mcp::tools_list_result(self.tools()),
             "tools/call" => return None,
             "ping" => sdk_mcp::empty_object(),
             other => {

@@ -396,9 +396,13 @@ fn scan(file: &Path) -> Option<Scan> {
         memmem::Finder::new("\"user\""),
         memmem::Finder::new("\"assistant\""),
     ];
+    // A title line's type, as claude writes it (compact JSON): the bare words `"summary"` and
+    // `-title"` are in big lines too (tool schemas, attachments), and parsing those was most of a
+    // page of stored transcripts.
     let title_markers = [
-        memmem::Finder::new("-title\""),
-        memmem::Finder::new("\"summary\""),
+        memmem::Finder::new("\"type\":\"custom-title\""),
+        memmem::Finder::new("\"type\":\"ai-title\""),
+        memmem::Finder::new("\"type\":\"summary\""),
     ];
     let wanted = |line: &[u8]| {
         let has = |markers: &[memmem::Finder]| markers.iter().any(|m| m.find(line).is_some());

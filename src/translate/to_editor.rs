@@ -171,9 +171,9 @@ impl TurnTranslator {
     pub(crate) fn on_message(&mut self, msg: ClaudeMessage) -> Translation {
         let mut out = Translation::default();
         match msg {
-            ClaudeMessage::StreamEvent(e) => self.on_stream_event(e, &mut out),
-            ClaudeMessage::Assistant(a) => self.on_assistant(a, &mut out),
-            ClaudeMessage::User(u) => self.on_user(u, &mut out),
+            ClaudeMessage::StreamEvent(e) => self.on_stream_event(*e, &mut out),
+            ClaudeMessage::Assistant(a) => self.on_assistant(*a, &mut out),
+            ClaudeMessage::User(u) => self.on_user(*u, &mut out),
             ClaudeMessage::System(s) => self.on_system(&s, &mut out),
             ClaudeMessage::ToolProgress(p) => self.on_tool_progress(&p, &mut out),
             ClaudeMessage::RateLimit(r) => self.on_rate_limit(&r.rate_limit_info, &mut out),

@@ -72,6 +72,12 @@ impl Outbound {
         self.enqueue(Line::Bytes(super::old_text::explicit_old_text(line)));
     }
 
+    /// Queues a line known to hold no diff (a text chunk's: its text is a string literal, so no
+    /// `"type":"diff"` of its own is in it), without [`Outbound::push`]'s look for one.
+    pub(crate) fn push_line(&self, line: Vec<u8>) {
+        self.enqueue(Line::Bytes(line));
+    }
+
     /// Queues a line the SDK wrote; if it answers a request someone watches, tells them once it
     /// is queued, so what they queue next goes after it.
     pub(crate) fn push_sdk_line(&self, line: Vec<u8>) {

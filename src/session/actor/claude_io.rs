@@ -47,6 +47,8 @@ impl SessionActor {
             &flags,
             &permission_args,
         );
+        // First, so that an editor's own `env` (in `_meta`) wins.
+        opts.extra_env.splice(0..0, self.served_tools_env());
         // Last, so that the editor's gateway wins over the environment's route.
         opts.extra_env.extend(self.ctx.config.route.env());
         let launched = self

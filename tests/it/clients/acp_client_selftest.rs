@@ -202,18 +202,23 @@ async fn proc_helpers_see_descendants_and_count_zombies_as_gone() {
         .spawn()
         .unwrap();
     let root_pid = root.id().unwrap();
-    let mut descendants = Vec::new();
-    for _ in 0..200 {
+    // Until both sleeps run: the subshell is there before the sleep it starts (on a busy
+    // machine, long enough to be seen without it).
+    let (mut descendants, mut commands) = (Vec::new(), Vec::<String>::new());
+    for _ in 0..500 {
         descendants = procs::children_of(root_pid);
-        if descendants.len() >= 3 {
+        commands = descendants
+            .iter()
+            .filter_map(|&pid| procs::cmdline(pid))
+            .collect();
+        if ["sleep 41", "sleep 42"]
+            .iter()
+            .all(|sleep| commands.iter().any(|c| c == sleep))
+        {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let commands: Vec<_> = descendants
-        .iter()
-        .filter_map(|&pid| procs::cmdline(pid))
-        .collect();
     assert!(
         commands.iter().any(|c| c == "sleep 41"),
         "grandchild missing: {commands:?}"

@@ -5,7 +5,9 @@
 
 use serde_json::json;
 
-use super::editor_tools::{adapter_on_mock, asks, assert_builtins_offered_as_ours, turn};
+use super::editor_tools::{
+    adapter_on_mock, asks, assert_builtins_offered_as_ours, assert_rule_saved, turn,
+};
 use crate::support::acp_client::choose_permission;
 use crate::support::editor_terminals::{Terminals, terminal_capabilities};
 use crate::support::mock_api::{Reply, Rule};
@@ -69,21 +71,7 @@ async fn bash_in_the_editor(args: &[&str]) {
     assert_eq!(asks[0]["toolCall"]["title"], "Run `make lint`");
     // "Always allow" saved claude's own rule for its Bash, which holds for ours too: the same
     // command again is not asked.
-    // claude writes the rule to its settings file on its own time, not before the turn ends.
-    let settings = env.work_dir().join(".claude/settings.local.json");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let saved = loop {
-        let saved = std::fs::read_to_string(&settings).unwrap_or_default();
-        if saved.contains("Bash(make lint)") || std::time::Instant::now() > deadline {
-            break saved;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
-    assert!(
-        saved.contains("Bash(make lint)"),
-        "claude saved no rule in {}: {saved:?}",
-        settings.display()
-    );
+    assert_rule_saved(&env, "Bash(make lint)").await;
     let again = Reply::tool_use(
         "mcp__acp__Bash",
         json!({"command": "make lint", "description": "Lint again"}),

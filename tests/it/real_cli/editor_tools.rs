@@ -37,6 +37,25 @@ pub(super) fn asks(c: &AcpClient) -> Vec<Value> {
         .collect()
 }
 
+/// "Always allow" saved claude's `rule` in the project's `.claude/settings.local.json`: claude
+/// writes it there on its own time, not before the turn ends, so this waits up to 20 s for it.
+pub(super) async fn assert_rule_saved(env: &ClaudeEnv, rule: &str) {
+    let settings = env.work_dir().join(".claude/settings.local.json");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let saved = std::fs::read_to_string(&settings).unwrap_or_default();
+        if saved.contains(rule) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "claude saved no {rule} in {}: {saved:?}",
+            settings.display()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// The model's first request offers each built-in of `captured` (claude's own tool list) only
 /// under our name, with its schema and description in full, never deferred.
 pub(super) fn assert_builtins_offered_as_ours(mock: &MockApi, captured: &str) {

@@ -61,6 +61,16 @@ pub fn claude_binary() -> PathBuf {
     }
 }
 
+/// Whether this run's claude is claude for Windows: `CLAUDE_ACP_TEST_CLAUDE` naming a `claude.exe`
+/// (`.ci/windows` runs it under Wine). Only it has claude's PowerShell tool; the pinned claude for
+/// Linux and macOS has Bash.
+pub fn claude_for_windows() -> bool {
+    std::env::var_os("CLAUDE_ACP_TEST_CLAUDE")
+        .map(PathBuf::from)
+        .and_then(|path| path.extension().map(|e| e.eq_ignore_ascii_case("exe")))
+        .unwrap_or(false)
+}
+
 /// Path of claude `version`, installed into `<target dir>/claude-code/<version>/` on first use.
 ///
 /// Several test processes may call this at once: the install runs under an exclusive `flock`.
