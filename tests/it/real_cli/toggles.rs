@@ -372,9 +372,26 @@ async fn a_project_agent_is_offered_and_the_model_runs_as_it_once_picked() {
         (id, opened)
     };
     let (plain, opened) = open().await;
-    // The first session's answer waits for claude's own list: only the project's agent is offered.
-    let agent = config_option(&opened["configOptions"], "agent")
-        .unwrap_or_else(|| panic!("no Agent option: {opened}"));
+    // The first session's answer waits for claude's own list (at most 1.8 s: a claude starting
+    // cold on a busy machine takes longer, and its options then come in the update that follows):
+    // only the project's agent is offered.
+    let options = match config_option(&opened["configOptions"], "agent") {
+        Some(_) => opened["configOptions"].clone(),
+        None => c
+            .wait_for_update(
+                |u| {
+                    u["sessionId"] == plain.as_str()
+                        && u["update"]["configOptions"]
+                            .as_array()
+                            .is_some_and(|o| o.iter().any(|o| o["id"] == "agent"))
+                },
+                Duration::from_secs(60),
+            )
+            .await["update"]["configOptions"]
+            .clone(),
+    };
+    let agent =
+        config_option(&options, "agent").unwrap_or_else(|| panic!("no Agent option: {opened}"));
     let ids: Vec<&str> = agent["options"]
         .as_array()
         .unwrap()
