@@ -200,6 +200,15 @@ pub(crate) fn whole_descriptions_env(tools: &[McpTool]) -> Option<(String, Strin
     (longest > DESCRIPTION_LIMIT).then(|| (DESCRIPTION_LIMIT_ENV.to_owned(), longest.to_string()))
 }
 
+/// [`whole_descriptions_env`] for a claude about to start beside claude-acp: none where
+/// claude-acp's own environment sets the limit already (claude inherits that one).
+pub(crate) fn description_limit_env(tools: &[McpTool]) -> Option<(String, String)> {
+    if std::env::var_os(DESCRIPTION_LIMIT_ENV).is_some() {
+        return None;
+    }
+    whole_descriptions_env(tools)
+}
+
 pub(crate) fn tools_list_result(tools: Vec<McpTool>) -> Value {
     #[derive(Serialize)]
     struct Result {

@@ -47,8 +47,11 @@ impl SessionActor {
             &flags,
             &permission_args,
         );
-        // First, so that an editor's own `env` (in `_meta`) wins.
-        opts.extra_env.splice(0..0, self.served_tools_env());
+        // The served tools' descriptions whole (claude.exe's PowerShell one is over claude's
+        // limit); first, so that an editor's own `env` (in `_meta`) wins.
+        let served = self.tools.served.tools();
+        opts.extra_env
+            .splice(0..0, crate::claude::sdk_mcp::description_limit_env(&served));
         // Last, so that the editor's gateway wins over the environment's route.
         opts.extra_env.extend(self.ctx.config.route.env());
         let launched = self

@@ -91,17 +91,6 @@ impl SessionActor {
         }
     }
 
-    /// The environment the claude about to start needs for the `acp` server's tools: its limit on
-    /// an MCP tool's description raised to the longest served (claude.exe's PowerShell
-    /// description is over claude's default, which would cut it in half), unless claude-acp's own
-    /// environment sets that limit. Called after [`Self::files_for_start`].
-    pub(super) fn served_tools_env(&self) -> Option<(String, String)> {
-        if std::env::var_os(sdk_mcp::DESCRIPTION_LIMIT_ENV).is_some() {
-            return None;
-        }
-        sdk_mcp::whole_descriptions_env(&self.tools.served.tools())
-    }
-
     /// The SDK servers to name in claude's `initialize`.
     pub(super) fn sdk_servers(&self) -> Vec<String> {
         match self.tools.served.is_empty() {
