@@ -56,7 +56,7 @@ async fn providers_set_narrows_the_model_picker_to_the_models_the_gateway_lists(
     c.initialize().await;
     let opened = c.open_session(env.work_dir()).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
-    let before = offered(&opened["configOptions"]);
+    let before = offered(&c.options_holding(&opened, "model").await);
     assert!(
         before.iter().any(|m| m == "opus") && before.iter().any(|m| m == "sonnet"),
         "claude's own models are offered first: {before:?}"

@@ -45,21 +45,7 @@ async fn every_option_is_in_the_answer_first_from_claude_then_from_the_cache() {
     let answered = started.elapsed();
     // The first session may wait for claude at most OPTIONS_WAIT (1.8 s): a claude starting cold
     // takes longer, and its options then come in the update that follows.
-    let options = match opened["configOptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|o| o["id"] == "model")
-    {
-        true => opened["configOptions"].clone(),
-        false => first
-            .wait_for_update(
-                |u| u["update"]["sessionUpdate"] == "config_option_update",
-                Duration::from_secs(30),
-            )
-            .await["update"]["configOptions"]
-            .clone(),
-    };
+    let options = first.options_holding(&opened, "model").await;
     eprintln!(
         "first session/new answered in {answered:?}, models in it: {}",
         options == opened["configOptions"]

@@ -172,18 +172,8 @@ async fn auto_mode_is_offered_where_claude_has_it_and_claude_takes_it() {
     c.initialize().await;
     let opened = c.open_session(env.work_dir()).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
-    // A fresh HOME: claude's models are in the answer if claude answered within the wait, else
-    // in the update that follows.
-    let options = if opened["configOptions"].to_string().contains("\"model\"") {
-        opened["configOptions"].clone()
-    } else {
-        c.wait_for_update(
-            |u| u["update"]["sessionUpdate"] == "config_option_update",
-            Duration::from_secs(30),
-        )
-        .await["update"]["configOptions"]
-            .clone()
-    };
+    // A fresh HOME: claude's models are in the answer if claude answered within the wait.
+    let options = c.options_holding(&opened, "model").await;
     let mode = config_option(&options, "mode").unwrap();
     let auto = mode["options"]
         .as_array()
@@ -210,19 +200,6 @@ async fn auto_mode_is_offered_where_claude_has_it_and_claude_takes_it() {
     assert!(mock.any_request_contains("in auto mode"));
 }
 
-/// The options once claude's models are known: in the answer, or in the update after it.
-async fn options_with_models(c: &AcpClient, opened: &Value) -> Value {
-    if config_option(&opened["configOptions"], "model").is_some() {
-        return opened["configOptions"].clone();
-    }
-    c.wait_for_update(
-        |u| u["update"]["sessionUpdate"] == "config_option_update",
-        Duration::from_secs(30),
-    )
-    .await["update"]["configOptions"]
-        .clone()
-}
-
 #[tokio::test]
 async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_taken_live() {
     let mock = MockApi::start(vec![Rule::always(Reply::text("ok"))]);
@@ -232,7 +209,7 @@ async fn fast_mode_on_then_off_reaches_the_models_requests_and_ultracode_is_take
         .await;
     let opened = c.open_session(env.work_dir()).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
-    let options = options_with_models(&c, &opened).await;
+    let options = c.options_holding(&opened, "model").await;
     let fast = config_option(&options, "fast").unwrap_or_else(|| panic!("Fast mode: {options}"));
     assert_eq!(fast["type"], "boolean", "{fast}");
     assert_eq!(fast["currentValue"], false, "{fast}");
@@ -307,7 +284,7 @@ async fn the_model_picker_follows_a_model_command_typed_in_the_prompt() {
     c.initialize().await;
     let opened = c.open_session(env.work_dir()).await;
     let id = opened["sessionId"].as_str().unwrap().to_owned();
-    let options = options_with_models(&c, &opened).await;
+    let options = c.options_holding(&opened, "model").await;
     assert_eq!(
         config_option(&options, "model").unwrap()["currentValue"],
         "default"
@@ -372,24 +349,8 @@ async fn a_project_agent_is_offered_and_the_model_runs_as_it_once_picked() {
         (id, opened)
     };
     let (plain, opened) = open().await;
-    // The first session's answer waits for claude's own list (at most 1.8 s: a claude starting
-    // cold on a busy machine takes longer, and its options then come in the update that follows):
-    // only the project's agent is offered.
-    let options = match config_option(&opened["configOptions"], "agent") {
-        Some(_) => opened["configOptions"].clone(),
-        None => c
-            .wait_for_update(
-                |u| {
-                    u["sessionId"] == plain.as_str()
-                        && u["update"]["configOptions"]
-                            .as_array()
-                            .is_some_and(|o| o.iter().any(|o| o["id"] == "agent"))
-                },
-                Duration::from_secs(60),
-            )
-            .await["update"]["configOptions"]
-            .clone(),
-    };
+    // Only the project's agent is offered.
+    let options = c.options_holding(&opened, "agent").await;
     let agent =
         config_option(&options, "agent").unwrap_or_else(|| panic!("no Agent option: {opened}"));
     let ids: Vec<&str> = agent["options"]

@@ -80,6 +80,26 @@ impl AcpClient {
             .unwrap_or_else(|e| panic!("session/new failed: {e}\n{}", self.diagnostics()))
     }
 
+    /// The config options of the session `opened` (an answer to `session/new`) once they hold
+    /// option `id`: the answer's own, or those of the update that follows when the answer could
+    /// not wait for them. A process's first session waits at most 1.8 s for claude's list, and a
+    /// claude starting cold on a busy machine takes longer.
+    pub async fn options_holding(&self, opened: &Value, id: &str) -> Value {
+        if config_option(&opened["configOptions"], id).is_some() {
+            return opened["configOptions"].clone();
+        }
+        let session = opened["sessionId"].as_str().unwrap_or_default().to_owned();
+        self.wait_for_update(
+            |u| {
+                u["sessionId"] == session.as_str()
+                    && config_option(&u["update"]["configOptions"], id).is_some()
+            },
+            Duration::from_secs(60),
+        )
+        .await["update"]["configOptions"]
+            .clone()
+    }
+
     /// `session/new` in `cwd` with no MCP servers; returns the session id; panics on error.
     pub async fn new_session(&self, cwd: impl AsRef<Path>) -> String {
         let result = self.open_session(cwd).await;
