@@ -17,3 +17,11 @@ pub fn to_rpc(err: AgentError) -> Error {
         AgentError::Internal(_) => Error::new(-32603, message),
     }
 }
+
+/// The handlers' answers ([`crate::acp::server::reply_later`]) turn a session's error into the
+/// protocol's with [`to_rpc`].
+impl From<AgentError> for Error {
+    fn from(err: AgentError) -> Self {
+        to_rpc(err)
+    }
+}

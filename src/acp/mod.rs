@@ -1,5 +1,27 @@
 //! The editor side: ACP over stdio through the official SDK. The only module that imports it.
 
+/// Registers a handler for one request type, v1's or v2's, that answers from a task of its own
+/// (`server::reply_later`; `Responder` and `HandlerError` are the caller's protocol's): the SDK's
+/// dispatch loop never waits on claude or on the editor. Defined before the modules that use it.
+macro_rules! spawned {
+    ($builder:expr, $core:expr, |$c:ident, $req:ident: $Req:ty| -> $Resp:ty $body:block) => {
+        $builder.on_receive_request(
+            {
+                let core = $core.clone();
+                async move |$req: $Req, responder: Responder<$Resp>, _cx| {
+                    let $c = core.clone();
+                    reply_later(responder, async move {
+                        let answer: Result<$Resp, HandlerError> = async move $body.await;
+                        answer
+                    });
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+    };
+}
+
 mod chunk_line;
 mod client;
 mod errors;

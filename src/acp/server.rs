@@ -6,12 +6,11 @@ use std::sync::Arc;
 
 use agent_client_protocol::v1::{Responder, schema as acp};
 use agent_client_protocol::{
-    Agent, ConnectTo as _, Error, JsonRpcResponse, Lines, on_receive_notification,
+    Agent, ConnectTo as _, Error, JsonRpcResponse, Lines, Protocol, on_receive_notification,
     on_receive_request,
 };
 
 use super::client::AcpEditor;
-use super::errors::to_rpc;
 use super::extensions::{
     self, AsyncTaskStopRequest, AsyncTaskStopResponse, SteeringRequest, SteeringResponse,
 };
@@ -19,15 +18,20 @@ use super::transport::Transport;
 use super::{from_proto, to_proto};
 use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened};
 
-/// Answers `responder` with what `work` yields, from a task of its own.
-fn reply_later<T, F>(responder: Responder<T>, work: F)
+/// What a v1 handler's work fails with ([`spawned`]).
+type HandlerError = AgentError;
+
+/// Answers `responder` with what `work` yields, from a task of its own: v1's handlers and v2's
+/// (their errors are the session's, or already the protocol's).
+pub(super) fn reply_later<T, P, E, F>(responder: agent_client_protocol::Responder<T, P>, work: F)
 where
     T: JsonRpcResponse + Send + 'static,
-    F: Future<Output = Result<T, AgentError>> + Send + 'static,
+    P: Protocol,
+    E: Into<Error>,
+    F: Future<Output = Result<T, E>> + Send + 'static,
 {
     tokio::spawn(async move {
-        let result = work.await.map_err(to_rpc);
-        if let Err(e) = responder.respond_with_result(result) {
+        if let Err(e) = responder.respond_with_result(work.await.map_err(Into::into)) {
             tracing::debug!("response not sent: {e}");
         }
     });
@@ -218,24 +222,6 @@ pub(super) const HANDLED_METHODS: &[&str] = &[
     "_session/async_task/stop",
 ];
 
-/// Registers a handler for one request type that answers from a task of its own: the SDK's
-/// dispatch loop never waits on claude or on the editor.
-macro_rules! spawned {
-    ($builder:expr, $core:expr, |$c:ident, $req:ident: $Req:ty| -> $Resp:ty $body:block) => {
-        $builder.on_receive_request(
-            {
-                let core = $core.clone();
-                async move |$req: $Req, responder: Responder<$Resp>, _cx| {
-                    let $c = core.clone();
-                    reply_later(responder, async move $body);
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-    };
-}
-
 /// The editor at the other end of a transport, before it is served: the sessions are given
 /// [`Connection::editor`] to talk to, then [`serve`] serves the transport.
 pub(crate) struct Connection {
@@ -288,6 +274,20 @@ pub(crate) async fn serve(
                 .await
         }
     }
+}
+
+/// The session a v1 session-opening request (new, load, resume, fork) asks for: the fields they
+/// share, read by [`from_proto::new_session`].
+macro_rules! new_session_of {
+    ($req:ident) => {
+        from_proto::new_session(
+            $req.cwd,
+            $req.additional_directories,
+            $req.mcp_servers,
+            $req.system_prompt,
+            $req.meta,
+        )
+    };
 }
 
 /// The v1 agent over `core`, speaking to `editor`.
@@ -345,13 +345,7 @@ fn v1_agent(
     let builder = spawned!(builder, core, |c,
                                            req: acp::NewSessionRequest|
      -> acp::NewSessionResponse {
-        let new = from_proto::new_session(
-            req.cwd,
-            req.additional_directories,
-            req.mcp_servers,
-            req.system_prompt,
-            req.meta,
-        )?;
+        let new = new_session_of!(req)?;
         let (id, modes, options) = opened_parts(c.new_session(new).await?);
         Ok(acp::NewSessionResponse::new(id)
             .modes(modes)
@@ -360,13 +354,7 @@ fn v1_agent(
     let builder = spawned!(builder, core, |c,
                                            req: acp::LoadSessionRequest|
      -> acp::LoadSessionResponse {
-        let new = from_proto::new_session(
-            req.cwd,
-            req.additional_directories,
-            req.mcp_servers,
-            req.system_prompt,
-            req.meta,
-        )?;
+        let new = new_session_of!(req)?;
         let (_, modes, options) = opened_parts(c.load_session(&req.session_id.0, new).await?);
         Ok(acp::LoadSessionResponse::new()
             .modes(modes)
@@ -375,13 +363,7 @@ fn v1_agent(
     let builder = spawned!(builder, core, |c,
                                            req: acp::ResumeSessionRequest|
      -> acp::ResumeSessionResponse {
-        let new = from_proto::new_session(
-            req.cwd,
-            req.additional_directories,
-            req.mcp_servers,
-            req.system_prompt,
-            req.meta,
-        )?;
+        let new = new_session_of!(req)?;
         let (_, modes, options) = opened_parts(c.resume_session(&req.session_id.0, new).await?);
         Ok(acp::ResumeSessionResponse::new()
             .modes(modes)
@@ -390,13 +372,7 @@ fn v1_agent(
     let builder = spawned!(builder, core, |c,
                                            req: acp::ForkSessionRequest|
      -> acp::ForkSessionResponse {
-        let new = from_proto::new_session(
-            req.cwd,
-            req.additional_directories,
-            req.mcp_servers,
-            req.system_prompt,
-            req.meta,
-        )?;
+        let new = new_session_of!(req)?;
         let (id, modes, options) = opened_parts(c.fork_session(&req.session_id.0, new).await?);
         Ok(acp::ForkSessionResponse::new(id)
             .modes(modes)
@@ -445,7 +421,7 @@ fn v1_agent(
                 reply_later(responder, async move {
                     let blocks = from_proto::prompt_blocks(req.prompt);
                     let outcome = c.prompt(&req.session_id.0, blocks, written).await?;
-                    Ok(
+                    Ok::<_, HandlerError>(
                         acp::PromptResponse::new(to_proto::stop_reason(outcome.stop_reason))
                             .usage(outcome.usage.map(to_proto::turn_usage))
                             .meta(to_proto::rate_limits_meta(&outcome.rate_limits)),

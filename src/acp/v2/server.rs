@@ -3,14 +3,11 @@
 //! where they are the same (prompt content, MCP servers, system prompts) so that both
 //! versions go through one reading of them (`from_proto`).
 
-use std::future::Future;
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v2::{Responder, schema as v2};
-use agent_client_protocol::{
-    Agent, Error, JsonRpcResponse, on_receive_notification, on_receive_request,
-};
+use agent_client_protocol::{Agent, Error, on_receive_notification, on_receive_request};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -19,6 +16,7 @@ use crate::acp::errors::to_rpc;
 use crate::acp::extensions::{
     AsyncTaskStopRequest, AsyncTaskStopResponse, SteeringRequest, SteeringResponse,
 };
+use crate::acp::server::reply_later;
 use crate::acp::{from_proto, server, to_proto};
 use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened, StopReason};
 
@@ -46,18 +44,8 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "_session/async_task/stop",
 ];
 
-/// Answers `responder` with what `work` yields, from a task of its own.
-fn reply_later<T, F>(responder: Responder<T>, work: F)
-where
-    T: JsonRpcResponse + Send + 'static,
-    F: Future<Output = Result<T, Error>> + Send + 'static,
-{
-    tokio::spawn(async move {
-        if let Err(e) = responder.respond_with_result(work.await) {
-            tracing::debug!("response not sent: {e}");
-        }
-    });
-}
+/// What a v2 handler's work fails with ([`spawned`]): already the protocol's error.
+type HandlerError = Error;
 
 /// A v2 value read as the v1 type of the same shape.
 fn as_v1<T: DeserializeOwned>(value: impl serde::Serialize, what: &str) -> Result<T, Error> {
@@ -192,23 +180,6 @@ fn new_session(request: impl serde::Serialize) -> Result<crate::domain::NewSessi
         v1.meta,
     )
     .map_err(to_rpc)
-}
-
-/// Registers a handler for one v2 request type that answers from a task of its own.
-macro_rules! spawned {
-    ($builder:expr, $core:expr, |$c:ident, $req:ident: $Req:ty| -> $Resp:ty $body:block) => {
-        $builder.on_receive_request(
-            {
-                let core = $core.clone();
-                async move |$req: $Req, responder: Responder<$Resp>, _cx| {
-                    let $c = core.clone();
-                    reply_later(responder, async move $body);
-                    Ok(())
-                }
-            },
-            on_receive_request!(),
-        )
-    };
 }
 
 /// The v2 agent over `core`, speaking to `editor`.
