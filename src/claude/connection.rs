@@ -20,6 +20,13 @@ use super::wire::{ClaudeInput, InputLine, OutboundControl};
 /// with its stderr rather than a bare "broken pipe".
 const EXIT_REPORT_WAIT: Duration = Duration::from_secs(1);
 
+/// How long claude may take to start, that is to answer its first control request, before the
+/// time of a request sent meanwhile begins to count: as long as the agent SDK waits for claude's
+/// `initialize` answer (`initializeTimeoutMs`, 60000 by default). A cold start on a slow or busy
+/// machine (a first run, a virus scan of the executable, emulation) can take longer than a
+/// request's own time, and a mode chosen as the session opens must not fail for it.
+const STARTUP_LIMIT: Duration = Duration::from_secs(60);
+
 enum WriterCommand {
     Line {
         line: InputLine,
@@ -84,7 +91,8 @@ impl ClaudeHandle {
 
     /// Sends a control request and waits up to `timeout` for claude's answer: the `response` object
     /// of a success, `ControlError` for an error, `Exited` if claude dies first. Queued at the call,
-    /// like [`ClaudeHandle::send`].
+    /// like [`ClaudeHandle::send`]. Sent while claude is starting (before it has answered anything),
+    /// its `timeout` counts from claude's first answer, or from [`STARTUP_LIMIT`] if none comes.
     pub(crate) fn request(
         &self,
         request: OutboundControl,
@@ -100,6 +108,7 @@ impl ClaudeHandle {
                 request,
             })
         });
+        let mut answering = self.pending.answering();
         async move {
             let mut answer = answer?;
             let exchange = async {
@@ -108,13 +117,19 @@ impl ClaudeHandle {
                 }
                 answer.answer().await
             };
-            // Dropping `answer` on timeout unregisters the request; a late answer is then ignored.
-            tokio::time::timeout(timeout, exchange)
-                .await
-                .unwrap_or(Err(ClaudeError::Timeout {
-                    request: name,
-                    after: timeout,
-                }))
+            let deadline = async {
+                let asked = tokio::time::Instant::now();
+                let _ = tokio::time::timeout(STARTUP_LIMIT, answering.wait_for(|yes| *yes)).await;
+                let waited = Duration::from_secs(asked.elapsed().as_secs());
+                tokio::time::sleep(timeout).await;
+                waited + timeout
+            };
+            // Dropping `answer` at the deadline unregisters the request; a late answer is then
+            // ignored.
+            tokio::select! {
+                answered = exchange => answered,
+                after = deadline => Err(ClaudeError::Timeout { request: name, after }),
+            }
         }
     }
 
@@ -351,9 +366,75 @@ mod tests {
         assert!(lines[2].contains("\"after\""), "{}", lines[2]);
     }
 
+    /// The id of the next control request claude reads.
+    async fn next_request_id(claude_stdin: &mut BufReader<tokio::io::DuplexStream>) -> String {
+        let mut line = String::new();
+        claude_stdin.read_line(&mut line).await.unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()["request_id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    fn success(request_id: String) -> ControlResponse {
+        ControlResponse::Success {
+            request_id,
+            response: json!({}),
+        }
+    }
+
+    /// claude has started: it answered a first request.
+    fn started(pending: &PendingRequests) {
+        pending.resolve(success("first".into()));
+    }
+
+    /// claude takes 25 s to start on a busy machine: the `initialize` and the mode change the editor
+    /// chose as the session opened, both sent at once with 10 s each, are answered, not timed out.
+    #[tokio::test(start_paused = true)]
+    async fn requests_sent_while_claude_starts_count_their_time_from_its_first_answer() {
+        let (handle, pending, mut claude_stdin) = handle_on_duplex();
+        let mode = OutboundControl::SetPermissionMode {
+            mode: "acceptEdits".into(),
+        };
+        let requests = tokio::spawn(futures::future::join(
+            handle.request(OutboundControl::Interrupt, Duration::from_secs(10)),
+            handle.request(mode, Duration::from_secs(10)),
+        ));
+        let (first, second) = (
+            next_request_id(&mut claude_stdin).await,
+            next_request_id(&mut claude_stdin).await,
+        );
+        tokio::time::sleep(Duration::from_secs(25)).await;
+        pending.resolve(success(first));
+        // A request's own time then counts: 9 s later the second is still waited for.
+        tokio::time::sleep(Duration::from_secs(9)).await;
+        pending.resolve(success(second));
+        let (first, second) = requests.await.unwrap();
+        assert_eq!(first.unwrap(), json!({}));
+        assert_eq!(second.unwrap(), json!({}));
+    }
+
+    /// A claude that never starts: the request fails after the start's limit and its own time, and
+    /// says how long it waited.
+    #[tokio::test(start_paused = true)]
+    async fn a_claude_that_never_answers_fails_the_request_after_the_start_s_limit_and_its_time() {
+        let (handle, _pending, _claude_stdin) = handle_on_duplex();
+        let asked = tokio::time::Instant::now();
+        let err = handle
+            .request(OutboundControl::Interrupt, Duration::from_secs(10))
+            .await
+            .unwrap_err();
+        assert_eq!(asked.elapsed(), STARTUP_LIMIT + Duration::from_secs(10));
+        assert_eq!(
+            err.to_string(),
+            "claude did not answer `interrupt` within 70s"
+        );
+    }
+
     #[tokio::test]
     async fn request_times_out_and_forgets_its_id() {
         let (handle, pending, mut claude_stdin) = handle_on_duplex();
+        started(&pending);
         let err = handle
             .request(OutboundControl::Interrupt, Duration::from_millis(50))
             .await
@@ -363,17 +444,9 @@ mod tests {
             "{err}"
         );
         assert_eq!(pending.waiting_count(), 0);
-        let mut line = String::new();
-        claude_stdin.read_line(&mut line).await.unwrap();
-        let id = serde_json::from_str::<Value>(&line).unwrap()["request_id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let id = next_request_id(&mut claude_stdin).await;
         // The late answer goes nowhere and breaks nothing.
-        pending.resolve(ControlResponse::Success {
-            request_id: id,
-            response: json!({}),
-        });
+        pending.resolve(success(id));
     }
 
     #[tokio::test]

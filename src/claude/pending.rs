@@ -35,12 +35,27 @@ impl From<NoResult> for ClaudeError {
 
 /// Requests waiting for claude's answer, by request_id. Once claude has exited, every waiting request
 /// fails and new ones fail at once.
-#[derive(Default)]
 pub(crate) struct PendingRequests {
     map: Arc<Pending<String, Value, NoResult>>,
+    /// Whether claude has answered any request yet: it reads its stdin only once it has started.
+    answering: tokio::sync::watch::Sender<bool>,
+}
+
+impl Default for PendingRequests {
+    fn default() -> Self {
+        Self {
+            map: Arc::default(),
+            answering: tokio::sync::watch::Sender::new(false),
+        }
+    }
 }
 
 impl PendingRequests {
+    /// Becomes true at claude's first answer (`initialize`'s, as claude-acp asks it first).
+    pub(crate) fn answering(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.answering.subscribe()
+    }
+
     /// Starts waiting for `request_id`'s answer. The returned guard stops waiting when dropped, so a
     /// timed-out or abandoned request leaves nothing behind.
     pub(crate) fn register(
@@ -54,6 +69,8 @@ impl PendingRequests {
     /// Delivers claude's answer to whoever waits for it; an answer nobody waits for (timed out, or
     /// never asked) is logged and dropped.
     pub(crate) fn resolve(&self, response: ControlResponse) {
+        self.answering
+            .send_if_modified(|answering| !std::mem::replace(answering, true));
         let request_id = response.request_id().to_owned();
         let answer = match response {
             ControlResponse::Success { response, .. } => Ok(response),

@@ -72,6 +72,29 @@ async fn set_mode_and_set_config_option_both_change_claudes_mode_and_notify_both
     assert_eq!(modes_sent, vec![json!("acceptEdits"), json!("default")]);
 }
 
+/// claude takes 12 s to start (it reads nothing before), longer than a control request's 10 s:
+/// the mode the editor chooses as the session opens (answered after the product's 1.8 s wait for
+/// claude's models) takes effect once claude answers, and claude's models then reach the session.
+#[tokio::test]
+async fn a_mode_chosen_while_claude_is_slow_to_start_takes_effect_and_its_models_arrive() {
+    let s = Standin::new("slow_start");
+    let c = s.adapter_with_env(&[], &[("CLAUDE_ACP_OPTIONS_WAIT_MS", "1800")]);
+    c.set_timeout(Duration::from_secs(60));
+    c.initialize().await;
+    let opened = c.open_session(&s.work).await;
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    let reply = c
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "mode", "value": "acceptEdits"}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the mode change: {e}"));
+    assert_eq!(mode_option(&reply)["currentValue"], "acceptEdits");
+    let options = c.options_holding(&opened, "model").await;
+    assert!(config_option(&options, "model").is_some(), "{options}");
+}
+
 #[tokio::test]
 async fn an_unknown_mode_is_refused_clearly_and_nothing_is_sent() {
     let s = Standin::new("text");
