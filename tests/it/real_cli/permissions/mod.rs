@@ -4,6 +4,7 @@
 //! transports (`adapter`, `scenarios`).
 
 mod adapter;
+mod differential;
 mod mcp_fallback;
 mod mcp_server;
 mod scenarios;
