@@ -168,7 +168,10 @@ struct EditorLog {
     commands: Vec<String>,
 }
 
-/// Every scenario on one side: one claude-acp, one session per scenario, its turns in order.
+/// How the editor answers each session's asks now, by session id.
+type Answers = Arc<Mutex<BTreeMap<String, Answer>>>;
+
+/// Every scenario on one side: one claude-acp, one session per scenario, all at once.
 async fn run_side(side: Side, mock: &MockApi, scenarios: &[Scenario]) -> Vec<Decided> {
     let env = ClaudeEnv::new(mock);
     let root = env.work_dir().parent().unwrap().to_path_buf();
@@ -181,61 +184,22 @@ async fn run_side(side: Side, mock: &MockApi, scenarios: &[Scenario]) -> Vec<Dec
         .map(|(_, v)| v)
         .unwrap_or_default();
     let env = env.with_env("PATH", format!("{}:{path}", shims.display()));
-    let c = AcpClient::from_command(env.command(crate::support::adapter()));
+    let mut command = env.command(crate::support::adapter());
+    command.args(["--permission-transport", "stdio"]);
+    let c = AcpClient::from_command(command);
     c.set_timeout(Duration::from_secs(120));
-    let answer = Arc::new(Mutex::new(Answer::RejectAll));
+    let answers = Answers::default();
     let log = Arc::new(Mutex::new(EditorLog::default()));
-    serve_editor(&c, side, &answer, &log);
+    serve_editor(&c, side, &answers, &log);
     c.initialize_with_capabilities(side.capabilities()).await;
-    let mut decided = Vec::new();
-    for scenario in scenarios {
+    let runs = scenarios.iter().map(|scenario| {
         let layout = Layout {
             root: root.join(scenario.name),
             home: env.home_dir(),
         };
-        corpus::lay_out(&layout, scenario);
-        let meta = layout.fill_value(&scenario.meta);
-        let params = json!({
-            "cwd": layout.work(),
-            "mcpServers": [],
-            "additionalDirectories": [layout.fill("{X3}")],
-            "_meta": meta,
-        });
-        let opened = c
-            .request("session/new", params)
-            .await
-            .unwrap_or_else(|e| panic!("{}: session/new: {e}\n{}", scenario.name, c.diagnostics()));
-        let id = opened["sessionId"].as_str().unwrap().to_owned();
-        for (n, turn) in scenario.turns.iter().enumerate() {
-            *answer.lock().unwrap() = turn.answer;
-            let prompt = format!("differential {} {} turn {n}", side.tag(), scenario.name);
-            let blocks = turn
-                .calls
-                .iter()
-                .map(|call| Block::ToolUse {
-                    name: side.tool_name(call.tool),
-                    input: layout.fill_value(&call.input),
-                })
-                .collect();
-            mock.push_rule(Rule::on_prompt(prompt.clone(), Reply::blocks(blocks)).once());
-            let stop = c
-                .prompt(&id, &prompt)
-                .await
-                .unwrap_or_else(|e| panic!("{prompt}: {e}\n{}", c.diagnostics()));
-            assert_eq!(stop["stopReason"], "end_turn", "{prompt}: {}", c.diagnostics());
-            if !turn.compared {
-                continue;
-            }
-            let outcomes = outcomes_of_turn(&c, mock, &prompt, turn.calls.len());
-            for (call, (outcome, shown)) in turn.calls.iter().zip(outcomes) {
-                decided.push(Decided {
-                    key: format!("[{}#{n}] {}", scenario.name, call.label()),
-                    outcome,
-                    shown,
-                });
-            }
-        }
-    }
+        run_scenario(&c, side, mock, layout, scenario, &answers)
+    });
+    let decided = futures::future::join_all(runs).await.concat();
     let log = log.lock().unwrap();
     eprintln!(
         "{} side: the editor read {} files, wrote {}, ran {} commands",
@@ -247,18 +211,82 @@ async fn run_side(side: Side, mock: &MockApi, scenarios: &[Scenario]) -> Vec<Dec
     decided
 }
 
+/// One scenario's session on one side, its turns in order.
+async fn run_scenario(
+    c: &AcpClient,
+    side: Side,
+    mock: &MockApi,
+    layout: Layout,
+    scenario: &Scenario,
+    answers: &Answers,
+) -> Vec<Decided> {
+    let started = Instant::now();
+    corpus::lay_out(&layout, scenario);
+    let params = json!({
+        "cwd": layout.work(),
+        "mcpServers": [],
+        "additionalDirectories": [layout.fill("{X3}")],
+        "_meta": layout.fill_value(&scenario.meta),
+    });
+    let opened = c
+        .request("session/new", params)
+        .await
+        .unwrap_or_else(|e| panic!("{}: session/new: {e}\n{}", scenario.name, c.diagnostics()));
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    let mut decided = Vec::new();
+    for (n, turn) in scenario.turns.iter().enumerate() {
+        answers.lock().unwrap().insert(id.clone(), turn.answer);
+        let prompt = format!("differential {} {} turn {n}", side.tag(), scenario.name);
+        let blocks = turn
+            .calls
+            .iter()
+            .map(|call| Block::ToolUse {
+                name: side.tool_name(call.tool),
+                input: layout.fill_value(&call.input),
+            })
+            .collect();
+        mock.push_rule(Rule::on_prompt(prompt.clone(), Reply::blocks(blocks)).once());
+        let stop = c
+            .prompt(&id, &prompt)
+            .await
+            .unwrap_or_else(|e| panic!("{prompt}: {e}\n{}", c.diagnostics()));
+        assert_eq!(stop["stopReason"], "end_turn", "{prompt}: {}", c.diagnostics());
+        if !turn.compared {
+            continue;
+        }
+        let outcomes = outcomes_of_turn(c, mock, &prompt, turn.calls.len());
+        for (call, (outcome, shown)) in turn.calls.iter().zip(outcomes) {
+            decided.push(Decided {
+                key: format!("[{}#{n}] {}", scenario.name, call.label()),
+                outcome,
+                shown,
+            });
+        }
+    }
+    eprintln!(
+        "{} side, {}: {} calls in {:.1} s",
+        side.tag(),
+        scenario.name,
+        decided.len(),
+        started.elapsed().as_secs_f64()
+    );
+    decided
+}
+
 /// The scripted editor: permission asks answered as the turn says, and (on the editor side) its
 /// files read from disk and its writes and commands recorded, never carried out.
 fn serve_editor(
     c: &AcpClient,
     side: Side,
-    answer: &Arc<Mutex<Answer>>,
+    answers: &Answers,
     log: &Arc<Mutex<EditorLog>>,
 ) {
-    let answer = answer.clone();
+    let answers = answers.clone();
     c.on_request("session/request_permission", move |params| {
         let input = params["toolCall"]["rawInput"].to_string();
-        let kind = match *answer.lock().unwrap() {
+        let session = params["sessionId"].as_str().unwrap_or_default();
+        let answer = answers.lock().unwrap().get(session).copied();
+        let kind = match answer.unwrap_or(Answer::RejectAll) {
             Answer::RejectAll => "reject_once",
             Answer::AllowAll => "allow_once",
             Answer::ByMarker if input.contains("always_allow") => "allow_always",

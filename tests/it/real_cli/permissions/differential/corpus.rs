@@ -172,6 +172,7 @@ pub(super) fn lay_out(layout: &Layout, scenario: &Scenario) {
         ("work/local_denied.txt", "SECRET-LOCAL-DENIED\n"),
         ("work/meta_denied.txt", "SECRET-META-DENIED\n"),
         ("work/disallowed.txt", "SECRET-DISALLOWED\n"),
+        ("work/policy_denied.txt", "SECRET-POLICY-DENIED\n"),
         ("work/always_allow_cmd.txt", "a\na\n"),
         ("work/always_reject_cmd.txt", "b\nb\n"),
         ("work/e_in.txt", "EDIT-ME inside\n"),
@@ -252,7 +253,13 @@ fn git(dir: &Path, args: &[&str]) {
 
 /// Every scenario, in the order they run.
 pub(super) fn scenarios() -> Vec<Scenario> {
-    vec![rules_and_paths(), accept_edits(), disallowed(), no_bash()]
+    vec![
+        rules_and_paths(),
+        accept_edits(),
+        disallowed(),
+        no_bash(),
+        policy(),
+    ]
 }
 
 fn compared(calls: Vec<Call>) -> Turn {
@@ -788,6 +795,34 @@ fn no_bash() -> Scenario {
         name: "no_bash",
         meta: json!({"claudeCode": {"options": {
             "disallowedTools": ["Bash", "Write", "Edit"],
+        }}}),
+        project_settings: None,
+        local_settings: None,
+        turns: vec![compared(calls)],
+    }
+}
+
+/// Managed policy, given as claude's `--managed-settings` (through `_meta`'s `extraArgs`): the
+/// policy file itself (`/etc/claude-code/managed-settings.json`) is the machine's, shared by every
+/// claude on it, and claude 2.1.332 reads no variable that would move it.
+fn policy() -> Scenario {
+    let policy = json!({"permissions": {
+        "deny": ["Read(**/policy_denied.txt)", "Bash(cat policy_denied.txt)"],
+        "allow": ["Bash(paste:*)"],
+    }});
+    let calls = vec![
+        read("notes.txt"),
+        read("policy_denied.txt"),
+        read("{W}/policy_denied.txt"),
+        bash("cat policy_denied.txt"),
+        bash("head policy_denied.txt"),
+        bash("paste notes.txt"),
+        bash("paste ../outside/secret.txt"),
+    ];
+    Scenario {
+        name: "policy",
+        meta: json!({"claudeCode": {"options": {
+            "extraArgs": {"managed-settings": policy.to_string()},
         }}}),
         project_settings: None,
         local_settings: None,
