@@ -421,6 +421,8 @@ fn is_refusal(text: &str) -> bool {
         "has been denied",
         "is denied",
         "denied by",
+        "deny rule",
+        "was not run",
         "No such tool available",
         "rejected",
         "not allowed",

@@ -128,8 +128,8 @@ pub(super) fn lay_out_shared(home: &Path, shims: &Path) {
     let user = home.join(".claude");
     std::fs::create_dir_all(&user).unwrap();
     let settings = json!({"permissions": {
-        "deny": ["Read(**/.env)", "Read(**/user_denied.txt)", "Bash(rm:*)"],
-        "allow": ["Bash(tac:*)"],
+        "deny": ["Read(**/.env)", "Read(**/user_denied.txt)", "Bash(rm:*)", "Edit(**/no_edit.txt)"],
+        "allow": ["Bash(tac:*)", "Edit(**/yes_edit.txt)"],
     }});
     std::fs::write(user.join("settings.json"), settings.to_string()).unwrap();
     std::fs::write(home.join("secret_home.txt"), "SECRET-HOME\n").unwrap();
@@ -155,7 +155,8 @@ pub(super) fn lay_out(layout: &Layout, scenario: &Scenario) {
         "work/del_zone",
         "work/.claude",
         "outside",
-        "outside2",
+        "outside2/allow",
+        "outside2/reject",
         "extra1",
         "extra2",
         "extra3",
@@ -186,9 +187,14 @@ pub(super) fn lay_out(layout: &Layout, scenario: &Scenario) {
         ("outside/e_out.txt", "EDIT-ME outside\n"),
         ("outside/e_link.txt", "EDIT-ME through a link\n"),
         ("outside/magic", "0 string SECRET secret\n"),
-        ("outside2/always_allow.txt", "SECRET-O2-ALLOW\n"),
-        ("outside2/always_reject.txt", "SECRET-O2-REJECT\n"),
-        ("outside2/other.txt", "SECRET-O2-OTHER\n"),
+        ("outside2/allow/always_allow.txt", "SECRET-O2-ALLOW\n"),
+        ("outside2/allow/other.txt", "SECRET-O2-ALLOW-OTHER\n"),
+        ("outside2/reject/always_reject.txt", "SECRET-O2-REJECT\n"),
+        ("outside2/reject/other.txt", "SECRET-O2-REJECT-OTHER\n"),
+        ("work/no_edit.txt", "EDIT-ME no\n"),
+        ("work/yes_edit.txt", "EDIT-ME yes\n"),
+        ("work/meta_no_edit.txt", "EDIT-ME meta no\n"),
+        ("work/proj_no_write.txt", "EDIT-ME project no\n"),
         ("extra1/e1.txt", "EXTRA1\n"),
         ("extra1/e_x1.txt", "EDIT-ME extra1\n"),
         ("extra2/e2.txt", "EXTRA2\n"),
@@ -258,7 +264,8 @@ pub(super) fn scenarios() -> Vec<Scenario> {
         accept_edits(),
         disallowed(),
         no_bash(),
-        policy(),
+        mode("dont_ask", "dontAsk"),
+        mode("plan", "plan"),
     ]
 }
 
@@ -270,47 +277,59 @@ fn compared(calls: Vec<Call>) -> Turn {
     }
 }
 
-/// The default mode with rules from every source, the paths, the read-only commands and their
+/// The default mode with rules from every source (managed policy included), the paths, the read-only commands and their
 /// options, then the session's own "always" answers.
 fn rules_and_paths() -> Scenario {
     let mut calls: Vec<Call> = read_paths().into_iter().map(|p| read(&p)).collect();
     calls.extend(rule_calls());
     calls.extend(read_only_commands().iter().map(|c| bash(c)));
     let always = vec![
-        read("{O2}/always_allow.txt"),
-        read("{O2}/always_reject.txt"),
+        read("{O2}/allow/always_allow.txt"),
+        read("{O2}/reject/always_reject.txt"),
         bash("uniq always_allow_cmd.txt"),
-        bash("sed -n 1p always_reject_cmd.txt"),
+        bash("cp always_reject_cmd.txt always_reject_out.txt"),
     ];
     let after_always = vec![
-        read("{O2}/always_allow.txt"),
-        read("{O2}/other.txt"),
-        read("{O2}/always_reject.txt"),
-        write("{O2}/new_after_always.txt"),
-        bash("cat {O2}/other.txt"),
+        read("{O2}/allow/always_allow.txt"),
+        read("{O2}/allow/other.txt"),
+        write("{O2}/allow/new_after_always.txt"),
+        bash("cat {O2}/allow/other.txt"),
+        read("{O2}/reject/always_reject.txt"),
+        read("{O2}/reject/other.txt"),
+        write("{O2}/reject/new_after_always.txt"),
+        bash("cat {O2}/reject/other.txt"),
+        bash("cp always_reject_cmd.txt always_reject_out.txt"),
+        bash("cp always_reject_cmd.txt always_reject_out2.txt"),
         bash("uniq always_allow_cmd.txt"),
         bash("uniq always_allow_cmd.txt {O}/uniq_out.txt"),
         bash("uniq always_allow_cmd.txt && cat ../outside/secret.txt"),
         bash("uniq always_reject_cmd.txt"),
-        bash("sed -n 1p always_reject_cmd.txt"),
-        bash("sed -n 2p always_reject_cmd.txt"),
     ];
+    calls.extend(policy_calls());
+    // Managed policy is given as claude's `--managed-settings`: the policy file
+    // (`/etc/claude-code/managed-settings.json`) is the machine's, shared by every claude on it,
+    // and claude 2.1.332 reads no variable that would move it.
+    let policy = json!({"permissions": {
+        "deny": ["Read(**/policy_denied.txt)", "Bash(cat policy_denied.txt)"],
+        "allow": ["Bash(paste:*)"],
+    }});
     Scenario {
         name: "rules",
         meta: json!({
             "additionalRoots": ["{X1}"],
             "claudeCode": {"options": {
+                "extraArgs": {"managed-settings": policy.to_string()},
                 "additionalDirectories": ["{X2}"],
                 "settings": {"permissions": {
-                    "deny": ["Read(**/meta_denied.txt)", "Bash(od:*)"],
-                    "allow": ["Bash(rev:*)"],
+                    "deny": ["Read(**/meta_denied.txt)", "Bash(od:*)", "Edit(**/meta_no_edit.txt)"],
+                    "allow": ["Bash(rev:*)", "Edit(//{O}/allowed_edit_out.txt)"],
                 }},
                 "allowedTools": ["Bash(base64:*)", "Read(//{O}/allowed_tool.txt)"],
                 "disallowedTools": ["Bash(xxd:*)", "Read(**/disallowed.txt)"],
             }},
         }),
         project_settings: Some(json!({"permissions": {
-            "deny": ["Read(**/proj_denied.txt)", "Bash(shred:*)"],
+            "deny": ["Read(**/proj_denied.txt)", "Bash(shred:*)", "Write(**/proj_no_write.txt)"],
             "allow": ["Bash(touch:*)", "Read(//{O}/proj_allowed.txt)"],
         }})),
         local_settings: Some(json!({"permissions": {
@@ -327,6 +346,19 @@ fn rules_and_paths() -> Scenario {
             compared(after_always),
         ],
     }
+}
+
+/// Calls the managed policy decides.
+fn policy_calls() -> Vec<Call> {
+    vec![
+        read("policy_denied.txt"),
+        read("{W}/policy_denied.txt"),
+        write("policy_denied.txt"),
+        bash("cat policy_denied.txt"),
+        bash("head policy_denied.txt"),
+        bash("paste notes.txt"),
+        bash("paste ../outside/secret.txt"),
+    ]
 }
 
 /// Paths for Read: inside, `..`, absolute, symlinks to files and folders, `~`, the additional
@@ -387,6 +419,16 @@ fn rule_calls() -> Vec<Call> {
         read("{O}/proj_allowed.txt"),
         read("{O}/allowed_tool.txt"),
         read("../outside/allowed_tool.txt"),
+        write("no_edit.txt"),
+        write("{W}/no_edit.txt"),
+        write("yes_edit.txt"),
+        write("meta_no_edit.txt"),
+        write("proj_no_write.txt"),
+        write("{O}/allowed_edit_out.txt"),
+        write("../outside/allowed_edit_out.txt"),
+        write("w_default.txt"),
+        write("../outside/w_default.txt"),
+        write(".env"),
     ];
     calls.extend(
         [
@@ -802,30 +844,39 @@ fn no_bash() -> Scenario {
     }
 }
 
-/// Managed policy, given as claude's `--managed-settings` (through `_meta`'s `extraArgs`): the
-/// policy file itself (`/etc/claude-code/managed-settings.json`) is the machine's, shared by every
-/// claude on it, and claude 2.1.332 reads no variable that would move it.
-fn policy() -> Scenario {
-    let policy = json!({"permissions": {
-        "deny": ["Read(**/policy_denied.txt)", "Bash(cat policy_denied.txt)"],
-        "allow": ["Bash(paste:*)"],
-    }});
-    let calls = vec![
+/// A permission mode claude-acp must know: `dontAsk` refuses whatever would be asked, `plan` runs
+/// nothing that writes.
+fn mode(name: &'static str, mode: &str) -> Scenario {
+    let prepare = Turn {
+        calls: vec![read("e_in.txt")],
+        answer: Answer::AllowAll,
+        compared: false,
+    };
+    let mut calls = vec![
         read("notes.txt"),
-        read("policy_denied.txt"),
-        read("{W}/policy_denied.txt"),
-        bash("cat policy_denied.txt"),
-        bash("head policy_denied.txt"),
-        bash("paste notes.txt"),
-        bash("paste ../outside/secret.txt"),
+        read("../outside/secret.txt"),
+        read("link_file.txt"),
+        write("w_mode.txt"),
+        write("../outside/w_mode.txt"),
+        edit("e_in.txt"),
     ];
+    calls.extend(
+        [
+            "ls",
+            "cat notes.txt",
+            "cat ../outside/secret.txt",
+            "touch mode_touched.txt",
+            "git status",
+            "sort -o mode_sorted.txt notes.txt",
+        ]
+        .iter()
+        .map(|c| bash(c)),
+    );
     Scenario {
-        name: "policy",
-        meta: json!({"claudeCode": {"options": {
-            "extraArgs": {"managed-settings": policy.to_string()},
-        }}}),
+        name,
+        meta: json!({"claudeCode": {"options": {"permissionMode": mode}}}),
         project_settings: None,
         local_settings: None,
-        turns: vec![compared(calls)],
+        turns: vec![prepare, compared(calls)],
     }
 }
