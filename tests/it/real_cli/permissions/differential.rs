@@ -14,8 +14,8 @@
 //! is stricter, allowed and reported.
 //!
 //! A turn runs many calls at once; every call that writes or runs something has a target of its own,
-//! so no call's effect changes another's outcome. `CLAUDE_ACP_TEST_DIFF_REPORT=<file>` also writes the
-//! looser and stricter decisions there, one a line.
+//! so no call's effect changes another's outcome. `CLAUDE_ACP_TEST_DIFF_REPORT=<file>` also writes
+//! every decision there, one a line: the looser, the stricter, then the same.
 
 mod corpus;
 
@@ -106,6 +106,7 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
     let mut known = Vec::new();
     let mut stricter = Vec::new();
     let mut same: BTreeMap<String, usize> = BTreeMap::new();
+    let mut alike = Vec::new();
     for ours in &editor {
         let theirs = claude
             .get(ours.key.as_str())
@@ -127,6 +128,7 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
             stricter.push(line);
         } else {
             *same.entry(ours.outcome.word().to_owned()).or_default() += 1;
+            alike.push(line);
         }
     }
     let mut report = vec![format!(
@@ -145,7 +147,9 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
     let report = report.join("\n");
     println!("{report}");
     if let Ok(file) = std::env::var("CLAUDE_ACP_TEST_DIFF_REPORT") {
-        std::fs::write(&file, format!("{report}\n")).expect("write the report");
+        let alike: Vec<String> = alike.iter().map(|l| format!("same {l}")).collect();
+        let text = format!("{report}\n{}\n", alike.join("\n"));
+        std::fs::write(&file, text).expect("write the report");
     }
     assert!(
         editor.len() >= 300,
@@ -250,7 +254,12 @@ async fn run_scenario(
             .prompt(&id, &prompt)
             .await
             .unwrap_or_else(|e| panic!("{prompt}: {e}\n{}", c.diagnostics()));
-        assert_eq!(stop["stopReason"], "end_turn", "{prompt}: {}", c.diagnostics());
+        assert_eq!(
+            stop["stopReason"],
+            "end_turn",
+            "{prompt}: {}",
+            c.diagnostics()
+        );
         if !turn.compared {
             continue;
         }
@@ -275,12 +284,7 @@ async fn run_scenario(
 
 /// The scripted editor: permission asks answered as the turn says, and (on the editor side) its
 /// files read from disk and its writes and commands recorded, never carried out.
-fn serve_editor(
-    c: &AcpClient,
-    side: Side,
-    answers: &Answers,
-    log: &Arc<Mutex<EditorLog>>,
-) {
+fn serve_editor(c: &AcpClient, side: Side, answers: &Answers, log: &Arc<Mutex<EditorLog>>) {
     let answers = answers.clone();
     c.on_request("session/request_permission", move |params| {
         let input = params["toolCall"]["rawInput"].to_string();
@@ -345,9 +349,7 @@ fn outcomes_of_turn(
     let requests = mock.requests();
     let next = requests
         .iter()
-        .find(|r| {
-            !r.tool_results().is_empty() && r.latest_prompt_text().as_deref() == Some(prompt)
-        })
+        .find(|r| !r.tool_results().is_empty() && r.latest_prompt_text().as_deref() == Some(prompt))
         .unwrap_or_else(|| panic!("{prompt}: no request carried the tool results"));
     // The tool uses of the turn, in order: every one after the prompt.
     let messages = next.messages();
@@ -394,7 +396,11 @@ fn outcomes_of_turn(
         .requests()
         .iter()
         .filter(|r| r.method == "session/request_permission")
-        .filter_map(|r| r.params["toolCall"]["toolCallId"].as_str().map(str::to_owned))
+        .filter_map(|r| {
+            r.params["toolCall"]["toolCallId"]
+                .as_str()
+                .map(str::to_owned)
+        })
         .collect();
     ids.iter()
         .map(|id| {

@@ -832,7 +832,11 @@ fn disallowed() -> Scenario {
 /// `disallowedTools` naming Bash and the file-writing tools: none of them is served.
 fn no_bash() -> Scenario {
     let mut calls = vec![read("notes.txt"), write("w_nobash.txt"), edit("e_in.txt")];
-    calls.extend(["ls", "pwd", "echo hi", "git status"].iter().map(|c| bash(c)));
+    calls.extend(
+        ["ls", "pwd", "echo hi", "git status"]
+            .iter()
+            .map(|c| bash(c)),
+    );
     Scenario {
         name: "no_bash",
         meta: json!({"claudeCode": {"options": {
