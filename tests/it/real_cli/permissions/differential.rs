@@ -429,6 +429,7 @@ fn is_refusal(text: &str) -> bool {
         "denied by",
         "deny rule",
         "was not run",
+        "Refusing to",
         "No such tool available",
         "rejected",
         "not allowed",

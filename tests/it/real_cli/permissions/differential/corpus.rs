@@ -186,6 +186,9 @@ pub(super) fn lay_out(layout: &Layout, scenario: &Scenario) {
         ("outside/allowed_tool.txt", "SECRET-ALLOWED-TOOL\n"),
         ("outside/e_out.txt", "EDIT-ME outside\n"),
         ("outside/e_link.txt", "EDIT-ME through a link\n"),
+        ("outside/e_link2.txt", "EDIT-ME through a linked folder\n"),
+        ("outside/e_out2.txt", "EDIT-ME outside, absolute\n"),
+        ("work/e_in2.txt", "EDIT-ME inside, absolute\n"),
         ("outside/magic", "0 string SECRET secret\n"),
         ("outside2/allow/always_allow.txt", "SECRET-O2-ALLOW\n"),
         ("outside2/allow/other.txt", "SECRET-O2-ALLOW-OTHER\n"),
@@ -710,13 +713,14 @@ fn read_only_commands() -> Vec<&'static str> {
 /// acceptEdits: Write and Edit inside, outside, through links, in the additional directories, and
 /// the file commands claude lets this mode run.
 fn accept_edits() -> Scenario {
+    // A file of its own for each edit: one edit's change must not fail another's.
     let edits = [
         "e_in.txt",
-        "{W}/e_in.txt",
+        "{W}/e_in2.txt",
         "../outside/e_out.txt",
-        "{O}/e_out.txt",
+        "{O}/e_out2.txt",
         "link_edit.txt",
-        "link_dir/e_link.txt",
+        "link_dir/e_link2.txt",
         "{X1}/e_x1.txt",
         "{X2}/e_x2.txt",
         "{X3}/e_x3.txt",
