@@ -240,6 +240,12 @@ async fn run_scenario(
     let mut decided = Vec::new();
     for (n, turn) in scenario.turns.iter().enumerate() {
         answers.lock().unwrap().insert(id.clone(), turn.answer);
+        if let Some(mode) = turn.mode {
+            let params = json!({"sessionId": id, "modeId": mode});
+            c.request("session/set_mode", params)
+                .await
+                .unwrap_or_else(|e| panic!("{}: set_mode {mode}: {e}", scenario.name));
+        }
         let prompt = format!("differential {} {} turn {n}", side.tag(), scenario.name);
         let blocks = turn
             .calls

@@ -43,6 +43,8 @@ impl Call {
 }
 
 pub(super) struct Turn {
+    /// The permission mode the session is switched to first (`session/set_mode`), if any.
+    pub mode: Option<&'static str>,
     pub calls: Vec<Call>,
     pub answer: Answer,
     /// Whether its outcomes are compared (a turn that only prepares the next one is not).
@@ -177,6 +179,8 @@ pub(super) fn lay_out(layout: &Layout, scenario: &Scenario) {
         ("work/always_allow_cmd.txt", "a\na\n"),
         ("work/always_reject_cmd.txt", "b\nb\n"),
         ("work/e_in.txt", "EDIT-ME inside\n"),
+        ("work/e_plan.txt", "EDIT-ME in plan mode\n"),
+        ("work/e_dontAsk.txt", "EDIT-ME in dontAsk mode\n"),
         ("work/del_zone/a", "a\n"),
         ("work/del_zone/b", "b\n"),
         ("outside/secret.txt", "SECRET-OUT\n"),
@@ -262,26 +266,21 @@ fn git(dir: &Path, args: &[&str]) {
 
 /// Every scenario, in the order they run.
 pub(super) fn scenarios() -> Vec<Scenario> {
-    vec![
-        rules_and_paths(),
-        accept_edits(),
-        disallowed(),
-        no_bash(),
-        mode("dont_ask", "dontAsk"),
-        mode("plan", "plan"),
-    ]
+    vec![rules_and_paths(), disallowed(), no_bash(), dont_ask()]
 }
 
 fn compared(calls: Vec<Call>) -> Turn {
     Turn {
+        mode: None,
         calls,
         answer: Answer::RejectAll,
         compared: true,
     }
 }
 
-/// The default mode with rules from every source (managed policy included), the paths, the read-only commands and their
-/// options, then the session's own "always" answers.
+/// The default mode with rules from every source (managed policy included), the paths, the
+/// read-only commands and their options, then the session's own "always" answers, then the same
+/// session in acceptEdits, plan and dontAsk.
 fn rules_and_paths() -> Scenario {
     let mut calls: Vec<Call> = read_paths().into_iter().map(|p| read(&p)).collect();
     calls.extend(rule_calls());
@@ -342,11 +341,16 @@ fn rules_and_paths() -> Scenario {
         turns: vec![
             compared(calls),
             Turn {
+                mode: None,
                 calls: always,
                 answer: Answer::ByMarker,
                 compared: true,
             },
             compared(after_always),
+            accept_edits_prepare(),
+            accept_edits(),
+            mode_prepare("e_plan.txt"),
+            mode_calls("plan"),
         ],
     }
 }
@@ -725,25 +729,31 @@ fn read_only_commands() -> Vec<&'static str> {
 
 /// acceptEdits: Write and Edit inside, outside, through links, in the additional directories, and
 /// the file commands claude lets this mode run.
-fn accept_edits() -> Scenario {
-    // A file of its own for each edit: one edit's change must not fail another's.
-    let edits = [
-        "e_in.txt",
-        "{W}/e_in2.txt",
-        "../outside/e_out.txt",
-        "{O}/e_out2.txt",
-        "link_edit.txt",
-        "link_dir/e_link2.txt",
-        "{X1}/e_x1.txt",
-        "{X2}/e_x2.txt",
-        "{X3}/e_x3.txt",
-    ];
-    let prepare = Turn {
-        calls: edits.iter().map(|p| read(p)).collect(),
+/// A file of its own for each edit: one edit's change must not fail another's.
+const ACCEPT_EDITS_TARGETS: [&str; 9] = [
+    "e_in.txt",
+    "{W}/e_in2.txt",
+    "../outside/e_out.txt",
+    "{O}/e_out2.txt",
+    "link_edit.txt",
+    "link_dir/e_link2.txt",
+    "{X1}/e_x1.txt",
+    "{X2}/e_x2.txt",
+    "{X3}/e_x3.txt",
+];
+
+/// The edits' targets read (and allowed), as claude edits only a file it has read.
+fn accept_edits_prepare() -> Turn {
+    Turn {
+        mode: Some("acceptEdits"),
+        calls: ACCEPT_EDITS_TARGETS.iter().map(|p| read(p)).collect(),
         answer: Answer::AllowAll,
         compared: false,
-    };
-    let mut calls: Vec<Call> = edits.iter().map(|p| edit(p)).collect();
+    }
+}
+
+fn accept_edits() -> Turn {
+    let mut calls: Vec<Call> = ACCEPT_EDITS_TARGETS.iter().map(|p| edit(p)).collect();
     calls.extend(
         [
             "w1.txt",
@@ -796,19 +806,7 @@ fn accept_edits() -> Scenario {
         .iter()
         .map(|c| bash(c)),
     );
-    Scenario {
-        name: "accept_edits",
-        meta: json!({
-            "additionalRoots": ["{X1}"],
-            "claudeCode": {"options": {
-                "additionalDirectories": ["{X2}"],
-                "permissionMode": "acceptEdits",
-            }},
-        }),
-        project_settings: None,
-        local_settings: None,
-        turns: vec![prepare, compared(calls)],
-    }
+    compared(calls)
 }
 
 /// `disallowedTools` naming a whole tool and a command, under a project that allows every
@@ -865,39 +863,58 @@ fn no_bash() -> Scenario {
     }
 }
 
-/// A permission mode claude-acp must know: `dontAsk` refuses whatever would be asked, `plan` runs
-/// nothing that writes.
-fn mode(name: &'static str, mode: &str) -> Scenario {
-    let prepare = Turn {
-        calls: vec![read("e_in.txt")],
+/// The file the next mode's Edit changes, read first (and allowed).
+fn mode_prepare(target: &str) -> Turn {
+    Turn {
+        mode: None,
+        calls: vec![read(target)],
         answer: Answer::AllowAll,
         compared: false,
-    };
+    }
+}
+
+/// A permission mode claude-acp must know: `dontAsk` refuses whatever would be asked, `plan` runs
+/// nothing that writes. Every call that writes has a target named after the mode.
+fn mode_calls(mode: &'static str) -> Turn {
+    Turn {
+        mode: Some(mode),
+        ..calls_in_mode(mode)
+    }
+}
+
+/// The calls of [`mode_calls`], in the mode the session is in.
+fn calls_in_mode(mode: &'static str) -> Turn {
+    let named = |text: &str| text.replace("MODE", mode);
     let mut calls = vec![
         read("notes.txt"),
         read("../outside/secret.txt"),
         read("link_file.txt"),
-        write("w_mode.txt"),
-        write("../outside/w_mode.txt"),
-        edit("e_in.txt"),
+        write(&named("w_MODE.txt")),
+        write(&named("../outside/w_MODE.txt")),
+        edit(&named("e_MODE.txt")),
     ];
     calls.extend(
         [
             "ls",
             "cat notes.txt",
             "cat ../outside/secret.txt",
-            "touch mode_touched.txt",
+            "touch MODE_touched.txt",
             "git status",
-            "sort -o mode_sorted.txt notes.txt",
+            "sort -o MODE_sorted.txt notes.txt",
         ]
         .iter()
-        .map(|c| bash(c)),
+        .map(|c| bash(&named(c))),
     );
+    compared(calls)
+}
+
+/// dontAsk, which a session takes only as it opens (`_meta`), not from `session/set_mode`.
+fn dont_ask() -> Scenario {
     Scenario {
-        name,
-        meta: json!({"claudeCode": {"options": {"permissionMode": mode}}}),
+        name: "dont_ask",
+        meta: json!({"claudeCode": {"options": {"permissionMode": "dontAsk"}}}),
         project_settings: None,
         local_settings: None,
-        turns: vec![prepare, compared(calls)],
+        turns: vec![mode_prepare("e_dontAsk.txt"), calls_in_mode("dontAsk")],
     }
 }
