@@ -417,6 +417,10 @@ fn outcomes_of_turn(
             let shown = one_line(&text);
             if asked.contains(id) {
                 (Outcome::Asked, shown)
+            } else if text.starts_with(UNDECIDED) {
+                // claude would decide with its own check, which cannot run offline: the call is
+                // the user's to decide, at least.
+                (Outcome::Asked, format!("(undecided here) {shown}"))
             } else if is_error && is_refusal(&text) {
                 (Outcome::Refused, shown)
             } else {
@@ -425,6 +429,10 @@ fn outcomes_of_turn(
         })
         .collect()
 }
+
+/// What claude answers where its permission check needs the model (its classifier, in plan mode),
+/// which the mock API does not serve.
+const UNDECIDED: &str = "Auto mode is unavailable";
 
 /// Whether a tool result is a permission refusal, claude's or claude-acp's.
 fn is_refusal(text: &str) -> bool {
