@@ -102,6 +102,14 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
     );
     let elapsed = started.elapsed();
     let claude: BTreeMap<&str, &Decided> = claude.iter().map(|d| (d.key.as_str(), d)).collect();
+    // A `date -s` claude ran would set the clock (the tests may run as root): it must have met
+    // the stand-in that only records it.
+    let date = claude["[rules#0] Bash `which date`"];
+    assert!(
+        date.shown.contains("/shims/date"),
+        "claude's Bash does not find the stand-in date first: {}",
+        date.shown
+    );
     let mut looser = Vec::new();
     let mut known = Vec::new();
     let mut stricter = Vec::new();

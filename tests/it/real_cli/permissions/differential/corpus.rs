@@ -119,7 +119,7 @@ fn edit(path: &str) -> Call {
 fn bash(command: &str) -> Call {
     Call {
         tool: "Bash",
-        input: json!({"command": command, "description": "differential", "timeout": 5000}),
+        input: json!({"command": command, "description": "differential", "timeout": 2000}),
     }
 }
 
@@ -573,6 +573,7 @@ fn read_only_commands() -> Vec<&'static str> {
         "echo ../outside/secret.txt",
         // which
         "which ls",
+        "which date",
         // date
         "date",
         "date +%s",
