@@ -1,8 +1,8 @@
 //! The docs keep to their readers: the README is a user's, read in ten minutes, so it stays short
-//! (the protocol reference is `docs/`, the contributor's map `ARCHITECTURE.md`); a measurement is
-//! in BENCHMARKS.md's latest tables, never a dated diary in a doc (history is git's); and a
-//! relative link in a doc leads to a file that exists, so text moved between docs leaves no link
-//! to nothing behind.
+//! (the protocol reference is `docs/`, the contributor's map `ARCHITECTURE.md`) and keeps exactly
+//! the two set-up commands; a measurement is in BENCHMARKS.md's latest tables, never a dated diary
+//! in a doc (history is git's); and a relative link in a doc leads to a file that exists, so text
+//! moved between docs leaves no link to nothing behind.
 
 use std::path::{Path, PathBuf};
 
@@ -75,6 +75,24 @@ fn the_readme_is_at_most_250_lines() {
          two commands, install, editor setup, options, where to read more); the protocol reference \
          goes in docs/, the code map in ARCHITECTURE.md, figures in BENCHMARKS.md"
     );
+}
+
+#[test]
+fn the_readme_keeps_exactly_the_two_set_up_commands() {
+    // The demo (offline) and every test: both pass on a fresh machine with Rust and npm only.
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let section = readme
+        .split("## The two commands")
+        .nth(1)
+        .expect("README.md has a \"## The two commands\" section");
+    let block = section.split("```").nth(1).unwrap_or_default();
+    let commands: Vec<&str> = block
+        .lines()
+        .skip(1)
+        .map(|line| line.split(" #").next().unwrap_or_default().trim())
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert_eq!(commands, ["cargo run -- demo", "cargo test"]);
 }
 
 /// The dates written as a month and a day (`Dec 6`, `December 6`) in `text`, by line.
