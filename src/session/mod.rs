@@ -14,6 +14,7 @@ pub(crate) mod modes;
 pub(crate) mod options_cache;
 mod prompting;
 pub(crate) mod spawn;
+pub(crate) mod trust;
 
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use incoming::{ControlAction, classify as classify_control_request};
@@ -56,6 +57,8 @@ struct Starting {
     /// Whether the answer waits for claude's models (none are cached).
     wait: bool,
     additional_directories: Vec<PathBuf>,
+    /// The workspace waits for the user's trust: asked once the session is open.
+    untrusted: Option<trust::Untrusted>,
 }
 
 pub(crate) struct Sessions {
@@ -206,6 +209,13 @@ impl Sessions {
             self.editor.supports_terminal().then_some(default),
             req.meta.as_ref(),
         )?;
+        // What the workspace's own settings would run, unless the user trusts it already.
+        let untrusted = {
+            let (cwd, flags) = (req.cwd.clone(), flags.clone());
+            tokio::task::spawn_blocking(move || trust::check(&cwd, &flags, trust::Stores::find()))
+                .await
+                .map_err(|e| AgentError::Internal(e.to_string()))?
+        };
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),
@@ -218,6 +228,7 @@ impl Sessions {
             file_edits,
             terminal,
             switches: carried.switches,
+            untrusted: untrusted.clone(),
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;
@@ -227,6 +238,7 @@ impl Sessions {
             actor,
             wait,
             additional_directories,
+            untrusted,
         })
     }
 
@@ -239,6 +251,7 @@ impl Sessions {
             actor,
             wait,
             additional_directories,
+            untrusted,
         } = starting;
         let (tx, rx) = mpsc::unbounded_channel();
         let (options_tx, options_rx) = oneshot::channel();
@@ -250,7 +263,7 @@ impl Sessions {
         self.sessions.lock().expect("session registry lock").insert(
             session_id.clone(),
             SessionHandle {
-                commands: tx,
+                commands: tx.clone(),
                 listed,
                 additional_directories,
             },
@@ -259,11 +272,43 @@ impl Sessions {
         let (modes, config_options) = options_rx
             .await
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))??;
+        if let Some(untrusted) = untrusted {
+            self.ask_trust(&session_id, untrusted, tx);
+        }
         Ok(SessionOpened {
             modes: Some(modes),
             session_id,
             config_options,
         })
+    }
+
+    /// Asks the user to trust the session's workspace, once it is open; on trust, the answer is
+    /// kept and the session's claude restarts with the project's settings.
+    fn ask_trust(
+        &self,
+        session_id: &str,
+        untrusted: trust::Untrusted,
+        session: mpsc::UnboundedSender<Command>,
+    ) {
+        let (editor, id) = (self.editor.clone(), session_id.to_owned());
+        tokio::spawn(async move {
+            let answer = trust::ask(&*editor, &id, &untrusted).await;
+            if answer.trusted {
+                if let Some(stores) = untrusted.stores.clone() {
+                    let (cwd, shown) = (untrusted.cwd.clone(), untrusted.shown.clone());
+                    let kept =
+                        tokio::task::spawn_blocking(move || stores.trust(&cwd, &shown)).await;
+                    if let Ok(Err(e)) = kept {
+                        tracing::warn!(session = %id, "the workspace's trust was not kept: {e}");
+                    }
+                }
+                let (done, applied) = oneshot::channel();
+                if session.send(Command::Trusted { done }).is_err() || applied.await.is_err() {
+                    return;
+                }
+            }
+            answer.settle(&*editor, &id);
+        });
     }
 
     fn config_dir(&self) -> Result<PathBuf, AgentError> {
