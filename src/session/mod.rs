@@ -109,22 +109,6 @@ impl Sessions {
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))?
     }
 
-    fn check_cwd(cwd: &std::path::Path) -> Result<(), AgentError> {
-        if !cwd.is_absolute() {
-            return Err(AgentError::InvalidParams(format!(
-                "cwd must be an absolute path, got `{}`",
-                cwd.display()
-            )));
-        }
-        if !cwd.is_dir() {
-            return Err(AgentError::InvalidParams(format!(
-                "cwd `{}` is not an existing directory",
-                cwd.display()
-            )));
-        }
-        Ok(())
-    }
-
     /// Starts a session actor with claude running, and registers it.
     async fn open(
         &self,
@@ -146,7 +130,7 @@ impl Sessions {
         req: NewSession,
         start: Start,
     ) -> Result<Starting, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         let mut flags = directories::session_flags(&req)?;
         if let Some(prompt) = &req.system_prompt {
             // The request's own `systemPrompt` wins over `_meta`'s.
@@ -209,13 +193,9 @@ impl Sessions {
             self.editor.supports_terminal().then_some(default),
             req.meta.as_ref(),
         )?;
-        // What the workspace's own settings would run, unless the user trusts it already.
-        let untrusted = {
-            let (cwd, flags) = (req.cwd.clone(), flags.clone());
-            tokio::task::spawn_blocking(move || trust::check(&cwd, &flags, trust::Stores::find()))
-                .await
-                .map_err(|e| AgentError::Internal(e.to_string()))?
-        };
+        let untrusted = trust::check_workspace(&req.cwd, &flags)
+            .await
+            .map_err(AgentError::Internal)?;
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),
@@ -273,42 +253,17 @@ impl Sessions {
             .await
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))??;
         if let Some(untrusted) = untrusted {
-            self.ask_trust(&session_id, untrusted, tx);
+            // On trust, the session's next claude loads the project's settings.
+            trust::ask_in_background(self.editor.clone(), &session_id, untrusted, async move {
+                let (done, applied) = oneshot::channel();
+                tx.send(Command::Trusted { done }).is_ok() && applied.await.is_ok()
+            });
         }
         Ok(SessionOpened {
             modes: Some(modes),
             session_id,
             config_options,
         })
-    }
-
-    /// Asks the user to trust the session's workspace, once it is open; on trust, the answer is
-    /// kept and the session's claude restarts with the project's settings.
-    fn ask_trust(
-        &self,
-        session_id: &str,
-        untrusted: trust::Untrusted,
-        session: mpsc::UnboundedSender<Command>,
-    ) {
-        let (editor, id) = (self.editor.clone(), session_id.to_owned());
-        tokio::spawn(async move {
-            let answer = trust::ask(&*editor, &id, &untrusted).await;
-            if answer.trusted {
-                if let Some(stores) = untrusted.stores.clone() {
-                    let (cwd, shown) = (untrusted.cwd.clone(), untrusted.shown.clone());
-                    let kept =
-                        tokio::task::spawn_blocking(move || stores.trust(&cwd, &shown)).await;
-                    if let Ok(Err(e)) = kept {
-                        tracing::warn!(session = %id, "the workspace's trust was not kept: {e}");
-                    }
-                }
-                let (done, applied) = oneshot::channel();
-                if session.send(Command::Trusted { done }).is_err() || applied.await.is_err() {
-                    return;
-                }
-            }
-            answer.settle(&*editor, &id);
-        });
     }
 
     fn config_dir(&self) -> Result<PathBuf, AgentError> {
@@ -417,7 +372,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         // The replay too: two loads of one id each replay the whole thread, one after the other.
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
         let dir = self.config_dir()?;
@@ -442,7 +397,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
         self.stored(session_id).await?;
         self.open(session_id.to_owned(), req, Start::Resume).await
@@ -453,7 +408,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         self.stored(session_id).await?;
         let start = Start::Fork {
             from: session_id.to_owned(),

@@ -15,15 +15,18 @@ mod store;
 #[cfg(test)]
 mod tests;
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
-pub(crate) use self::ask::ask;
+use self::ask::ask;
 pub(crate) use self::detect::Guard;
 use self::detect::{LOCAL_SETTINGS, MCP_FILE, PROJECT_SETTINGS, SettingsFile};
 pub(crate) use self::store::Stores;
 use super::spawn::SessionFlags;
+use crate::domain::EditorClient;
 
 /// claude's setting sources, in its order.
 const ALL_SOURCES: &[&str] = &["user", "project", "local"];
@@ -125,6 +128,46 @@ fn as_files(list: &[(String, Value)]) -> Vec<SettingsFile<'_>> {
     list.iter()
         .map(|(name, value)| SettingsFile { name, value })
         .collect()
+}
+
+/// [`check`] off the async threads, with the stores claude's environment names. A failure to
+/// check (a bug) opens no session rather than trust the workspace.
+pub(crate) async fn check_workspace(
+    cwd: &Path,
+    flags: &SessionFlags,
+) -> Result<Option<Untrusted>, String> {
+    let (cwd, flags) = (cwd.to_path_buf(), flags.clone());
+    tokio::task::spawn_blocking(move || check(&cwd, &flags, Stores::find()))
+        .await
+        .map_err(|e| format!("could not read the workspace's settings: {e}"))
+}
+
+/// Asks the user in the background, once the session is open; on trust, keeps the answer, runs
+/// `apply` (true once the session's next claude loads the project's settings) and then settles
+/// the ask's tool call.
+pub(crate) fn ask_in_background(
+    editor: Arc<dyn EditorClient>,
+    session_id: &str,
+    untrusted: Untrusted,
+    apply: impl Future<Output = bool> + Send + 'static,
+) {
+    let id = session_id.to_owned();
+    tokio::spawn(async move {
+        let answer = ask(&*editor, &id, &untrusted).await;
+        if answer.trusted {
+            if let Some(stores) = untrusted.stores.clone() {
+                let (cwd, shown) = (untrusted.cwd.clone(), untrusted.shown.clone());
+                let kept = tokio::task::spawn_blocking(move || stores.trust(&cwd, &shown)).await;
+                if let Ok(Err(e)) = kept {
+                    tracing::warn!(session = %id, "the workspace's trust was not kept: {e}");
+                }
+            }
+            if !apply.await {
+                return;
+            }
+        }
+        answer.settle(&*editor, &id);
+    });
 }
 
 /// The flags of a claude started in an untrusted workspace: the user's settings only (within
