@@ -36,7 +36,7 @@ pub(crate) use editor_edits::{
 pub(crate) use list::list;
 pub(crate) use list::{Listings, is_listed, prompt_title, stored_title};
 pub use paths::project_slug;
-pub(crate) use paths::{check_session_id, find};
+pub(crate) use paths::{Stored, check_session_id, find, set_aside_no_conversation, stored};
 #[cfg(test)]
 pub(crate) use replay::replay;
 pub(crate) use replay::{stream as stream_replay, transcript};
