@@ -152,7 +152,7 @@ pub(crate) fn find(config_dir: &Path, session_id: &str) -> Option<(PathBuf, Path
 pub(crate) enum Stored {
     /// No `<id>.jsonl` in any project.
     Nothing,
-    /// `<id>.jsonl` files that hold no conversation (no line records a cwd): what claude 2.1.337
+    /// `<id>.jsonl` files that hold no conversation (no line records a cwd): what the pinned claude
     /// leaves when it is killed early in its first turn. Neither resumable nor startable afresh
     /// while they are there.
     NoConversation(Vec<PathBuf>),
