@@ -37,10 +37,13 @@ impl SessionActor {
         let file_args = self.files_for_start();
         permission_args.extend(file_args);
         self.carry_session_state_into_flags();
-        let (flags, flag_files) = self
-            .ctx
-            .flags
-            .with_secret_files()
+        // An untrusted workspace's claude gets the user's settings only (`session::trust`).
+        let flags = match &self.ctx.untrusted {
+            Some(untrusted) => crate::session::trust::restricted(&self.ctx.flags, untrusted),
+            None => Ok(self.ctx.flags.clone()),
+        };
+        let (flags, flag_files) = flags
+            .and_then(|flags| flags.with_secret_files())
             .map_err(AgentError::Internal)?;
         let mut opts = spawn::options(
             &command,
@@ -107,7 +110,7 @@ impl SessionActor {
 
     /// What claude has written of this conversation to disk. It writes the conversation only
     /// after its first API request: a claude that died before that left nothing to `--resume`
-    /// ("No conversation found"), or (2.1.337) a transcript without it, which keeps claude from
+    /// ("No conversation found"), or a transcript without it, which keeps claude from
     /// starting the session afresh until it is set aside.
     pub(super) fn stored_by_claude(&self) -> crate::history::Stored {
         match &self.ctx.config.claude_config_dir {
