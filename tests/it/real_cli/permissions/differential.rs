@@ -87,9 +87,10 @@ struct Decided {
     shown: String,
 }
 
-/// Calls claude-acp is still known to decide more loosely than claude, printed on each run rather
-/// than failing it (empty once claude-acp decides every call as claude does or more strictly).
-const KNOWN_LOOSER: &[&str] = &[];
+/// Calls claude-acp is still known to decide more loosely than claude, one a line as the report
+/// names them: printed on each run rather than failing it. A call listed here that is no longer
+/// looser fails the test until it is taken off, so that it cannot come back unseen.
+const KNOWN_LOOSER: &str = include_str!("differential/known_looser.txt");
 
 #[tokio::test]
 async fn editor_tools_are_never_looser_than_claudes_own() {
@@ -101,6 +102,11 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
         run_side(Side::Claude, &mock, &scenarios)
     );
     let elapsed = started.elapsed();
+    let known: BTreeSet<&str> = KNOWN_LOOSER
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
     let claude: BTreeMap<&str, &Decided> = claude.iter().map(|d| (d.key.as_str(), d)).collect();
     // A `date -s` claude ran would set the clock (the tests may run as root): it must have met
     // the stand-in that only records it.
@@ -111,7 +117,7 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
         date.shown
     );
     let mut looser = Vec::new();
-    let mut known = Vec::new();
+    let mut still_known = Vec::new();
     let mut stricter = Vec::new();
     let mut same: BTreeMap<String, usize> = BTreeMap::new();
     let mut alike = Vec::new();
@@ -128,8 +134,8 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
             ours.shown
         );
         if ours.outcome > theirs.outcome {
-            match KNOWN_LOOSER.contains(&ours.key.as_str()) {
-                true => known.push(line),
+            match known.contains(ours.key.as_str()) {
+                true => still_known.push(line),
                 false => looser.push(line),
             }
         } else if ours.outcome < theirs.outcome {
@@ -146,11 +152,11 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
         elapsed.as_secs_f64(),
         crate::support::real_cli::pinned_version(),
         looser.len(),
-        known.len(),
+        still_known.len(),
         stricter.len()
     )];
     report.extend(looser.iter().map(|l| format!("LOOSER {l}")));
-    report.extend(known.iter().map(|l| format!("KNOWN LOOSER {l}")));
+    report.extend(still_known.iter().map(|l| format!("KNOWN LOOSER {l}")));
     report.extend(stricter.iter().map(|l| format!("stricter {l}")));
     let report = report.join("\n");
     println!("{report}");
@@ -164,11 +170,23 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
         "the corpus holds {} calls",
         editor.len()
     );
+    let still: BTreeSet<&str> = editor
+        .iter()
+        .filter(|d| known.contains(d.key.as_str()))
+        .filter(|d| d.outcome > claude[d.key.as_str()].outcome)
+        .map(|d| d.key.as_str())
+        .collect();
+    let stale: Vec<&str> = known.difference(&still).copied().collect();
     assert!(
         looser.is_empty(),
         "{} calls claude-acp decides more loosely than claude:\n{}",
         looser.len(),
         looser.join("\n")
+    );
+    assert!(
+        stale.is_empty(),
+        "calls known_looser.txt lists that claude-acp no longer decides more loosely (take them off):\n{}",
+        stale.join("\n")
     );
 }
 
