@@ -104,8 +104,13 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Rejects ids that are not a single plain file name: the id becomes part of a path.
-pub(super) fn check_session_id(session_id: &str) -> Result<(), HistoryError> {
+/// Rejects ids that are not a single plain file name (the id becomes part of a path) and ids that
+/// start with `-` (the id follows `--resume` on claude's command line, where it would read as an
+/// option).
+pub(crate) fn check_session_id(session_id: &str) -> Result<(), HistoryError> {
+    if session_id.starts_with('-') {
+        return Err(HistoryError::OptionLikeSessionId(session_id.to_owned()));
+    }
     let plain = !session_id.is_empty()
         && session_id
             .chars()
