@@ -26,6 +26,9 @@ impl SessionActor {
         if next.set_aside_transcript {
             self.set_aside_transcript();
         }
+        if let Err(e) = crate::history::set_aside_no_conversation(&next.set_aside_no_conversation) {
+            tracing::warn!(session = %self.ctx.id, "could not set aside claude's transcript that holds no conversation: {e}");
+        }
         let start = next.start;
         let (mut permission_args, mcp_file) = self
             .path
@@ -102,13 +105,14 @@ impl SessionActor {
         Ok(())
     }
 
-    /// Whether claude has written this conversation to disk. It does so only after its first API
-    /// request: a claude that died before that left nothing to `--resume`, and resuming it would
-    /// fail for good ("No conversation found"), so the conversation starts afresh under its id.
-    pub(super) fn stored_by_claude(&self) -> bool {
+    /// What claude has written of this conversation to disk. It writes the conversation only
+    /// after its first API request: a claude that died before that left nothing to `--resume`
+    /// ("No conversation found"), or (2.1.337) a transcript without it, which keeps claude from
+    /// starting the session afresh until it is set aside.
+    pub(super) fn stored_by_claude(&self) -> crate::history::Stored {
         match &self.ctx.config.claude_config_dir {
-            Some(dir) => crate::history::find(dir, &self.ctx.id).is_some(),
-            None => true,
+            Some(dir) => crate::history::stored(dir, &self.ctx.id),
+            None => crate::history::Stored::Conversation,
         }
     }
 
@@ -277,23 +281,22 @@ fn is_model_command(blocks: &[crate::domain::PromptBlock]) -> bool {
         if text.trim_start().strip_prefix("/model").is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace)))
 }
 
-/// The drift canary: claude's protocol is undocumented, so say when it runs untested.
+/// The drift canary: claude's protocol is undocumented, so its version is logged once. Only a
+/// claude older than the tested range is a warning (it breaks); a newer one is what users run
+/// days after each release, and works.
 fn check_version(version: &str) {
     use crate::claude::install::{
         TESTED_CLAUDE_VERSIONS, VersionFit, too_old_message, version_fit,
     };
-    static WARNED: std::sync::Once = std::sync::Once::new();
-    match version_fit(version) {
-        VersionFit::Tested => {}
-        VersionFit::TooOld => WARNED.call_once(|| {
-            tracing::warn!("{}", too_old_message(version));
-        }),
-        VersionFit::Untested => WARNED.call_once(|| {
-            let (lo, hi) = TESTED_CLAUDE_VERSIONS;
-            tracing::warn!(
-                "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
-                 if permission prompts or streaming misbehave, report it with this version"
-            );
-        }),
-    }
+    static TOLD: std::sync::Once = std::sync::Once::new();
+    TOLD.call_once(|| {
+        let (lo, hi) = TESTED_CLAUDE_VERSIONS;
+        match version_fit(version) {
+            VersionFit::Tested => tracing::info!("claude {version} (tested: {lo} to {hi})"),
+            VersionFit::TooOld => tracing::warn!("{}", too_old_message(version)),
+            VersionFit::Untested => tracing::info!(
+                "claude {version}, newer than the versions claude-acp was tested with ({lo} to {hi})"
+            ),
+        }
+    });
 }
