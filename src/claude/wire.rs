@@ -532,7 +532,7 @@ pub enum OutboundControl {
         task_id: String,
     },
     /// The permission rules in force, from every source, each with where it comes from, and the
-    /// workspace's directories (`SDKControlListPermissionRulesResponse`; 2.1.332 and later).
+    /// workspace's directories (`SDKControlListPermissionRulesResponse`; the pinned claude and later).
     ListPermissionRules,
     /// Each MCP server claude knows, with its state (`McpServerStatus`).
     McpStatus,

@@ -3,7 +3,7 @@
 //! `allowedTools`/`disallowedTools`, the session's own "always" answers), for the tools the editor
 //! serves: claude applies none of them to an MCP tool standing in for its own.
 //!
-//! The running claude is asked first (`list_permission_rules`, 2.1.332 and later): it answers with
+//! The running claude is asked first (`list_permission_rules`, the pinned claude and later): it answers with
 //! the rules it holds, from every source, as it applies them (a project's allow rules are left out
 //! of a workspace whose trust was never accepted). A claude without it gets the sources read here
 //! the way claude reads them, failing closed: a file that exists but cannot be read puts the
