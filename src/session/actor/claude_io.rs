@@ -107,7 +107,7 @@ impl SessionActor {
 
     /// What claude has written of this conversation to disk. It writes the conversation only
     /// after its first API request: a claude that died before that left nothing to `--resume`
-    /// ("No conversation found"), or (2.1.337) a transcript without it, which keeps claude from
+    /// ("No conversation found"), or a transcript without it, which keeps claude from
     /// starting the session afresh until it is set aside.
     pub(super) fn stored_by_claude(&self) -> crate::history::Stored {
         match &self.ctx.config.claude_config_dir {
