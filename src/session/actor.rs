@@ -283,6 +283,12 @@ impl SessionActor {
             mode_changes: mode_tx,
             mode: Arc::new(std::sync::Mutex::new(mode.clone())),
             files: Arc::default(),
+            terminal: Arc::default(),
+            sources: permissions::RuleSources::from_flags(
+                &cwd,
+                &flags.extra_args,
+                &flags.secret_files,
+            ),
         };
         let mut settings = settings::Settings::new(mode, models, &flags);
         settings.toggles.fast = switches.fast;
