@@ -17,7 +17,9 @@
 //! so no call's effect changes another's outcome. `CLAUDE_ACP_TEST_DIFF_REPORT=<file>` also writes
 //! every decision there, one a line: the looser, the stricter, then the same.
 
+mod commands;
 mod corpus;
+mod files;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -206,7 +208,7 @@ async fn run_side(side: Side, mock: &MockApi, scenarios: &[Scenario]) -> Vec<Dec
     let env = ClaudeEnv::new(mock);
     let root = env.work_dir().parent().unwrap().to_path_buf();
     let shims = root.join("shims");
-    corpus::lay_out_shared(&env.home_dir(), &shims);
+    files::lay_out_shared(&env.home_dir(), &shims);
     let path = env
         .vars()
         .into_iter()
@@ -251,7 +253,7 @@ async fn run_scenario(
     answers: &Answers,
 ) -> Vec<Decided> {
     let started = Instant::now();
-    corpus::lay_out(&layout, scenario);
+    files::lay_out(&layout, scenario);
     let params = json!({
         "cwd": layout.work(),
         "mcpServers": [],
