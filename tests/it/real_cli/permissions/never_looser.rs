@@ -190,8 +190,8 @@ async fn paths_outside_the_workspace_are_asked_however_they_are_named() {
 }
 
 /// A deny rule of claude's settings reaches the editor's Read and the terminal: `Read(**/.env)` in
-/// the user's settings refuses the editor's Read of `.env` without asking, and `cat .env` is
-/// asked (rejected: not run).
+/// the user's settings refuses the editor's Read of `.env` and `cat .env` in the terminal without
+/// asking, as claude refuses both.
 #[tokio::test]
 async fn a_read_deny_rule_of_the_users_settings_refuses_the_editors_read() {
     let t = Trial::new();
