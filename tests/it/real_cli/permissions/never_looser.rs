@@ -211,11 +211,7 @@ async fn a_read_deny_rule_of_the_users_settings_refuses_the_editors_read() {
         "{:?}",
         t.terminals.created()
     );
-    assert_eq!(
-        t.asked(),
-        ["Run `cat .env`"],
-        "the Read is refused, not asked"
-    );
+    assert!(t.asked().is_empty(), "refused, not asked: {:#?}", t.asked());
 }
 
 /// The same rule in `_meta.claudeCode.options.settings` refuses the editor's Read too.
