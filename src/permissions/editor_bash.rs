@@ -126,7 +126,13 @@ pub async fn decide(
 /// What path `arg` of a command run in `dir` is to the rules: inside the workspace once resolved
 /// (`..` and symlinks) and kept by no Read rule, asked about, or refused by a Read deny rule.
 fn path_check(in_force: &RulesInForce, dir: &Path, arg: &str) -> PathCheck {
-    if arg.starts_with('~') || arg.is_empty() {
+    // claude asks about any `..` in a command's path, wherever it resolves.
+    if arg.starts_with('~')
+        || arg.is_empty()
+        || Path::new(arg)
+            .components()
+            .any(|c| c == std::path::Component::ParentDir)
+    {
         return PathCheck::Ask;
     }
     let written = dir.join(arg);

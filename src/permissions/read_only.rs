@@ -256,6 +256,22 @@ const FIND_ACTIONS: &[&str] = &[
     "-L", "-H", "-follow",
 ];
 
+/// `find`'s options and tests that only read names and metadata, each with whether it takes a
+/// value (a name, a pattern or a number); any other word starting with `-` is asked.
+#[rustfmt::skip]
+const FIND_TESTS: &[(&str, bool)] = &[
+    ("-name", true), ("-iname", true), ("-path", true), ("-ipath", true), ("-wholename", true),
+    ("-iwholename", true), ("-regex", true), ("-iregex", true), ("-type", true), ("-xtype", true),
+    ("-maxdepth", true), ("-mindepth", true), ("-size", true), ("-mtime", true), ("-mmin", true),
+    ("-atime", true), ("-amin", true), ("-ctime", true), ("-cmin", true), ("-perm", true),
+    ("-user", true), ("-group", true), ("-uid", true), ("-gid", true), ("-links", true),
+    ("-inum", true), ("-empty", false), ("-readable", false), ("-writable", false),
+    ("-executable", false), ("-prune", false), ("-print", false), ("-print0", false),
+    ("-not", false), ("-and", false), ("-or", false), ("-a", false), ("-o", false),
+    ("-true", false), ("-false", false), ("-depth", false), ("-xdev", false), ("-mount", false),
+    ("-nouser", false), ("-nogroup", false),
+];
+
 /// What claude does with `command`, as far as this list knows; `check` says what a path argument
 /// is to the rules.
 pub fn judge(command: &str, check: &dyn Fn(&str) -> PathCheck) -> Verdict {
@@ -354,19 +370,40 @@ fn reads_only(words: &[String], check: &dyn Fn(&str) -> PathCheck) -> Verdict {
         return git(args, check);
     }
     if program == "find" {
-        if args.iter().any(|a| FIND_ACTIONS.contains(&a.as_str())) {
-            return Verdict::Ask;
-        }
-        // Its starting points: the words before the first expression.
-        let starts = args
-            .iter()
-            .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!");
-        return paths(starts.map(String::as_str), check);
+        return find(args, check);
     }
     match COMMANDS.iter().find(|c| c.name == program) {
         Some(command) => with_options(command.options, command.args, command.numeric, args, check),
         None => Verdict::Ask,
     }
+}
+
+/// find: its starting points are paths; its expression holds only tests that read names and
+/// metadata (a test that names another file, `-newer FILE`, or reads a list of starting points,
+/// `-files0-from FILE`, is asked, as claude asks about them).
+fn find(args: &[String], check: &dyn Fn(&str) -> PathCheck) -> Verdict {
+    let starts = args
+        .iter()
+        .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!");
+    let mut expression = args.iter().skip_while(|a| !a.starts_with('-') && *a != "(" && *a != "!");
+    while let Some(word) = expression.next() {
+        if FIND_ACTIONS.contains(&word.as_str()) {
+            return Verdict::Ask;
+        }
+        match FIND_TESTS.iter().find(|(name, _)| name == word) {
+            Some((_, true)) => {
+                // Its value is a name, a pattern or a number, never read as a path.
+                if expression.next().is_none() {
+                    return Verdict::Ask;
+                }
+            }
+            Some((_, false)) => {}
+            None if ["(", ")", "!", ","].contains(&word.as_str()) => {}
+            // Another option, or a word no test takes (a starting point after `-P`): asked.
+            None => return Verdict::Ask,
+        }
+    }
+    paths(starts.map(String::as_str), check)
 }
 
 fn git(args: &[String], check: &dyn Fn(&str) -> PathCheck) -> Verdict {
