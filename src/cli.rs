@@ -40,7 +40,7 @@ pub struct Cli {
 }
 
 /// Ten minutes: longer than a pause to read an answer or run the tests it suggested, short enough
-/// that a thread left open for the day stops costing memory (see the README's "Idle sessions").
+/// that a thread left open for the day stops costing memory (`docs/sessions.md`, "Idle sessions").
 pub(crate) const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 600;
 
 impl Cli {

@@ -1,6 +1,6 @@
 //! How claude asks this adapter for permission: the `--permission-transport` setting.
 
-/// How claude asks for permission (see the README's "Permissions" section).
+/// How claude asks for permission (see `docs/permissions.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PermissionTransport {
     /// Start on the stdio control channel; switch to MCP if it breaks.

@@ -1,7 +1,7 @@
 //! Conformance with the ACP schema the pinned SDK carries: every stable agent method, agent
-//! capability and session update kind is implemented and advertised, or listed in the README's
-//! "Not supported" section with the reason. A new SDK version with new stable items fails here
-//! until they are built or listed.
+//! capability and session update kind is implemented and advertised, or listed with the reason
+//! in the protocol reference's "Not supported" section (`docs/protocol.md`). A new SDK version
+//! with new stable items fails here until they are built or listed.
 
 use std::collections::BTreeSet;
 
@@ -16,13 +16,13 @@ use crate::domain::{
 };
 use crate::fuzzing::InstantCore;
 
-/// The README's `- `item`: reason` lines under "Not supported".
+/// The `- `item`: reason` lines under "Not supported" in the protocol reference.
 fn listed_unsupported() -> BTreeSet<String> {
-    let readme = include_str!("../../../README.md");
-    let section = readme
-        .split("### Not supported")
+    let reference = include_str!("../../../docs/protocol.md");
+    let section = reference
+        .split("## Not supported")
         .nth(1)
-        .expect("README has a \"### Not supported\" section");
+        .expect("docs/protocol.md has a \"## Not supported\" section");
     let section = section.split("\n#").next().unwrap_or_default();
     section
         .lines()
@@ -228,7 +228,7 @@ fn every_stable_item_of_the_schema_is_built_or_listed_as_not_supported() {
 
     assert!(
         missing.is_empty(),
-        "stable ACP items neither built nor listed in the README's \"Not supported\" with a reason: {missing:#?}"
+        "stable ACP items neither built nor listed in docs/protocol.md's \"Not supported\" with a reason: {missing:#?}"
     );
 }
 

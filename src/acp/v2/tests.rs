@@ -1,6 +1,6 @@
 //! The v2 surface against the v2 schema the pinned SDK carries: every agent method is handled
-//! or listed in the README's "Not supported" with the reason, the `initialize` answer and every
-//! kind of update the session sends read back as v2's own types.
+//! or listed in `docs/protocol.md`'s "Not supported" with the reason, the `initialize` answer
+//! and every kind of update the session sends read back as v2's own types.
 
 use agent_client_protocol::v2::schema as v2;
 use serde_json::json;
@@ -16,8 +16,11 @@ use crate::domain::{
 use crate::fuzzing::InstantCore;
 
 fn listed_unsupported() -> Vec<String> {
-    let readme = include_str!("../../../README.md");
-    let section = readme.split("### Not supported").nth(1).unwrap_or_default();
+    let reference = include_str!("../../../docs/protocol.md");
+    let section = reference
+        .split("## Not supported")
+        .nth(1)
+        .expect("docs/protocol.md has a \"## Not supported\" section");
     let section = section.split("\n#").next().unwrap_or_default();
     section
         .lines()

@@ -1,5 +1,6 @@
 //! The MCP permission path of a session: our permission server, and the `--permission-prompt-tool`
-//! and `--mcp-config` arguments that point claude at it (see the README's "Permissions over MCP").
+//! and `--mcp-config` arguments that point claude at it (`docs/permissions.md`, "Permissions over
+//! MCP").
 
 use super::mcp_server::PermissionServer;
 use super::mcp_tool::PermissionCallback;
