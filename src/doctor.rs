@@ -39,7 +39,7 @@ pub async fn run(claude_path: Option<&Path>) -> i32 {
                             problems += 1;
                         }
                         VersionFit::Untested => println!(
-                            "! version: {v} is outside the tested range {} to {}; it may work, report problems",
+                            "✓ version: {v} (newer than the tested {} to {})",
                             TESTED_CLAUDE_VERSIONS.0, TESTED_CLAUDE_VERSIONS.1
                         ),
                     }

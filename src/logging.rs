@@ -34,7 +34,18 @@ pub fn init(log_file: Option<&Path>) -> std::io::Result<()> {
                 .with_writer(std::sync::Mutex::new(file))
                 .init();
         }
-        None => builder.with_writer(std::io::stderr).init(),
+        // Colour only for a person at a terminal: an editor that shows the agent's stderr (as
+        // agent-shell does) would show the escape codes as text.
+        None => builder
+            .with_ansi(stderr_is_a_terminal())
+            .with_writer(std::io::stderr)
+            .init(),
     }
     Ok(())
+}
+
+/// Whether stderr is a terminal that may be coloured (`NO_COLOR` unset).
+fn stderr_is_a_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

@@ -144,12 +144,7 @@ impl Line {
             Ok(ClaudeMessage::ControlResponse(envelope)) => pending.resolve(envelope.response),
             Ok(ClaudeMessage::Unknown(value)) => {
                 let kind = value.get("type").map(|t| t.to_string()).unwrap_or_default();
-                skipped.note(
-                    &format!("a message of unknown type {}", log_excerpt(&kind, 80)),
-                    text,
-                    self.len,
-                    None,
-                );
+                skipped.unknown(&log_excerpt(&kind, 80), text, self.len);
             }
             Ok(message) => {
                 // Waits while the session is behind (backpressure); nobody listening any more is
@@ -172,11 +167,23 @@ impl Line {
     }
 }
 
-/// Skipped lines, logged in full (masked and cut) once per kind, then only at debug.
+/// Skipped lines, logged in full (masked and cut) once per kind, then only at debug. Messages of
+/// a type claude-acp does not read are claude's news, not a fault (each release adds some, such
+/// as `command_lifecycle`): counted and logged at debug only, as nothing is for the user to do.
 #[derive(Default)]
-struct SkipLog(std::collections::HashSet<String>);
+struct SkipLog {
+    warned: std::collections::HashSet<String>,
+    unknown: std::collections::BTreeMap<String, u64>,
+}
 
 impl SkipLog {
+    fn unknown(&mut self, kind: &str, line: &str, len: usize) {
+        let seen = self.unknown.entry(kind.to_owned()).or_default();
+        *seen += 1;
+        let line = excerpt_of(line, len, 200);
+        tracing::debug!(%line, seen = *seen, "skipping a message of unknown type {kind} from claude");
+    }
+
     /// `line` is the line, or its start when it is longer: `len` is its whole length.
     fn note(&mut self, kind: &str, line: &str, len: usize, error: Option<&WireError>) {
         // serde's messages quote the offending values: masked and cut like the line itself.
@@ -184,10 +191,18 @@ impl SkipLog {
             .map(|e| log_excerpt(&e.to_string(), 300))
             .unwrap_or_default();
         let line = excerpt_of(line, len, 200);
-        if self.0.len() < 64 && self.0.insert(kind.to_owned()) {
+        if self.warned.len() < 64 && self.warned.insert(kind.to_owned()) {
             tracing::warn!(%error, %line, "skipping {kind} from claude (logged once)");
         } else {
             tracing::debug!(%error, %line, "skipping {kind} from claude");
+        }
+    }
+}
+
+impl Drop for SkipLog {
+    fn drop(&mut self) {
+        if !self.unknown.is_empty() {
+            tracing::debug!(counts = ?self.unknown, "messages of unknown types claude sent");
         }
     }
 }

@@ -35,8 +35,8 @@ pub(crate) use editor_edits::{
 #[cfg(test)]
 pub(crate) use list::list;
 pub(crate) use list::{Listings, is_listed, prompt_title, stored_title};
-pub(crate) use paths::find;
 pub use paths::project_slug;
+pub(crate) use paths::{Stored, find, set_aside_no_conversation, stored};
 #[cfg(test)]
 pub(crate) use replay::replay;
 pub(crate) use replay::{stream as stream_replay, transcript};

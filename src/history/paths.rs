@@ -141,6 +141,49 @@ pub(crate) fn find(config_dir: &Path, session_id: &str) -> Option<(PathBuf, Path
     found.into_iter().next().map(|(_, file, cwd)| (file, cwd))
 }
 
+/// What claude has on disk under a session id, as claude itself decides between starting a
+/// session (`--session-id`, refused whenever `<id>.jsonl` exists) and resuming it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stored {
+    /// No `<id>.jsonl` in any project.
+    Nothing,
+    /// `<id>.jsonl` files that hold no conversation (no line records a cwd): what claude 2.1.337
+    /// leaves when it is killed early in its first turn. Neither resumable nor startable afresh
+    /// while they are there.
+    NoConversation(Vec<PathBuf>),
+    /// A conversation claude can `--resume`.
+    Conversation,
+}
+
+/// What claude stored under `session_id` (see [`Stored`]).
+pub(crate) fn stored(config_dir: &Path, session_id: &str) -> Stored {
+    if check_session_id(session_id).is_err() {
+        return Stored::Nothing;
+    }
+    if find(config_dir, session_id).is_some() {
+        return Stored::Conversation;
+    }
+    let name = transcript_name(session_id);
+    let files: Vec<PathBuf> = all_project_dirs(config_dir)
+        .into_iter()
+        .map(|dir| dir.join(&name))
+        .filter(|file| file.is_file())
+        .collect();
+    match files.is_empty() {
+        true => Stored::Nothing,
+        false => Stored::NoConversation(files),
+    }
+}
+
+/// Moves transcripts that hold no conversation to `<id>.jsonl.no-conversation` (replacing an
+/// older one), so that claude can start the session afresh under its id.
+pub(crate) fn set_aside_no_conversation(files: &[PathBuf]) -> std::io::Result<()> {
+    for file in files {
+        fs::rename(file, file.with_extension("jsonl.no-conversation"))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -226,23 +226,24 @@ impl Notices {
         }
     }
 
+    /// Only a claude older than the tested range is told in the conversation: it breaks. A newer
+    /// one is what users run days after a release (claude updates itself), and works; its version
+    /// is in the log and in `claude-acp doctor`.
     fn version(&mut self, version: &str, out: &mut Vec<Notice>) {
         if self.version_told {
             return;
         }
         self.version_told = true;
+        if version_fit(version) != VersionFit::TooOld {
+            return;
+        }
         let (lo, hi) = TESTED_CLAUDE_VERSIONS;
-        let title = match version_fit(version) {
-            VersionFit::Tested => return,
-            VersionFit::TooOld => format!("claude {version} is older than claude-acp supports"),
-            VersionFit::Untested => format!("claude {version} has not been tested with claude-acp"),
-        };
         out.push(notice(
             NoticeSeverity::Warning,
             kind::CLAUDE_VERSION,
-            title,
+            format!("claude {version} is older than claude-acp supports"),
             Some(format!(
-                "claude-acp is tested with {lo} to {hi}; if prompts or streaming misbehave, update claude or report this version."
+                "claude-acp is tested with {lo} to {hi}; update claude (`claude update`)."
             )),
         ));
     }

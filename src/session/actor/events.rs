@@ -112,23 +112,22 @@ impl SessionActor {
     }
 }
 
-/// The drift canary: claude's protocol is undocumented, so say when it runs untested.
+/// The drift canary: claude's protocol is undocumented, so its version is logged once. Only a
+/// claude older than the tested range is a warning (it breaks); a newer one is what users run
+/// days after each release, and works.
 fn check_version(version: &str) {
     use crate::claude::install::{
         TESTED_CLAUDE_VERSIONS, VersionFit, too_old_message, version_fit,
     };
-    static WARNED: std::sync::Once = std::sync::Once::new();
-    match version_fit(version) {
-        VersionFit::Tested => {}
-        VersionFit::TooOld => WARNED.call_once(|| {
-            tracing::warn!("{}", too_old_message(version));
-        }),
-        VersionFit::Untested => WARNED.call_once(|| {
-            let (lo, hi) = TESTED_CLAUDE_VERSIONS;
-            tracing::warn!(
-                "claude {version} is outside the versions claude-acp was tested with ({lo} to {hi}); \
-                 if permission prompts or streaming misbehave, report it with this version"
-            );
-        }),
-    }
+    static TOLD: std::sync::Once = std::sync::Once::new();
+    TOLD.call_once(|| {
+        let (lo, hi) = TESTED_CLAUDE_VERSIONS;
+        match version_fit(version) {
+            VersionFit::Tested => tracing::info!("claude {version} (tested: {lo} to {hi})"),
+            VersionFit::TooOld => tracing::warn!("{}", too_old_message(version)),
+            VersionFit::Untested => tracing::info!(
+                "claude {version}, newer than the versions claude-acp was tested with ({lo} to {hi})"
+            ),
+        }
+    });
 }

@@ -10,7 +10,9 @@ use crate::support::real_session::RealSession;
 #[cfg(target_os = "linux")]
 use crate::support::{
     liveness, procs,
-    real_session::{claude_pid, forget_stored_conversation, kill_claude, wait_until_stored},
+    real_session::{
+        claude_pid, keep_only_what_holds_no_conversation, kill_claude, wait_until_stored,
+    },
 };
 
 #[tokio::test]
@@ -116,15 +118,22 @@ async fn a_crash_mid_turn_is_an_error_and_the_next_prompt_resumes_with_history()
     s.assert_quick();
 }
 
-/// claude stores the conversation only a moment after its first API request, so a crash early in the
-/// first turn leaves nothing to `--resume`; claude 2.1.332 then prints an error result "No conversation
-/// found with session ID" and exits 1. The session must stay usable: the next prompt works (the lost
-/// turn cannot be recovered). The stored file is removed after the kill so the test does not depend on
-/// how fast claude writes it.
+// The crash scenarios on every claude of the range (Linux: they find claude in /proc to kill it).
 #[cfg(target_os = "linux")]
-#[tokio::test]
-async fn a_crash_before_claude_stored_anything_does_not_break_the_session() {
-    let s = RealSession::start(crash_rules()).await;
+crate::on_each_claude! {
+    a_crash_before_claude_stored_the_conversation_does_not_break_the_session => crash_before_stored;
+}
+
+/// claude writes the conversation only a moment after its first API request, but the transcript
+/// `<id>.jsonl` before it (2.1.332 a `queue-operation` line, 2.1.337 an `api-request-route` one):
+/// a crash early in the first turn leaves a transcript with no conversation, which claude will
+/// neither resume ("No conversation found") nor start afresh under the same id ("Session ID ... is
+/// already in use"). The session must stay usable: the next prompt works (the lost turn cannot be
+/// recovered). The transcript is cut to the lines without a conversation after the kill, so the
+/// test does not depend on how fast claude writes the rest.
+#[cfg(target_os = "linux")]
+async fn crash_before_stored(version: &str) {
+    let s = RealSession::start_on(version, crash_rules()).await;
 
     let (result, killed) =
         tokio::join!(s.client.prompt(&s.id, "remember the word pelican"), async {
@@ -133,9 +142,13 @@ async fn a_crash_before_claude_stored_anything_does_not_break_the_session() {
         });
     result.expect_err("a crashed claude ends the prompt with an error");
     assert!(liveness::wait_until_gone(&[killed], Duration::from_secs(2)).await);
-    forget_stored_conversation(&s.env, &s.id);
+    keep_only_what_holds_no_conversation(&s.env, &s.id);
 
-    let stop = s.prompt("which word did I ask you to remember?").await;
+    let stop = s
+        .client
+        .prompt(&s.id, "which word did I ask you to remember?")
+        .await
+        .unwrap_or_else(|e| panic!("claude {version}: {e}\n{}", s.client.diagnostics()));
     assert_eq!(stop["stopReason"], "end_turn");
     assert!(
         s.client

@@ -27,14 +27,36 @@ pub const OLDEST_VERSION: &str = CI_CLAUDE_VERSIONS[0];
 /// A claude between the oldest and the pinned one, also run by CI.
 pub const MIDDLE_VERSION: &str = CI_CLAUDE_VERSIONS[1];
 
-/// Overrides the pinned version for one run: a version number, or `latest` (what npm's `latest`
-/// tag names today), to check a new release the day it ships.
+/// Overrides the pinned version for one run: a version number, or `latest` (the newest claude
+/// published, in either npm package: see [`npm_latest_version`]), to check a new release the day
+/// it ships (`scripts/newest-claude` does).
 pub const VERSION_OVERRIDE_VAR: &str = "CLAUDE_ACP_TEST_CLAUDE_VERSION";
 
+/// npm's Claude Code package; its releases lag the agent SDK's by days.
 const NPM_PACKAGE: &str = "@anthropic-ai/claude-code";
 
-/// The version the suite runs against in this run: [`CLAUDE_CODE_VERSION`], unless
-/// [`VERSION_OVERRIDE_VAR`] names another one.
+/// The agent SDK's package for this platform, whose `claude` binary is the newest release:
+/// `0.3.N` carries claude `2.1.N`, published before `@anthropic-ai/claude-code@2.1.N` (if ever).
+fn sdk_platform_package() -> String {
+    let os = match std::env::consts::OS {
+        "windows" => "win32",
+        "macos" => "darwin",
+        os => os,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        arch => arch,
+    };
+    format!("@anthropic-ai/claude-agent-sdk-{os}-{arch}")
+}
+
+/// The agent SDK's version carrying claude `version` (`2.1.337` is in `0.3.337`).
+fn sdk_version_of(version: &str) -> Option<String> {
+    let patch = version.strip_prefix("2.1.")?;
+    patch.parse::<u32>().ok().map(|n| format!("0.3.{n}"))
+}
+
 pub fn pinned_version() -> &'static str {
     static PINNED: OnceLock<String> = OnceLock::new();
     PINNED
@@ -96,11 +118,29 @@ fn install_root() -> PathBuf {
     target.join("claude-code")
 }
 
-/// What npm's `latest` tag of Claude Code is today.
+/// The newest claude published today: npm's `latest` of Claude Code, or the agent SDK's
+/// platform package's when it carries a newer claude.
 fn npm_latest_version() -> String {
-    let spec = format!("{NPM_PACKAGE}@latest");
+    let code = npm_view(&format!("{NPM_PACKAGE}@latest"));
+    let sdk = npm_view(&format!("{}@latest", sdk_platform_package()));
+    let sdk_claude = sdk
+        .strip_prefix("0.3.")
+        .map(|patch| format!("2.1.{patch}"))
+        .unwrap_or_default();
+    let key = |v: &str| -> Vec<u64> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    let version = if key(&sdk_claude) > key(&code) {
+        sdk_claude
+    } else {
+        code
+    };
+    eprintln!("{VERSION_OVERRIDE_VAR}=latest: running against claude {version}");
+    version
+}
+
+/// `npm view SPEC version`: the version `spec` resolves to on the registry.
+fn npm_view(spec: &str) -> String {
     let output = StdCommand::new("npm")
-        .args(["view", &spec, "version"])
+        .args(["view", spec, "version"])
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run npm to resolve {spec}: {e}"));
@@ -112,13 +152,20 @@ fn npm_latest_version() -> String {
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    eprintln!("{VERSION_OVERRIDE_VAR}=latest: running against claude {version}");
     version
 }
 
 fn install_claude(version: &str) -> PathBuf {
     let dir = install_root().join(version);
-    let binary = dir.join("node_modules/.bin/claude");
+    let from_code = dir.join("node_modules/.bin/claude");
+    let from_sdk = dir
+        .join("node_modules")
+        .join(sdk_platform_package())
+        .join(if cfg!(windows) {
+            "claude.exe"
+        } else {
+            "claude"
+        });
     fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     let lock_path = dir.join(".install.lock");
     let lock = File::create(&lock_path)
@@ -126,36 +173,30 @@ fn install_claude(version: &str) -> PathBuf {
     if let Err(e) = lock_exclusive(&lock) {
         panic!("cannot lock {}: {e}", lock_path.display());
     }
-    if installed_version(&binary).as_deref() == Ok(version) {
-        return binary;
+    for binary in [&from_code, &from_sdk] {
+        if installed_version(binary).as_deref() == Ok(version) {
+            return binary.clone();
+        }
     }
     // npm 11 skips the package's postinstall (which places the native binary) unless allowed here.
     fs::write(dir.join(".npmrc"), format!("allow-scripts={NPM_PACKAGE}\n"))
         .unwrap_or_else(|e| panic!("cannot write {}/.npmrc: {e}", dir.display()));
     let spec = format!("{NPM_PACKAGE}@{version}");
-    eprintln!("installing {spec} into {} ...", dir.display());
-    let output = StdCommand::new("npm")
-        .arg("install")
-        .arg("--prefix")
-        .arg(&dir)
-        .arg("--no-audit")
-        .arg("--no-fund")
-        .arg(&spec)
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run npm to install {spec} (is Node.js/npm installed?): {e}")
-        });
-    if !output.status.success() {
-        panic!(
-            "`npm install --prefix {} {spec}` failed ({}):\n{}\n{}",
-            dir.display(),
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
+    let (spec, binary) = match npm_install(&dir, &spec) {
+        Ok(()) => (spec, from_code),
+        // Not (yet) published as Claude Code: the agent SDK's platform package carries it.
+        Err(why) if why.contains("ETARGET") || why.contains("E404") => {
+            let Some(sdk_version) = sdk_version_of(version) else {
+                panic!("{spec} is not on npm, and no agent SDK release carries it:\n{why}");
+            };
+            let sdk_spec = format!("{}@{sdk_version}", sdk_platform_package());
+            if let Err(sdk_why) = npm_install(&dir, &sdk_spec) {
+                panic!("neither {spec} nor {sdk_spec} installs:\n{why}\n{sdk_why}");
+            }
+            (sdk_spec, from_sdk)
+        }
+        Err(why) => panic!("{why}"),
+    };
     match installed_version(&binary) {
         Ok(reported) if reported == version => binary,
         Ok(reported) => panic!(
@@ -167,6 +208,34 @@ fn install_claude(version: &str) -> PathBuf {
             binary.display()
         ),
     }
+}
+
+/// `npm install --prefix DIR SPEC`, or what npm said when it failed.
+fn npm_install(dir: &Path, spec: &str) -> Result<(), String> {
+    eprintln!("installing {spec} into {} ...", dir.display());
+    let output = StdCommand::new("npm")
+        .arg("install")
+        .arg("--prefix")
+        .arg(dir)
+        .arg("--no-audit")
+        .arg("--no-fund")
+        .arg(spec)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run npm to install {spec} (is Node.js/npm installed?): {e}")
+        });
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "`npm install --prefix {} {spec}` failed ({}):\n{}\n{}",
+        dir.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    ))
 }
 
 /// The version `claude --version` prints (`2.1.332 (Claude Code)` gives `2.1.332`).

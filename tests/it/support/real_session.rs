@@ -174,3 +174,30 @@ pub fn forget_stored_conversation(env: &ClaudeEnv, id: &str) {
         let _ = std::fs::remove_file(project.path().join(&file_name));
     }
 }
+
+/// Cuts `<HOME>/.claude/projects/*/<id>.jsonl` to its lines that hold no conversation (none
+/// records a cwd), as claude leaves it when it dies before writing the conversation.
+pub fn keep_only_what_holds_no_conversation(env: &ClaudeEnv, id: &str) {
+    let file_name = format!("{id}.jsonl");
+    for project in std::fs::read_dir(env.home_dir().join(".claude/projects"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let file = project.path().join(&file_name);
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let kept: String = text
+            .lines()
+            .filter(|line| !line.contains("\"cwd\""))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        assert!(
+            !kept.is_empty(),
+            "claude wrote nothing but its conversation into {}",
+            file.display()
+        );
+        std::fs::write(&file, kept).expect("rewrite the transcript");
+    }
+}

@@ -69,7 +69,10 @@ fn no_type_s_methods_spread_over_more_than_three_files() {
 #[test]
 fn inherent_impls_are_told_from_trait_impls() {
     assert_eq!(inherent_impl("impl Turns {").as_deref(), Some("Turns"));
-    assert_eq!(inherent_impl("impl<'a> Parts<'a> {").as_deref(), Some("Parts"));
+    assert_eq!(
+        inherent_impl("impl<'a> Parts<'a> {").as_deref(),
+        Some("Parts")
+    );
     assert_eq!(
         inherent_impl("impl<R, W: Write<u8>> crate::x::Engine<R, W>").as_deref(),
         Some("Engine")
@@ -135,7 +138,12 @@ fn text_at(chars: &[char], at: usize, text: &str) -> bool {
 }
 
 /// Reads the path at `i`, which goes on from `prefix`, into `paths`; returns where it ends.
-fn read_path(chars: &[char], mut i: usize, mut prefix: Vec<String>, paths: &mut Vec<Vec<String>>) -> usize {
+fn read_path(
+    chars: &[char],
+    mut i: usize,
+    mut prefix: Vec<String>,
+    paths: &mut Vec<Vec<String>>,
+) -> usize {
     let skip_space = |i: &mut usize| {
         while chars.get(*i).is_some_and(|c| c.is_whitespace()) {
             *i += 1;
@@ -158,7 +166,10 @@ fn read_path(chars: &[char], mut i: usize, mut prefix: Vec<String>, paths: &mut 
                         if text_at(chars, i, "as ") {
                             i += 3;
                             skip_space(&mut i);
-                            while chars.get(i).is_some_and(|c| c.is_alphanumeric() || *c == '_') {
+                            while chars
+                                .get(i)
+                                .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+                            {
                                 i += 1;
                             }
                         }
@@ -170,7 +181,10 @@ fn read_path(chars: &[char], mut i: usize, mut prefix: Vec<String>, paths: &mut 
             }
         }
         let start = i;
-        while chars.get(i).is_some_and(|c| c.is_alphanumeric() || *c == '_') {
+        while chars
+            .get(i)
+            .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+        {
             i += 1;
         }
         if i > start {

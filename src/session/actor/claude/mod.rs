@@ -140,6 +140,9 @@ impl Claude {
         if next.set_aside_transcript {
             set_aside_transcript(ctx);
         }
+        if let Err(e) = crate::history::set_aside_no_conversation(&next.set_aside_no_conversation) {
+            tracing::warn!(session = %ctx.id, "could not set aside claude's transcript that holds no conversation: {e}");
+        }
         let start = next.start;
         let (mut permission_args, mcp_file) = self
             .path
@@ -529,13 +532,14 @@ impl Claude {
     }
 }
 
-/// Whether claude has written this conversation to disk. It does so only after its first API
-/// request: a claude that died before that left nothing to `--resume`, and resuming it would
-/// fail for good ("No conversation found"), so the conversation starts afresh under its id.
-fn stored_by_claude(ctx: &SessionContext) -> bool {
+/// What claude has written of this conversation to disk. It writes the conversation only
+/// after its first API request: a claude that died before that left nothing to `--resume`
+/// ("No conversation found"), or (2.1.337) a transcript without it, which keeps claude from
+/// starting the session afresh until it is set aside.
+fn stored_by_claude(ctx: &SessionContext) -> crate::history::Stored {
     match &ctx.config.claude_config_dir {
-        Some(dir) => crate::history::find(dir, &ctx.id).is_some(),
-        None => true,
+        Some(dir) => crate::history::stored(dir, &ctx.id),
+        None => crate::history::Stored::Conversation,
     }
 }
 

@@ -1,7 +1,9 @@
 //! How the next claude the session starts picks up the conversation: as the session was opened,
 //! resumed once claude has stored it, or only up to where `/undo` or `/rewind` left it.
 
-use crate::history::RewindPoint;
+use std::path::PathBuf;
+
+use crate::history::{RewindPoint, Stored};
 use crate::session::spawn::Start;
 
 /// What the session knows about its stored conversation, for its next claude.
@@ -22,6 +24,9 @@ pub(super) struct NextStart {
     /// The thread went back before its first prompt: claude's transcript must be set aside first,
     /// or the new conversation (same id) would find the old one.
     pub(super) set_aside_transcript: bool,
+    /// Transcripts under the session's id that hold no conversation (claude was killed before it
+    /// wrote one): set aside first, as claude refuses `--session-id` while `<id>.jsonl` exists.
+    pub(super) set_aside_no_conversation: Vec<PathBuf>,
 }
 
 impl NextClaude {
@@ -33,20 +38,31 @@ impl NextClaude {
         }
     }
 
-    /// `stored_by_claude` says whether claude's transcript for the session exists (asked only
-    /// when it matters: it reads the disk).
-    pub(super) fn next_start(&self, stored_by_claude: impl FnOnce() -> bool) -> NextStart {
+    /// `stored_by_claude` says what claude stored under the session's id (asked only when it
+    /// matters: it reads the disk). As claude decides: a transcript with a conversation is
+    /// resumed; one without is set aside, and the session starts as it was opened.
+    pub(super) fn next_start(&self, stored_by_claude: impl FnOnce() -> Stored) -> NextStart {
         let fresh = |start| NextStart {
             start,
             set_aside_transcript: false,
+            set_aside_no_conversation: Vec::new(),
         };
         match self.rewind.as_ref().map(|point| point.resume_at.clone()) {
             Some(Some(at)) => fresh(Start::ResumeAt { at }),
             Some(None) => NextStart {
                 start: Start::New,
                 set_aside_transcript: true,
+                set_aside_no_conversation: Vec::new(),
             },
-            None if self.conversation_stored && stored_by_claude() => fresh(Start::Resume),
+            None if self.conversation_stored => match stored_by_claude() {
+                Stored::Conversation => fresh(Start::Resume),
+                Stored::NoConversation(files) => NextStart {
+                    set_aside_no_conversation: files,
+                    ..fresh(self.start.clone())
+                },
+                // claude died before it stored anything: start as opened.
+                Stored::Nothing => fresh(self.start.clone()),
+            },
             None => fresh(self.start.clone()),
         }
     }
@@ -97,12 +113,32 @@ mod tests {
         for (opened, turn_ran, rewind, on_disk, start, set_aside) in cases {
             let mut next = NextClaude::new(opened.clone(), rewind);
             next.conversation_stored |= turn_ran;
-            let got = next.next_start(|| on_disk);
+            let got = next.next_start(|| match on_disk {
+                true => Stored::Conversation,
+                false => Stored::Nothing,
+            });
             let expected = NextStart {
                 start,
                 set_aside_transcript: set_aside,
+                set_aside_no_conversation: Vec::new(),
             };
             assert_eq!(got, expected, "opened {opened:?}, a turn ran: {turn_ran}");
         }
+    }
+
+    #[test]
+    fn a_transcript_without_a_conversation_is_set_aside_and_the_session_starts_as_opened() {
+        let files = vec![PathBuf::from("/c/projects/p/id.jsonl")];
+        let mut next = NextClaude::new(Start::New, None);
+        next.conversation_stored = true;
+        let got = next.next_start(|| Stored::NoConversation(files.clone()));
+        assert_eq!(
+            got,
+            NextStart {
+                start: Start::New,
+                set_aside_transcript: false,
+                set_aside_no_conversation: files,
+            }
+        );
     }
 }
