@@ -8,11 +8,12 @@ use crate::platform::os::Os;
 /// the code): the whole test suite runs on it, the stand-in and the fixtures show what it does,
 /// and claude-acp's own copies of claude's tools and texts are captured from it. Bumping it is
 /// this one line (and the README's "Tested with").
-pub const PINNED_CLAUDE_VERSION: &str = "2.1.332";
+pub const PINNED_CLAUDE_VERSION: &str = "2.1.337";
 
 /// The claude versions CI runs the real-CLI scenarios against, oldest first; the last is the
-/// pinned one.
-pub const CI_CLAUDE_VERSIONS: [&str; 3] = ["2.1.150", "2.1.250", PINNED_CLAUDE_VERSION];
+/// pinned one, and the one before it the pin before (npm's `@anthropic-ai/claude-code` release
+/// when the pin is newer, only in the agent SDK's platform packages).
+pub const CI_CLAUDE_VERSIONS: [&str; 4] = ["2.1.150", "2.1.250", "2.1.332", PINNED_CLAUDE_VERSION];
 
 /// The range the test suite has verified this adapter against: the oldest to the newest CI runs.
 pub(crate) const TESTED_CLAUDE_VERSIONS: (&str, &str) = (
@@ -280,7 +281,8 @@ mod tests {
         assert_eq!(version_fit("2.1.149 (Claude Code)"), VersionFit::TooOld);
         assert_eq!(version_fit("1.0.0"), VersionFit::TooOld);
         assert_eq!(version_fit("2.1.150"), VersionFit::Tested);
-        assert_eq!(version_fit("2.1.333"), VersionFit::Untested);
+        assert_eq!(version_fit("2.1.337"), VersionFit::Tested);
+        assert_eq!(version_fit("2.1.338"), VersionFit::Untested);
         assert_eq!(version_fit("garbage"), VersionFit::Untested);
     }
 }

@@ -109,9 +109,54 @@ impl ClaudeMessage {
         let kind = serde_json::from_str::<Kind>(line)?.kind;
         let kind = kind.as_ref().and_then(Value::as_str).unwrap_or("");
         match Self::typed(kind, line) {
+            Some(Err(error)) if kind == "control_request" => {
+                Self::unreadable_control_request(line, error)
+            }
             Some(message) => message,
             None => Self::from_value(serde_json::from_str(line)?),
         }
+    }
+
+    /// A control request that does not read whole (nested deeper than serde_json reads, say),
+    /// when its `request_id` still does (serde skips the rest without recursing): one to answer
+    /// with an error rather than skip. Its `request.subtype` is kept when it reads.
+    fn unreadable_control_request(line: &str, error: WireError) -> Result<Self, WireError> {
+        #[derive(Deserialize)]
+        struct Id {
+            request_id: String,
+        }
+        #[derive(Deserialize)]
+        struct Request {
+            request: Subtype,
+        }
+        #[derive(Deserialize)]
+        struct Subtype {
+            subtype: String,
+        }
+        let Ok(Id { request_id }) = serde_json::from_str::<Id>(line) else {
+            return Err(error);
+        };
+        let subtype = serde_json::from_str::<Request>(line).map(|r| r.request.subtype);
+        Ok(Self::unreadable(
+            request_id,
+            subtype.unwrap_or_default(),
+            &error,
+        ))
+    }
+
+    fn unreadable(request_id: String, subtype: String, error: &WireError) -> Self {
+        let error = match error {
+            WireError::NotJson(e) | WireError::BadShape { error: e, .. } => e,
+        };
+        // Without its position, which only a read from the line has: the same either way.
+        let reason = error.to_string();
+        let position = format!(" at line {} column {}", error.line(), error.column());
+        let reason = reason.strip_suffix(&position).unwrap_or(&reason);
+        ClaudeMessage::ControlRequest(InboundControlRequest {
+            request_id,
+            request: serde_json::json!({ "subtype": subtype }),
+            unreadable: Some(super::redact::log_excerpt(reason, 200)),
+        })
     }
 
     /// A line of a known `kind` read into its typed form; `None` for another kind.
@@ -154,7 +199,18 @@ impl ClaudeMessage {
             "user" => ClaudeMessage::User(Box::new(typed(&kind, value)?)),
             "result" => ClaudeMessage::Result(Box::new(typed(&kind, value)?)),
             "stream_event" => ClaudeMessage::StreamEvent(Box::new(typed(&kind, value)?)),
-            "control_request" => ClaudeMessage::ControlRequest(typed(&kind, value)?),
+            "control_request" => {
+                // As the line's own read does (`unreadable_control_request`).
+                let request_id = value.get("request_id").and_then(Value::as_str);
+                let request_id = request_id.map(str::to_owned);
+                let subtype = value.pointer("/request/subtype").and_then(Value::as_str);
+                let subtype = subtype.unwrap_or_default().to_owned();
+                match (typed(&kind, value), request_id) {
+                    (Ok(request), _) => ClaudeMessage::ControlRequest(request),
+                    (Err(error), Some(id)) => Self::unreadable(id, subtype, &error),
+                    (Err(error), None) => return Err(error),
+                }
+            }
             "control_response" => ClaudeMessage::ControlResponse(typed(&kind, value)?),
             "tool_progress" => ClaudeMessage::ToolProgress(typed(&kind, value)?),
             "rate_limit_event" => ClaudeMessage::RateLimit(typed(&kind, value)?),
@@ -422,6 +478,11 @@ pub struct ToolProgress {
 pub struct InboundControlRequest {
     pub request_id: String,
     pub request: Value,
+    /// Why the request could not be read (nested deeper than serde_json reads, say) when its id
+    /// could: `request` then holds only its `subtype`, and it is answered all the same, so claude
+    /// does not wait on it.
+    #[serde(skip)]
+    pub unreadable: Option<String>,
 }
 
 impl InboundControlRequest {

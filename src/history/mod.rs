@@ -36,7 +36,7 @@ pub(crate) use editor_edits::{
 pub(crate) use list::list;
 pub(crate) use list::{Listings, is_listed, prompt_title, stored_title};
 pub use paths::project_slug;
-pub(crate) use paths::{Stored, find, set_aside_no_conversation, stored};
+pub(crate) use paths::{Stored, check_session_id, find, set_aside_no_conversation, stored};
 #[cfg(test)]
 pub(crate) use replay::replay;
 pub(crate) use replay::{stream as stream_replay, transcript};
@@ -54,6 +54,8 @@ pub(crate) enum HistoryError {
     /// An id that is not a plain file name (it could name a file outside the projects folder).
     #[error("{0:?} is not a claude session id")]
     InvalidSessionId(String),
+    #[error("session id {0:?} must not start with '-': claude would read it as an option")]
+    OptionLikeSessionId(String),
     #[error("the session/list cursor {0:?} was not issued by this agent")]
     InvalidCursor(String),
     #[error("cannot read {}: {source}", path.display())]

@@ -104,8 +104,13 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Rejects ids that are not a single plain file name: the id becomes part of a path.
-pub(super) fn check_session_id(session_id: &str) -> Result<(), HistoryError> {
+/// Rejects ids that are not a single plain file name (the id becomes part of a path) and ids that
+/// start with `-` (the id follows `--resume` on claude's command line, where it would read as an
+/// option).
+pub(crate) fn check_session_id(session_id: &str) -> Result<(), HistoryError> {
+    if session_id.starts_with('-') {
+        return Err(HistoryError::OptionLikeSessionId(session_id.to_owned()));
+    }
     let plain = !session_id.is_empty()
         && session_id
             .chars()
@@ -147,7 +152,7 @@ pub(crate) fn find(config_dir: &Path, session_id: &str) -> Option<(PathBuf, Path
 pub(crate) enum Stored {
     /// No `<id>.jsonl` in any project.
     Nothing,
-    /// `<id>.jsonl` files that hold no conversation (no line records a cwd): what claude 2.1.337
+    /// `<id>.jsonl` files that hold no conversation (no line records a cwd): what the pinned claude
     /// leaves when it is killed early in its first turn. Neither resumable nor startable afresh
     /// while they are there.
     NoConversation(Vec<PathBuf>),

@@ -25,6 +25,24 @@ pub(crate) enum ControlAction {
 /// Takes the request by value: a permission ask carries the tool input whole (a 10 MiB Write).
 pub(crate) fn classify(req: InboundControlRequest) -> ControlAction {
     let subtype = req.subtype().to_owned();
+    if let Some(reason) = req.unreadable {
+        tracing::warn!(%subtype, %reason, "a control request of claude's cannot be read; refusing it");
+        return match subtype.as_str() {
+            // Fail closed, and the model learns why.
+            "can_use_tool" => ControlAction::Reply(
+                PermissionDecision::Deny {
+                    message: format!(
+                        "claude-acp could not read this permission request ({reason}); denied."
+                    ),
+                    interrupt: false,
+                }
+                .to_value(),
+            ),
+            _ => ControlAction::Fail(format!(
+                "claude-acp could not read this control request ({reason})"
+            )),
+        };
+    }
     match subtype.as_str() {
         "can_use_tool" => match serde_json::from_value::<CanUseTool>(req.request) {
             Ok(ask) => ControlAction::AskPermission(Box::new(ask)),
@@ -63,6 +81,7 @@ mod tests {
         InboundControlRequest {
             request_id: "r".into(),
             request: v,
+            unreadable: None,
         }
     }
 

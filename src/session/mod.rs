@@ -276,6 +276,7 @@ impl Sessions {
 
     /// Where claude stored `session_id`, or an error naming it.
     async fn stored(&self, session_id: &str) -> Result<PathBuf, AgentError> {
+        history::check_session_id(session_id).map_err(history_error)?;
         let dir = self.config_dir()?;
         let id = session_id.to_owned();
         tokio::task::spawn_blocking(move || history::find(&dir, &id))
@@ -328,6 +329,7 @@ fn history_error(e: HistoryError) -> AgentError {
     match e {
         HistoryError::NotFound(_)
         | HistoryError::InvalidSessionId(_)
+        | HistoryError::OptionLikeSessionId(_)
         | HistoryError::InvalidCursor(_) => AgentError::InvalidParams(e.to_string()),
         other => AgentError::Internal(other.to_string()),
     }

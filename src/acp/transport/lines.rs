@@ -1,6 +1,7 @@
 //! The editor's lines, read off stdin with a cap: a line longer than [`LINE_CAP`] is answered with
-//! -32600 and skipped without ever being held whole, and a line that is not UTF-8 or (when large)
-//! not JSON is answered with -32700. Neither answer quotes the input, and the adapter goes on.
+//! -32600 and skipped without ever being held whole, a line that is not UTF-8 is answered with
+//! -32700, and every other line passes [`screen`] before the SDK sees it. No answer quotes the
+//! input, and the adapter goes on.
 
 use std::sync::Arc;
 
@@ -9,11 +10,11 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use super::outbound::Outbound;
+use super::screen;
 
 /// The longest editor line accepted: far above any real prompt, images included.
 pub(crate) const LINE_CAP: usize = 64 * 1024 * 1024;
-/// Read size, and the size above which a line is checked for JSON here rather than by the SDK
-/// (whose parse error would quote the whole line back).
+/// Read size.
 const CHUNK: usize = 64 * 1024;
 /// A buffer grown past this by one big line is released rather than kept.
 const KEEP_BUFFER: usize = 1024 * 1024;
@@ -176,15 +177,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         if line.trim().is_empty() {
             return None;
         }
-        if line.len() > CHUNK
-            && let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(&line)
-        {
-            tracing::warn!(
-                bytes = line.len(),
-                column = error.column(),
-                "a large editor line is not JSON; answering -32700"
-            );
-            self.reply_error(Value::Null, -32700, "Parse error: the line is not JSON");
+        if let Some(refused) = screen::refusal(&line) {
+            self.reply_error(refused.id, refused.code, &refused.message);
             return None;
         }
         Some(line)
@@ -245,9 +239,9 @@ mod tests {
             "{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\",\"params\":\"{}\"}}",
             "a".repeat(300)
         );
-        let input = format!("{{\"a\":1}}\n{big}\n{big}{big}\n{{\"b\":2}}\nlast");
+        let input = format!("{{\"a\":1}}\n{big}\n{big}{big}\n{{\"b\":2}}\n{{\"c\":3}}");
         let (lines, answers) = lines_of(input.as_bytes(), 200).await;
-        assert_eq!(lines, ["{\"a\":1}", "{\"b\":2}", "last"]);
+        assert_eq!(lines, ["{\"a\":1}", "{\"b\":2}", "{\"c\":3}"]);
         assert_eq!(answers.len(), 2, "{answers:?}");
         for a in &answers {
             assert_eq!(a["error"]["code"], -32600);

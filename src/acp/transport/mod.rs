@@ -10,6 +10,7 @@ mod lines;
 mod old_text;
 mod outbound;
 mod pending;
+mod screen;
 
 use std::sync::Arc;
 

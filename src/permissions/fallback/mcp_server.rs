@@ -30,6 +30,8 @@ use crate::claude::wire::{McpServerConfig, PERMISSION_SERVER_NAME};
 pub enum McpError {
     #[error("cannot listen for the MCP permission server on 127.0.0.1: {0}")]
     Listen(std::io::Error),
+    #[error("cannot draw the MCP permission server's token from the OS random source: {0}")]
+    Random(getrandom::Error),
 }
 
 /// How long claude waits for one answer (ms), set per server in our `--mcp-config` entry. claude
@@ -73,7 +75,7 @@ impl PermissionServer {
         listener.set_nonblocking(true).map_err(McpError::Listen)?;
         let address = listener.local_addr().map_err(McpError::Listen)?;
         let listener = TcpListener::from_std(listener).map_err(McpError::Listen)?;
-        let token = new_token();
+        let token = new_token().map_err(McpError::Random)?;
         let shutdown = CancellationToken::new();
         // SSE replies with keep-alive pings: an ask can wait minutes for the user, longer than
         // an HTTP client would wait for response headers or an idle body.
@@ -138,11 +140,11 @@ impl Drop for PermissionServer {
     }
 }
 
-/// 244 random bits as hex (two v4 UUIDs, drawn from the OS random source).
-fn new_token() -> String {
-    let a = uuid::Uuid::new_v4().as_u128();
-    let b = uuid::Uuid::new_v4().as_u128();
-    format!("{a:032x}{b:032x}")
+/// The per-session secret: 256 bits from the OS random source, as 64 hex digits.
+fn new_token() -> Result<String, getrandom::Error> {
+    let mut bits = [0u8; 32];
+    getrandom::fill(&mut bits)?;
+    Ok(bits.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
 /// Refuses every request without the session's token, hands the rest to rmcp.
@@ -231,7 +233,7 @@ mod tests {
 
     #[test]
     fn tokens_are_long_random_and_distinct() {
-        let (a, b) = (new_token(), new_token());
+        let (a, b) = (new_token().unwrap(), new_token().unwrap());
         assert_eq!(a.len(), 64);
         assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(a, b);

@@ -36,9 +36,10 @@ async fn version_is_answered_like_the_real_cli() {
         dir.path(),
     )
     .await;
+    let pinned = crate::claude::install::PINNED_CLAUDE_VERSION;
     assert_eq!(
-        (out.code, out.stdout.as_str()),
-        (0, "2.1.332 (Claude Code)\n")
+        (out.code, out.stdout),
+        (0, format!("{pinned} (Claude Code)\n"))
     );
 }
 

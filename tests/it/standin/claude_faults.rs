@@ -1,4 +1,5 @@
 //! claude misbehaving while it stays alive: results of unexpected shapes, a result line cut short,
+//! a permission ask nested deeper than can be read,
 //! stdout closed without exiting. Each prompt is answered (never left hanging), and the session
 //! goes on.
 
@@ -7,6 +8,7 @@ use std::time::Duration;
 use crate::support::acp_client::AcpClient;
 use crate::support::liveness;
 use crate::support::standin::Standin;
+use serde_json::json;
 
 #[tokio::test]
 async fn results_of_unexpected_shapes_end_the_turn_and_a_cut_result_fails_it() {
@@ -83,4 +85,34 @@ async fn a_claude_that_closes_its_stdout_but_lives_is_stopped_and_the_next_promp
         .await
         .expect("a fresh claude answers");
     assert_eq!(answer["stopReason"], "end_turn");
+}
+
+#[tokio::test]
+async fn a_permission_ask_nested_too_deep_is_denied_with_a_short_reason_and_the_turn_goes_on() {
+    let s = Standin::new("deep_control_request");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    let prompt = json!({"sessionId": id, "prompt": [{"type": "text", "text": "list the files"}]});
+    let answer = c
+        .try_request("session/prompt", prompt, Duration::from_secs(10))
+        .await;
+    assert!(
+        matches!(&answer, Ok(Ok(a)) if a["stopReason"] == "end_turn"),
+        "the turn waits on an unanswered control request: {answer:?}"
+    );
+    let denial = s
+        .received()
+        .into_iter()
+        .find(|l| l["response"]["request_id"] == "deep-1")
+        .expect("claude's ask was answered");
+    let message = denial["response"]["response"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.contains("could not read")
+            && message.contains("recursion limit")
+            && message.len() < 400,
+        "{denial}"
+    );
 }

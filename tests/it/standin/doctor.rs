@@ -2,7 +2,7 @@
 //! whether there is a login or key, and exits non-zero when something is wrong.
 
 use crate::support::real_cli::{
-    CLAUDE_CODE_VERSION, MIDDLE_VERSION, OLDEST_VERSION, claude_binary_of,
+    CLAUDE_CODE_VERSION, MIDDLE_VERSION, OLDEST_VERSION, PREVIOUS_VERSION, claude_binary_of,
 };
 use crate::support::standin::Standin;
 
@@ -39,7 +39,10 @@ fn a_working_claude_with_a_key_is_reported_fine() {
         out.contains(&s.claude.display().to_string()),
         "names the claude it found: {out}"
     );
-    assert!(out.contains("2.1.332") && out.contains("tested"), "{out}");
+    assert!(
+        out.contains(CLAUDE_CODE_VERSION) && out.contains("tested"),
+        "{out}"
+    );
     assert!(out.contains("API key"), "{out}");
     assert!(!out.contains("sk-ant-test"), "never prints the key: {out}");
 }
@@ -84,6 +87,26 @@ fn claude_reporting(dir: &std::path::Path, version: &str) -> std::path::PathBuf 
     path
 }
 
+/// claude updates itself: a release newer than the tested range is what users run days after it
+/// ships. doctor names it and passes.
+#[test]
+fn a_claude_newer_than_the_tested_range_is_named_and_fine() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = claude_reporting(dir.path(), "2.1.999");
+    let (code, out) = doctor(
+        &["--claude-path", claude.to_str().unwrap()],
+        &[
+            ("HOME", dir.path().to_str().unwrap()),
+            ("ANTHROPIC_API_KEY", "k"),
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    let expected = format!(
+        "✓ version: 2.1.999 (Claude Code) (newer than the tested {OLDEST_VERSION} to {CLAUDE_CODE_VERSION})"
+    );
+    assert!(out.contains(&expected), "{out}");
+}
+
 #[test]
 fn a_claude_older_than_the_tested_range_is_too_old_and_a_failure() {
     let dir = tempfile::tempdir().unwrap();
@@ -103,9 +126,9 @@ fn a_claude_older_than_the_tested_range_is_too_old_and_a_failure() {
 }
 
 #[test]
-fn the_oldest_and_the_middle_claude_ci_runs_are_in_the_tested_range() {
+fn the_older_claudes_ci_runs_are_in_the_tested_range() {
     let dir = tempfile::tempdir().unwrap();
-    for version in [OLDEST_VERSION, MIDDLE_VERSION] {
+    for version in [OLDEST_VERSION, MIDDLE_VERSION, PREVIOUS_VERSION] {
         let claude = claude_binary_of(version);
         let (code, out) = doctor(
             &["--claude-path", claude.to_str().unwrap()],

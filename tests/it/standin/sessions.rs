@@ -552,3 +552,24 @@ async fn commands_are_offered_after_new_and_after_load_without_terminal_only_one
         .await;
     assert_eq!(command_names(&offered), names);
 }
+
+#[tokio::test]
+async fn a_session_id_that_reads_as_an_option_is_refused_before_claude_starts() {
+    let s = Standin::new("text");
+    // A transcript by that name is there: only the id's own check stands between it and
+    // `claude --resume --dangerously-skip-permissions`.
+    let id = "--dangerously-skip-permissions";
+    write_session(&config_dir(&s), &s.work, id, "hi", "hello");
+    let c = adapter(&s);
+    c.initialize().await;
+    for method in ["session/load", "session/resume", "session/fork"] {
+        let refused = open(&c, method, id, &s.work)
+            .await
+            .expect_err("the id is refused");
+        assert!(
+            refused.ends_with("(-32602)") && refused.contains("must not start with '-'"),
+            "{method}: {refused}"
+        );
+    }
+    assert!(s.argvs().is_empty(), "claude was started: {:?}", s.argvs());
+}

@@ -1,6 +1,6 @@
 //! The editor-side transport under hostile input and a slow editor: a line that is not UTF-8, a
-//! line over the 64 MiB cap, a line that never ends, and an editor that stops reading while
-//! claude streams. In each case the adapter answers what it can, never holds more than it must,
+//! line over the 64 MiB cap, a line that never ends, a line nested too deep, a request of the
+//! wrong shape, and an editor that stops reading while claude streams. In each case the adapter answers what it can, never holds more than it must,
 //! and goes on.
 
 #[cfg(target_os = "linux")]
@@ -160,4 +160,88 @@ async fn an_editor_that_stops_reading_stops_claude_and_then_gets_every_chunk_in_
         .filter_map(|t| t.strip_prefix("<c")?.get(..6)?.parse().ok())
         .collect();
     assert_eq!(numbers, (0..CHUNKS).collect::<Vec<_>>());
+}
+
+/// The next answer the adapter writes (its notifications and requests are passed over).
+async fn next_answer(editor: &mut RawEditor) -> serde_json::Value {
+    loop {
+        let line = editor
+            .next()
+            .await
+            .expect("an answer before the adapter exits");
+        if line.get("method").is_none() {
+            return line;
+        }
+    }
+}
+
+#[tokio::test]
+async fn lines_nested_too_deep_are_refused_briefly_and_the_session_goes_on() {
+    let s = Standin::new("text");
+    let mut editor = RawEditor::spawn(&s);
+    editor.initialize().await;
+    let session = editor.new_session(1, &s.work).await;
+
+    // 1 MB of brackets in a prompt (past the 64 KiB that once took another path), then 200
+    // levels in a short line: each answered under its id, in a few hundred bytes.
+    let depth = 500_000;
+    let deep = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/prompt\",\"params\":{{\"sessionId\":\"{session}\",\"prompt\":{}{}}}}}\n",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    let shallow = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session/prompt\",\"params\":{{\"x\":{}{}}}}}\n",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    for (id, line) in [(2, deep), (3, shallow)] {
+        editor.send(line.as_bytes()).await;
+        let answer = next_answer(&mut editor).await;
+        let text = answer.to_string();
+        assert!(
+            text.len() < 512,
+            "the answer quotes the line: {:.300}",
+            text
+        );
+        assert_eq!(answer["id"], id, "{text}");
+        assert_eq!(answer["error"]["code"], -32600, "{text}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("levels deep"), "{text}");
+    }
+
+    editor.send_prompt(4, &session, "say hello").await;
+    let answer = editor.answer(&json!(4)).await;
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+}
+
+#[tokio::test]
+async fn a_request_of_the_wrong_shape_is_answered_under_its_id() {
+    let s = Standin::new("text");
+    let mut editor = RawEditor::spawn(&s);
+    editor.initialize().await;
+    let cases = [
+        (
+            json!({"jsonrpc": "1.0", "id": 5, "method": "session/new", "params": {"cwd": s.work, "mcpServers": []}}),
+            "\"jsonrpc\" must be \"2.0\"",
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": "six", "method": "session/new", "params": "a string"}),
+            "\"params\" must be an object or an array",
+        ),
+    ];
+    for (request, says) in cases {
+        editor.send(format!("{request}\n").as_bytes()).await;
+        let answer = next_answer(&mut editor).await;
+        assert_eq!(answer["id"], request["id"], "{answer}");
+        assert_eq!(answer["error"]["code"], -32600, "{answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(says)),
+            "{answer}"
+        );
+    }
+    // And the adapter goes on.
+    editor.new_session(7, &s.work).await;
 }

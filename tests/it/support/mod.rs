@@ -37,9 +37,9 @@ pub mod standin;
 pub mod stream_json;
 pub mod v2_schema;
 
-/// One test per claude CI runs (the oldest, the middle and the pinned version) for each
+/// One test per claude CI runs (the oldest, the middle, the previous and the pinned version) for each
 /// `name => scenario`, where `scenario` is an async function or closure taking the version
-/// (`&'static str`): `name::oldest`, `name::middle`, `name::pinned`. The scenarios that matter most
+/// (`&'static str`): `name::oldest`, `name::middle`, `name::previous`, `name::pinned`. The scenarios that matter most
 /// run this way; the rest of the suite runs on the pinned claude only.
 #[macro_export]
 macro_rules! on_each_claude {
@@ -59,8 +59,13 @@ macro_rules! on_each_claude {
             }
 
             #[tokio::test]
-            async fn pinned() {
+            async fn previous() {
                 ($scenario)($crate::support::real_cli::scenario_versions()[2]).await;
+            }
+
+            #[tokio::test]
+            async fn pinned() {
+                ($scenario)($crate::support::real_cli::scenario_versions()[3]).await;
             }
         }
     )+};

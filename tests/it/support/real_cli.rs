@@ -27,6 +27,9 @@ pub const OLDEST_VERSION: &str = CI_CLAUDE_VERSIONS[0];
 /// A claude between the oldest and the pinned one, also run by CI.
 pub const MIDDLE_VERSION: &str = CI_CLAUDE_VERSIONS[1];
 
+/// The claude pinned before this one, also run by CI: the release most users had until days ago.
+pub const PREVIOUS_VERSION: &str = CI_CLAUDE_VERSIONS[2];
+
 /// Overrides the pinned version for one run: a version number, or `latest` (the newest claude
 /// published, in either npm package: see [`npm_latest_version`]), to check a new release the day
 /// it ships (`scripts/newest-claude` does).
@@ -68,9 +71,15 @@ pub fn pinned_version() -> &'static str {
         .as_str()
 }
 
-/// The versions the main scenarios run against: the oldest, the middle and the pinned one.
-pub fn scenario_versions() -> [&'static str; 3] {
-    [OLDEST_VERSION, MIDDLE_VERSION, pinned_version()]
+/// The versions the main scenarios run against: the oldest, the middle, the previous and the
+/// pinned one.
+pub fn scenario_versions() -> [&'static str; 4] {
+    [
+        OLDEST_VERSION,
+        MIDDLE_VERSION,
+        PREVIOUS_VERSION,
+        pinned_version(),
+    ]
 }
 
 /// Path of the pinned `claude` binary (see [`pinned_version`]), or `CLAUDE_ACP_TEST_CLAUDE` (an

@@ -534,7 +534,7 @@ impl Claude {
 
 /// What claude has written of this conversation to disk. It writes the conversation only
 /// after its first API request: a claude that died before that left nothing to `--resume`
-/// ("No conversation found"), or (2.1.337) a transcript without it, which keeps claude from
+/// ("No conversation found"), or a transcript without it, which keeps claude from
 /// starting the session afresh until it is set aside.
 fn stored_by_claude(ctx: &SessionContext) -> crate::history::Stored {
     match &ctx.config.claude_config_dir {

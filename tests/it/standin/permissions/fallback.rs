@@ -146,3 +146,45 @@ async fn auto_switches_when_claude_dies_not_knowing_the_stdio_tool() {
     assert_eq!(argvs.len(), 2);
     assert_eq!(flag_value(&argvs[1], "--resume"), Some(id));
 }
+
+/// The bearer token of the MCP config claude was started with (`--mcp-config`).
+fn mcp_token(argv: &[String]) -> String {
+    let path = flag_value(argv, "--mcp-config").expect("an MCP config");
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the session's MCP config"))
+            .expect("JSON");
+    let header = config["mcpServers"]["claude-acp"]["headers"]["Authorization"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no Authorization header: {config}"));
+    header
+        .strip_prefix("Bearer ")
+        .expect("a bearer token")
+        .to_owned()
+}
+
+#[tokio::test]
+async fn the_mcp_servers_token_is_256_random_bits() {
+    let s = Standin::new("text");
+    let c = s.adapter(&["--permission-transport", "mcp"]);
+    c.initialize().await;
+    let mut tokens = Vec::new();
+    for _ in 0..8 {
+        c.new_session(&s.work).await;
+        let argvs = s.argvs();
+        tokens.push(mcp_token(argvs.last().expect("claude started")));
+    }
+    for token in &tokens {
+        assert_eq!(token.len(), 64, "{token}");
+        assert!(token.chars().all(|c| c.is_ascii_hexdigit()), "{token}");
+    }
+    // 256 bits: no hex digit is fixed (a v4 UUID fixes its version digit and part of another).
+    // For a random digit to come out the same in 8 tokens by chance: 1 in 16^7, per digit.
+    for at in 0..64 {
+        let digits: std::collections::HashSet<u8> =
+            tokens.iter().map(|t| t.as_bytes()[at]).collect();
+        assert!(
+            digits.len() > 1,
+            "hex digit {at} is the same in every token: {tokens:#?}"
+        );
+    }
+}
