@@ -592,6 +592,9 @@ pub enum OutboundControl {
     StopTask {
         task_id: String,
     },
+    /// The permission rules in force, from every source, each with where it comes from, and the
+    /// workspace's directories (`SDKControlListPermissionRulesResponse`; the pinned claude and later).
+    ListPermissionRules,
     /// Each MCP server claude knows, with its state (`McpServerStatus`).
     McpStatus,
     McpReconnect {

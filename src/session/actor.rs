@@ -98,6 +98,11 @@ pub(crate) enum Command {
     /// claude's route changed (the editor's gateway): the claude running is replaced as soon as
     /// no turn runs, the next resuming the conversation.
     RouteChanged,
+    /// The user trusted the workspace: the next claude loads the project's settings, and the
+    /// running one is replaced as soon as no turn runs; `done` once that is in force.
+    Trusted {
+        done: oneshot::Sender<()>,
+    },
     /// Makes the session's task panic where a bug would (built for unit tests only).
     #[cfg(test)]
     PanicForTest,
@@ -136,6 +141,8 @@ pub(crate) struct SessionSpec {
     /// Fast mode and ultracode as the session this one replaces had them (`session/load` of a
     /// session open in this process); off for a session opened afresh.
     pub(crate) switches: Switches,
+    /// The workspace's settings wait for the user's trust (see `session::trust`).
+    pub(crate) untrusted: Option<crate::session::trust::Untrusted>,
 }
 
 /// What a closed session hands on to one opened over it (`session/load` of the same id): the
@@ -187,6 +194,7 @@ impl SessionActor {
             file_edits,
             terminal,
             switches,
+            untrusted,
         } = spec;
         let (tx, inbox) = mpsc::unbounded_channel();
         let edit_log = EditLog::new(config.claude_config_dir.clone(), id.clone());
@@ -203,6 +211,7 @@ impl SessionActor {
             editor,
             flags,
             editor_servers,
+            untrusted,
         };
         let (claude, asker_mode, mode_changes) = Claude::new(
             &ctx,
@@ -402,6 +411,12 @@ impl SessionActor {
                     .offer_models(&mut self.ctx, ClaudeModel::NextStart, handle);
                 self.settings.options_known(&self.ctx);
                 self.restart_if_due();
+            }
+            Command::Trusted { done } => {
+                self.ctx.untrusted = None;
+                self.claude.restart_due();
+                self.restart_if_due();
+                let _ = done.send(());
             }
             Command::Close { .. } => unreachable!("handled in run"),
             #[cfg(test)]

@@ -12,6 +12,7 @@ pub(crate) mod modes;
 pub(crate) mod options_cache;
 pub(crate) mod spawn;
 mod stored;
+pub(crate) mod trust;
 
 pub(crate) use self::config::features;
 #[cfg(any(test, feature = "fuzzing"))]
@@ -55,6 +56,8 @@ struct Starting {
     /// Whether the answer waits for claude's models (none are cached).
     wait: bool,
     additional_directories: Vec<PathBuf>,
+    /// The workspace waits for the user's trust: asked once the session is open.
+    untrusted: Option<trust::Untrusted>,
 }
 
 pub(crate) struct Sessions {
@@ -105,22 +108,6 @@ impl Sessions {
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))?
     }
 
-    fn check_cwd(cwd: &std::path::Path) -> Result<(), AgentError> {
-        if !cwd.is_absolute() {
-            return Err(AgentError::InvalidParams(format!(
-                "cwd must be an absolute path, got `{}`",
-                cwd.display()
-            )));
-        }
-        if !cwd.is_dir() {
-            return Err(AgentError::InvalidParams(format!(
-                "cwd `{}` is not an existing directory",
-                cwd.display()
-            )));
-        }
-        Ok(())
-    }
-
     /// Starts a session actor with claude running, and registers it.
     async fn open(
         &self,
@@ -142,7 +129,7 @@ impl Sessions {
         req: NewSession,
         start: Start,
     ) -> Result<Starting, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         let mut flags = directories::session_flags(&req)?;
         if let Some(prompt) = &req.system_prompt {
             // The request's own `systemPrompt` wins over `_meta`'s.
@@ -205,6 +192,9 @@ impl Sessions {
             self.editor.supports_terminal().then_some(default),
             req.meta.as_ref(),
         )?;
+        let untrusted = trust::check_workspace(&req.cwd, &flags)
+            .await
+            .map_err(AgentError::Internal)?;
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),
@@ -217,6 +207,7 @@ impl Sessions {
             file_edits,
             terminal,
             switches: carried.switches,
+            untrusted: untrusted.clone(),
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;
@@ -226,6 +217,7 @@ impl Sessions {
             actor,
             wait,
             additional_directories,
+            untrusted,
         })
     }
 
@@ -238,6 +230,7 @@ impl Sessions {
             actor,
             wait,
             additional_directories,
+            untrusted,
         } = starting;
         let (tx, rx) = mpsc::unbounded_channel();
         let (options_tx, options_rx) = oneshot::channel();
@@ -249,7 +242,7 @@ impl Sessions {
         self.sessions.lock().expect("session registry lock").insert(
             session_id.clone(),
             SessionHandle {
-                commands: tx,
+                commands: tx.clone(),
                 listed,
                 additional_directories,
             },
@@ -258,6 +251,13 @@ impl Sessions {
         let (modes, config_options) = options_rx
             .await
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))??;
+        if let Some(untrusted) = untrusted {
+            // On trust, the session's next claude loads the project's settings.
+            trust::ask_in_background(self.editor.clone(), &session_id, untrusted, async move {
+                let (done, applied) = oneshot::channel();
+                tx.send(Command::Trusted { done }).is_ok() && applied.await.is_ok()
+            });
+        }
         Ok(SessionOpened {
             modes: Some(modes),
             session_id,
@@ -375,7 +375,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         // The replay too: two loads of one id each replay the whole thread, one after the other.
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
         let dir = self.config_dir()?;
@@ -400,7 +400,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
         self.stored(session_id).await?;
         self.open(session_id.to_owned(), req, Start::Resume).await
@@ -411,7 +411,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         self.stored(session_id).await?;
         let start = Start::Fork {
             from: session_id.to_owned(),

@@ -27,6 +27,8 @@ pub(super) struct SessionContext {
     pub(super) flags: SessionFlags,
     /// The editor's MCP servers, passed to claude in `--mcp-config`.
     pub(super) editor_servers: Vec<McpServer>,
+    /// While the workspace is not trusted, claude starts without its project's settings.
+    pub(super) untrusted: Option<crate::session::trust::Untrusted>,
 }
 
 impl SessionContext {

@@ -82,6 +82,7 @@ impl EditorTools {
                 editor_terminal::CommandShell::for_this_machine(),
             )
         });
+        *asker.terminal.lock().unwrap_or_else(|p| p.into_inner()) = terminal.clone();
         let mut replaced = Vec::new();
         if files.is_some() {
             replaced.push(editor_fs::REPLACED_BUILTINS);
@@ -89,7 +90,12 @@ impl EditorTools {
         if let Some(terminal) = &terminal {
             replaced.push(terminal.replaced_builtins());
         }
-        self.served = ToolServer { files, terminal };
+        let withheld = asker.sources.disallowed_whole();
+        self.served = ToolServer {
+            files,
+            terminal,
+            withheld,
+        };
         match replaced.is_empty() {
             true => Vec::new(),
             false => vec!["--disallowedTools".to_owned(), replaced.join(",")],

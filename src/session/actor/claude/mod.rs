@@ -89,6 +89,12 @@ impl Claude {
             mode_changes: mode_tx,
             mode: asker_mode.clone(),
             files: Arc::default(),
+            terminal: Arc::default(),
+            sources: permissions::RuleSources::from_flags(
+                &ctx.cwd,
+                &ctx.flags.extra_args,
+                &ctx.flags.secret_files,
+            ),
         };
         let claude = Self {
             running,
@@ -152,9 +158,13 @@ impl Claude {
             tools.files_for_start(ctx, &self.asker, settings.file_edits, settings.terminal);
         permission_args.extend(file_args);
         settings.carry_into_flags(&mut ctx.flags);
-        let (flags, flag_files) = ctx
-            .flags
-            .with_secret_files()
+        // An untrusted workspace's claude gets the user's settings only (`session::trust`).
+        let flags = match &ctx.untrusted {
+            Some(untrusted) => crate::session::trust::restricted(&ctx.flags, untrusted),
+            None => Ok(ctx.flags.clone()),
+        };
+        let (flags, flag_files) = flags
+            .and_then(|flags| flags.with_secret_files())
             .map_err(AgentError::Internal)?;
         let mut opts = spawn::options(
             &command,
