@@ -243,7 +243,12 @@ impl Turns {
             self.switch_to_mcp_and_retry(p, symptom);
             return;
         }
-        let outcome = end.outcome.map_err(turn_error);
+        let outcome = end.outcome.map_err(|message| match end.sign_in_needed {
+            true => {
+                AgentError::AuthRequired(format!("{message} (sign in with `claude-acp login`)"))
+            }
+            false => turn_error(message),
+        });
         // The turn, and the prompts behind it this same result answered (claude ran
         // them as one turn), each answered with it. A cancelled turn ends at its first
         // result: what it still waited on (a steer) was dropped with the interrupt.
