@@ -375,8 +375,8 @@ impl Claude {
                 let tell = self.tell.clone();
                 let rid = request_id.clone();
                 let task = tokio::spawn(async move {
-                    let reply = asker.ask(*ask).await;
-                    let _ = handle.answer_permission(&rid, reply).await;
+                    let (reply, by) = asker.decide(*ask).await;
+                    let _ = handle.answer_permission(&rid, reply, by).await;
                     tell.tell(Done::Answered { request_id: rid });
                 });
                 self.asks.started(request_id, task, AskKind::Permission);
@@ -397,7 +397,8 @@ impl Claude {
                         message: "The user cancelled the turn.".into(),
                         interrupt: true,
                     };
-                    deliver(h.answer_permission(&request_id, decision));
+                    let by = Some(crate::claude::wire::DecisionClassification::UserReject);
+                    deliver(h.answer_permission(&request_id, decision, by));
                 }
                 AskKind::Elicitation => {
                     deliver(h.respond_success(&request_id, ElicitationAnswer::Cancel.to_value()))
