@@ -385,7 +385,9 @@ fn find(args: &[String], check: &dyn Fn(&str) -> PathCheck) -> Verdict {
     let starts = args
         .iter()
         .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!");
-    let mut expression = args.iter().skip_while(|a| !a.starts_with('-') && *a != "(" && *a != "!");
+    let mut expression = args
+        .iter()
+        .skip_while(|a| !a.starts_with('-') && *a != "(" && *a != "!");
     while let Some(word) = expression.next() {
         if FIND_ACTIONS.contains(&word.as_str()) {
             return Verdict::Ask;
