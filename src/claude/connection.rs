@@ -203,6 +203,7 @@ fn subtype_of(request: &OutboundControl) -> &'static str {
         OutboundControl::RewindFiles(_) => "rewind_files",
         OutboundControl::StopTask { .. } => "stop_task",
         OutboundControl::GetSettings => "get_settings",
+        OutboundControl::ListPermissionRules => "list_permission_rules",
         OutboundControl::McpStatus => "mcp_status",
         OutboundControl::McpReconnect { .. } => "mcp_reconnect",
         OutboundControl::McpToggle { .. } => "mcp_toggle",
@@ -277,6 +278,7 @@ mod tests {
                 settings: json!({}),
             },
             OutboundControl::GetSettings,
+            OutboundControl::ListPermissionRules,
             OutboundControl::StopTask {
                 task_id: "b1".into(),
             },

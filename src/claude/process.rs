@@ -59,6 +59,7 @@ impl ClaudeProcess {
         command
             .args(&opts.command.prefix_args)
             .args(&opts.args)
+            .env(super::wire::STARTUP_FAILURE_RESULTS_ENV, "1")
             .envs(opts.extra_env.iter().map(|(k, v)| (k, v)))
             .current_dir(&opts.cwd)
             .stdin(Stdio::piped())

@@ -391,7 +391,15 @@ pub struct ResultMessage {
     /// claude's follow-up to a background job that ended).
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub origin: Option<ResultOrigin>,
+    /// Why claude refused to start (`proxy_invalid`, `org_signin_ended`, ...), on the zeroed
+    /// error result it writes before exiting (every one with [`STARTUP_FAILURE_RESULTS_ENV`]).
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub startup_failure_reason: Option<String>,
 }
+
+/// Asks claude for a typed `result` on every start-up failure it knows the cause of, instead of
+/// stderr alone (the agent SDK's `SDKStartupFailureReason`).
+pub const STARTUP_FAILURE_RESULTS_ENV: &str = "CLAUDE_CODE_STARTUP_FAILURE_RESULTS";
 
 /// `origin` of a `result`: what started the turn.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -401,6 +409,21 @@ pub struct ResultOrigin {
 }
 
 impl ResultMessage {
+    /// Whether claude refused to start for a sign-in that a new sign-in fixes (the agent SDK's
+    /// `SDKStartupFailureReason`): the editor's login flow is the way out, not a retry.
+    pub fn startup_needs_sign_in(&self) -> bool {
+        matches!(
+            self.startup_failure_reason.as_deref(),
+            Some(
+                "org_signin_ended"
+                    | "org_config_refused"
+                    | "org_pin_mismatch"
+                    | "org_pin_api_key_conflict"
+                    | "gateway_signin_required"
+            )
+        )
+    }
+
     /// Whether claude started this turn on its own (a background job's follow-up, a message from
     /// a peer agent), so that it answers no prompt unless it names one.
     pub fn autonomous(&self) -> bool {
@@ -551,6 +574,9 @@ pub enum OutboundControl {
     StopTask {
         task_id: String,
     },
+    /// The permission rules in force, from every source, each with where it comes from, and the
+    /// workspace's directories (`SDKControlListPermissionRulesResponse`; the pinned claude and later).
+    ListPermissionRules,
     /// Each MCP server claude knows, with its state (`McpServerStatus`).
     McpStatus,
     McpReconnect {

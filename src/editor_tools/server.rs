@@ -16,6 +16,9 @@ use crate::domain::tool_names::SERVER_NAME;
 pub(crate) struct ToolServer {
     pub(crate) files: Option<EditorFiles>,
     pub(crate) terminal: Option<EditorTerminal>,
+    /// Tools a rule takes away whole (`disallowedTools: ["Read"]`): not offered, as claude
+    /// offers no disallowed tool of its own.
+    pub(crate) withheld: Vec<String>,
 }
 
 impl ToolServer {
@@ -32,6 +35,7 @@ impl ToolServer {
         if let Some(terminal) = &self.terminal {
             tools.extend(terminal.tool_definitions());
         }
+        tools.retain(|tool| !self.withheld.contains(&tool.name));
         tools.sort_by(|a, b| a.name.cmp(&b.name));
         tools
     }
@@ -80,7 +84,14 @@ impl ToolServer {
 
     async fn call(&self, params: &Value) -> Value {
         let (name, input, tool_use_id) = sdk_mcp::tool_call_parts(params);
+        let withheld = self.withheld.iter().any(|w| w == name);
         match (&self.terminal, &self.files) {
+            _ if withheld => sdk_mcp::call_result(
+                vec![McpContent::Text {
+                    text: format!("No such tool available: {name}"),
+                }],
+                true,
+            ),
             (Some(terminal), _) if editor_terminal::TOOL_NAMES.contains(&name) => {
                 terminal.call(name, input, tool_use_id).await
             }

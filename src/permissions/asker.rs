@@ -9,12 +9,14 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::decision::Asking;
+use super::in_force::{RuleSources, RulesInForce};
 use super::rules::SessionRules;
 use super::{editor_bash, editor_tools, route};
 use crate::claude::ClaudeHandle;
 use crate::claude::wire::{CanUseTool, OutboundControl, PermissionDecision};
 use crate::domain::EditorClient;
 use crate::editor_tools::fs::EditorFiles;
+use crate::editor_tools::terminal::EditorTerminal;
 
 const RULE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -33,6 +35,10 @@ pub struct PermissionAsker {
     pub mode: Arc<Mutex<String>>,
     /// The editor-served file tools of the running claude, if any.
     pub files: Arc<Mutex<Option<EditorFiles>>>,
+    /// The editor's terminal tools of the running claude, if any (where a command runs).
+    pub terminal: Arc<Mutex<Option<EditorTerminal>>>,
+    /// What the session's start says about the rules (its `_meta` command-line rules, ...).
+    pub sources: RuleSources,
 }
 
 impl PermissionAsker {
@@ -46,11 +52,19 @@ impl PermissionAsker {
         let mode = || self.mode.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let decision = match crate::domain::tool_names::builtin_name(&req.tool_name) {
             Some(builtin) if crate::domain::tool_names::TERMINAL_TOOLS.contains(&builtin) => {
-                editor_bash::decide(asking, &mode(), builtin, req).await
+                let in_force = self.rules_in_force().await;
+                let terminal = self
+                    .terminal
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone();
+                let dir = terminal.map_or_else(|| self.cwd.clone(), |t| t.current_dir());
+                editor_bash::decide(asking, &in_force, &dir, &mode(), builtin, req).await
             }
             Some(builtin) => {
+                let in_force = self.rules_in_force().await;
                 let files = self.files.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                editor_tools::decide(asking, &mode(), files, builtin, req).await
+                editor_tools::decide(asking, &in_force, &mode(), files, builtin, req).await
             }
             None => {
                 route::decide(
@@ -77,5 +91,24 @@ impl PermissionAsker {
             let _ = self.mode_changes.send(mode);
         }
         decision.reply
+    }
+
+    /// The rules in force now: the running claude's list, or, from a claude without one, the
+    /// sources read here.
+    async fn rules_in_force(&self) -> RulesInForce {
+        let handle = self.claude.lock().expect("claude handle lock").clone();
+        if let Some(handle) = handle {
+            match handle
+                .request(OutboundControl::ListPermissionRules, RULE_TIMEOUT)
+                .await
+            {
+                Ok(answer) => match RulesInForce::from_claude(&answer, &self.sources) {
+                    Some(rules) => return rules,
+                    None => tracing::warn!("claude's permission rules not read: {answer}"),
+                },
+                Err(e) => tracing::debug!("claude did not list its permission rules: {e}"),
+            }
+        }
+        RulesInForce::from_files(&self.sources, &self.rules)
     }
 }

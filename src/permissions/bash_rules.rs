@@ -1,64 +1,37 @@
-//! claude's `Bash(...)` permission rules (`PowerShell(...)` for claude for Windows' PowerShell)
-//! from its settings files, applied to the command tool run in the editor's terminal: claude
-//! applies them to its own tool only, not to an MCP tool standing in for it, so they are read here
-//! where claude reads them (`~/.claude/settings.json`, the project's `.claude/settings.json` and
-//! `.claude/settings.local.json`, where "Always allow" saves them).
+//! claude's `Bash(...)` permission rules (`PowerShell(...)` for claude for Windows' PowerShell),
+//! applied to the command tool run in the editor's terminal: claude applies them to its own tool
+//! only, not to an MCP tool standing in for it. They come from every source claude reads
+//! ([`super::in_force`]).
 //!
 //! Matching fails closed: an allow rule with a pattern (`npm test:*`, `git log *`) allows only a
 //! simple command (no `;`, `&&`, `|`, redirection or substitution), an exact rule only that exact
-//! command; a deny rule denies when it matches the command or any part of it.
+//! command; an ask or deny rule matches when it matches the command or any part of it.
 
-use std::path::{Path, PathBuf};
+use super::in_force::{Behavior, RulesInForce};
 
-use serde_json::Value;
-
-/// One command tool's rules in force from the settings files: their contents (`None`: every
-/// command).
+/// One command tool's rules in force: their contents (`None`: every command).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BashRules {
     pub allow: Vec<Option<String>>,
+    pub ask: Vec<Option<String>>,
     pub deny: Vec<Option<String>>,
 }
 
 impl BashRules {
-    /// The rules for command tool `tool` (`Bash`, `PowerShell`) of the files claude reads for a
-    /// session in `cwd`.
-    pub fn load(cwd: &Path, tool: &str) -> Self {
-        let mut files: Vec<PathBuf> = Vec::new();
-        if let Some(dir) = crate::claude::config_dir::default_config_dir() {
-            files.push(dir.join("settings.json"));
-        }
-        files.push(cwd.join(".claude").join("settings.json"));
-        files.push(cwd.join(".claude").join("settings.local.json"));
-        let mut rules = Self::default();
-        for file in files {
-            let Ok(text) = std::fs::read_to_string(&file) else {
-                continue;
-            };
-            let Ok(settings) = serde_json::from_str::<Value>(&text) else {
-                tracing::warn!(file = %file.display(), "settings not read: not JSON");
-                continue;
-            };
-            rules.add(&settings, tool);
-        }
-        rules
-    }
-
-    fn add(&mut self, settings: &Value, tool: &str) {
-        let list = |key: &str| -> Vec<Option<String>> {
-            settings["permissions"][key]
-                .as_array()
-                .map(|rules| {
-                    rules
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .filter_map(|rule| rule_content(rule, tool))
-                        .collect()
-                })
-                .unwrap_or_default()
+    /// The rules for command tool `tool` (`Bash`, `PowerShell`) among those in force.
+    pub(crate) fn of(rules: &RulesInForce, tool: &str) -> Self {
+        let tools = [tool];
+        let list = |behavior| {
+            rules
+                .of(behavior, &tools)
+                .map(|r| r.content.clone())
+                .collect::<Vec<_>>()
         };
-        self.allow.extend(list("allow"));
-        self.deny.extend(list("deny"));
+        Self {
+            allow: list(Behavior::Allow),
+            ask: list(Behavior::Ask),
+            deny: list(Behavior::Deny),
+        }
     }
 
     pub fn allows(&self, command: &str) -> bool {
@@ -67,22 +40,15 @@ impl BashRules {
             .any(|rule| allows(rule.as_deref(), command))
     }
 
+    pub fn asks(&self, command: &str) -> bool {
+        self.ask.iter().any(|rule| denies(rule.as_deref(), command))
+    }
+
     pub fn denies(&self, command: &str) -> bool {
         self.deny
             .iter()
             .any(|rule| denies(rule.as_deref(), command))
     }
-}
-
-/// For `tool` Bash: `Bash` -> `Some(None)`, `Bash(npm test)` -> `Some(Some("npm test"))`, other
-/// tools' rules -> `None`.
-fn rule_content(rule: &str, tool: &str) -> Option<Option<String>> {
-    let rest = rule.strip_prefix(tool)?;
-    if rest.is_empty() {
-        return Some(None);
-    }
-    let content = rest.strip_prefix('(')?.strip_suffix(')')?;
-    Some(Some(content.to_owned()))
 }
 
 /// Whether `command` does more than run one program with its arguments.
@@ -137,15 +103,26 @@ fn matches_pattern(rule: &str, command: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::permissions::in_force::Rule;
     use serde_json::json;
 
+    fn rules_of(settings: serde_json::Value, tool: &str) -> BashRules {
+        let mut in_force = RulesInForce::default();
+        for (key, behavior) in [
+            ("allow", Behavior::Allow),
+            ("ask", Behavior::Ask),
+            ("deny", Behavior::Deny),
+        ] {
+            for text in settings[key].as_array().into_iter().flatten() {
+                let rule = Rule::parse(behavior, text.as_str().unwrap(), "userSettings");
+                in_force.rules.extend(rule);
+            }
+        }
+        BashRules::of(&in_force, tool)
+    }
+
     fn rules(allow: &[&str], deny: &[&str]) -> BashRules {
-        let mut rules = BashRules::default();
-        rules.add(
-            &json!({"permissions": {"allow": allow, "deny": deny}}),
-            "Bash",
-        );
-        rules
+        rules_of(json!({"allow": allow, "deny": deny}), "Bash")
     }
 
     #[test]
@@ -183,15 +160,18 @@ mod tests {
 
     #[test]
     fn powershell_reads_its_own_rules_only() {
-        let mut r = BashRules::default();
-        let settings = json!({"permissions": {
+        let r = rules_of(
+            json!({
             "allow": ["PowerShell(Get-ChildItem:*)", "Bash(make lint)", "PowerShellX"],
-            "deny": ["PowerShell(Remove-Item:*)", "Bash"]}});
-        r.add(&settings, "PowerShell");
+            "ask": ["PowerShell(git push:*)"],
+            "deny": ["PowerShell(Remove-Item:*)", "Bash"]}),
+            "PowerShell",
+        );
         assert!(r.allows("Get-ChildItem src"));
         assert!(!r.allows("make lint"), "a Bash rule");
         assert!(r.denies("Get-ChildItem; Remove-Item build -Recurse"));
         assert!(!r.denies("Get-Content a.txt"), "Bash's deny-all is Bash's");
+        assert!(r.asks("git status; git push origin"));
         assert_eq!(r.allow.len(), 1, "{r:?}");
     }
 }

@@ -6,25 +6,38 @@
 //! claude applies no `Bash(...)` or `PowerShell(...)` rule to an MCP tool, so the rules are
 //! applied here:
 //!
-//! - Deny rules first, in every mode: the settings files' ([`super::bash_rules`]) and the
+//! - Deny rules first, in every mode: those of every source ([`super::in_force`], matched by
+//!   [`super::bash_rules`]: `disallowedTools: ["Bash(cat:*)"]`, `deny: ["Bash"]`) and the
 //!   session's "Always reject" (`Bash(npm test)`).
 //! - `bypassPermissions` allows; TaskStop is not asked (claude's own is not either).
-//! - Allow rules of the settings files allow, and so does a command claude itself runs unasked
-//!   ([`super::read_only`]: `ls`, `git status`, ... inside the cwd; for PowerShell none, so
-//!   every command no rule allows is asked about); "Always allow" offers claude's own
+//! - An ask rule asks.
+//! - Allow rules in force allow (a project's only where claude keeps them), and so does a
+//!   command claude itself runs unasked ([`super::read_only`]: `ls`, `git status`, ... on paths
+//!   inside the workspace, resolved, that no Read rule keeps; for PowerShell none, so every
+//!   command no rule allows is asked about); "Always allow" offers claude's own
 //!   suggestion for its tool, the exact command saved to the project's
 //!   `.claude/settings.local.json` (claude writes it there), so it holds for claude's own tool too.
 
+use std::path::Path;
+
 use super::bash_rules::BashRules;
 use super::decision::{Asking, Decision, allowed_input, call_update, deny, tool_call};
+use super::in_force::{Behavior, RulesInForce};
 use super::{options, read_only, reply};
 use crate::claude::wire::{
     CanUseTool, PermissionDecision, PermissionRule, PermissionUpdate, UpdateKind,
 };
 
-/// Decides one call of `builtin` (Bash, PowerShell or TaskStop) run in the editor's terminal, in
-/// permission mode `mode`.
-pub async fn decide(asking: Asking<'_>, mode: &str, builtin: &str, req: CanUseTool) -> Decision {
+/// Decides one call of `builtin` (Bash, PowerShell or TaskStop) run in the editor's terminal in
+/// directory `dir`, in permission mode `mode`, with the rules in force.
+pub async fn decide(
+    asking: Asking<'_>,
+    in_force: &RulesInForce,
+    dir: &Path,
+    mode: &str,
+    builtin: &str,
+    req: CanUseTool,
+) -> Decision {
     let allow = || {
         Decision::plain(PermissionDecision::Allow {
             updated_input: allowed_input(&req),
@@ -54,7 +67,7 @@ pub async fn decide(asking: Asking<'_>, mode: &str, builtin: &str, req: CanUseTo
         destination: "localSettings".into(),
     })];
     let choices = options::build(&shown, asking.cwd);
-    let settings = BashRules::load(asking.cwd, builtin);
+    let settings = BashRules::of(in_force, builtin);
     if settings.denies(&command) {
         return Decision::plain(deny(format!(
             "Permission to run `{command}` is denied by a {builtin} rule in the settings."
@@ -67,9 +80,12 @@ pub async fn decide(asking: Asking<'_>, mode: &str, builtin: &str, req: CanUseTo
             options::labels(&choices.deny_rules)
         )));
     }
+    let may_read = |arg: &str| may_read(in_force, dir, arg);
     if mode == "bypassPermissions"
-        || settings.allows(&command)
-        || (builtin == "Bash" && read_only::is_read_only(&command, asking.cwd))
+        || (!settings.asks(&command)
+            && !in_force.doubt
+            && (settings.allows(&command)
+                || (builtin == "Bash" && read_only::is_read_only(&command, &may_read))))
     {
         return allow();
     }
@@ -77,4 +93,20 @@ pub async fn decide(asking: Asking<'_>, mode: &str, builtin: &str, req: CanUseTo
     let reason = shown.decision_reason.clone();
     let answer = asking.ask(call, choices.options.clone(), reason).await;
     reply::answer(&mut shown, &choices, answer, asking.rules)
+}
+
+/// Whether a command run in `dir` may read path `arg` unasked: inside the workspace once resolved
+/// (`..` and symlinks), and covered by no Read deny or ask rule.
+fn may_read(in_force: &RulesInForce, dir: &Path, arg: &str) -> bool {
+    if arg.starts_with('~') || arg.is_empty() {
+        return false;
+    }
+    let written = dir.join(arg);
+    let Some(real) = crate::platform::real_path::real_path(&written) else {
+        return false;
+    };
+    in_force.in_workspace(&real)
+        && in_force
+            .for_path(&["Read"], &written, Some(&real))
+            .is_none_or(|rule| rule.behavior == Behavior::Allow)
 }

@@ -1,34 +1,71 @@
 //! Asks about the editor-served Read, Write and Edit (`mcp__acp__*`), which claude asks about as
 //! MCP tools (always, whatever the mode): decided here as claude decides for its own tools, so
-//! modes and "always" answers keep their meaning.
+//! rules, modes and "always" answers keep their meaning.
 //!
+//! - The path is taken as claude takes it: resolved (`..` and symlinks), against the workspace's
+//!   roots resolved too ([`crate::platform::real_path`]).
+//! - The rules of every source ([`super::in_force`]): a deny rule (`Read(**/.env)`, a disallowed
+//!   `Read`) refuses, an ask rule asks, whatever the mode; then the session's "always reject".
 //! - Read inside the workspace is allowed without asking (claude's own Read is not asked there).
 //! - Write and Edit: `plan` denies, `acceptEdits` allows inside the workspace, otherwise the
 //!   editor is asked with the call shown as claude's own tool, the diff taken against the
 //!   editor's buffer, and claude's own "always" suggestion for an edit (accept edits for the
 //!   session).
+//! - An allow rule covering the path allows.
 //! - "Always reject" puts a rule for the built-in (`Edit(//path)`) in force; claude does not
 //!   apply it to an MCP tool, so it is applied here before any ask.
 
+use std::path::PathBuf;
+
 use super::decision::{Asking, Decision, allowed_input, call_update, deny, tool_call};
+use super::in_force::{Behavior, RulesInForce};
 use super::{options, reply};
 use crate::claude::wire::{CanUseTool, PermissionDecision, PermissionUpdate};
 use crate::editor_tools::fs::EditorFiles;
 
 /// Decides one call of `builtin` (Read, Write or Edit) served by the editor, in permission mode
-/// `mode`, with the running claude's file tools (`files`).
+/// `mode`, with the rules in force and the running claude's file tools (`files`).
 pub async fn decide(
     asking: Asking<'_>,
+    in_force: &RulesInForce,
     mode: &str,
     files: Option<EditorFiles>,
     builtin: &str,
     req: CanUseTool,
 ) -> Decision {
-    let inside = files.as_ref().is_some_and(|files| {
-        files
-            .input_path(&req.input)
-            .is_some_and(|path| files.in_workspace(&path))
-    });
+    let written: Option<PathBuf> = req
+        .input
+        .get("file_path")
+        .and_then(serde_json::Value::as_str)
+        .filter(|p| !p.is_empty())
+        .map(|p| in_force.cwd.join(p));
+    let real = written
+        .as_deref()
+        .and_then(crate::platform::real_path::real_path);
+    let inside = !in_force.doubt && real.as_deref().is_some_and(|r| in_force.in_workspace(r));
+    let rule_tools: &[&str] = match builtin {
+        "Read" => &["Read"],
+        _ => &["Edit", "Write"],
+    };
+    let ruled = match &written {
+        Some(written) => in_force.for_path(rule_tools, written, real.as_deref()),
+        None => in_force
+            .of(Behavior::Deny, rule_tools)
+            .chain(in_force.of(Behavior::Ask, rule_tools))
+            .find(|r| r.content.is_none()),
+    };
+    if let Some(rule) = ruled.filter(|r| r.behavior == Behavior::Deny) {
+        return Decision::plain(deny(format!(
+            "Permission to use {builtin} on {} has been denied by a rule ({}, from {}).",
+            written
+                .as_deref()
+                .map_or("this path".into(), |p| p.display().to_string()),
+            rule_text(rule),
+            rule.source
+        )));
+    }
+    let must_ask = ruled.is_some_and(|r| r.behavior == Behavior::Ask);
+    let allowed_by_rule = ruled.is_some_and(|r| r.behavior == Behavior::Allow);
     let allow = || {
         Decision::plain(PermissionDecision::Allow {
             updated_input: allowed_input(&req),
@@ -50,13 +87,16 @@ pub async fn decide(
         )));
     }
     match builtin {
-        "Read" if inside => return allow(),
         "Write" | "Edit" if mode == "plan" => {
             return Decision::plain(deny(format!(
                 "{builtin} is not allowed in plan mode: present the plan with ExitPlanMode first."
             )));
         }
-        "Write" | "Edit" if mode == "acceptEdits" && inside => return allow(),
+        _ if must_ask => {}
+        "Read" if inside || allowed_by_rule => return allow(),
+        "Write" | "Edit" if (mode == "acceptEdits" && inside) || allowed_by_rule => {
+            return allow();
+        }
         "Write" | "Edit" => {
             shown.permission_suggestions = vec![
                 // claude's own suggestion for "always allow" of an edit (`b_write_allow`, seq 10).
@@ -75,4 +115,12 @@ pub async fn decide(
     let reason = shown.decision_reason.clone();
     let answer = asking.ask(call, choices.options.clone(), reason).await;
     reply::answer(&mut shown, &choices, answer, asking.rules)
+}
+
+/// A rule as settings spell it.
+fn rule_text(rule: &super::in_force::Rule) -> String {
+    match &rule.content {
+        Some(content) => format!("{}({content})", rule.tool),
+        None => rule.tool.clone(),
+    }
 }

@@ -10,7 +10,9 @@
 //! other tool (allow / reject, once or always: [`options`] builds the choices, [`reply`] answers);
 //! [`route`] picks the rendering. The editor-served tools are decided as claude decides for its
 //! own ([`editor_tools`], [`editor_bash`]); [`asker`] takes one ask whichever way it came, and
-//! [`decision`] holds what the deciders share. [`rules`] keeps the session's "always" answers.
+//! [`decision`] holds what the deciders share. [`rules`] keeps the session's "always" answers;
+//! [`in_force`] gathers the rules of every source claude applies, [`path_rules`] and
+//! [`bash_rules`] match them as claude does.
 
 mod ask_user;
 pub(crate) mod asker;
@@ -19,7 +21,9 @@ mod decision;
 mod editor_bash;
 mod editor_tools;
 pub mod fallback;
+mod in_force;
 mod options;
+mod path_rules;
 mod plan_mode;
 mod read_only;
 mod reply;
@@ -30,6 +34,7 @@ mod tests;
 mod transport;
 
 pub use decision::Decision;
+pub use in_force::RuleSources;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use options::build as permission_choices;
 pub use options::{ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ALWAYS, REJECT_ONCE};

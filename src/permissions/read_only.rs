@@ -5,8 +5,6 @@
 //! (`fixtures/editor_terminal/README.md`); this list is a subset of what it allows, so a command
 //! it leaves out is asked (fails closed).
 
-use std::path::{Component, Path};
-
 /// Programs that only read, with any arguments (paths checked apart).
 const READERS: &[&str] = &[
     "ls", "pwd", "cat", "head", "tail", "wc", "grep", "rg", "echo", "which", "date", "tree",
@@ -21,8 +19,9 @@ const FIND_ACTIONS: &[&str] = &[
     "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
 ];
 
-/// Whether claude would run `command` in `cwd` without asking, as far as this list knows.
-pub fn is_read_only(command: &str, cwd: &Path) -> bool {
+/// Whether claude would run `command` without asking, as far as this list knows; `may_read` says
+/// whether a path argument may be read unasked.
+pub fn is_read_only(command: &str, may_read: &dyn Fn(&str) -> bool) -> bool {
     // Redirection, substitution, variables, background jobs and line breaks: asked.
     if ["<", ">", "`", "$", "\n", "\\"]
         .iter()
@@ -33,7 +32,7 @@ pub fn is_read_only(command: &str, cwd: &Path) -> bool {
     let Some(parts) = split_simple(command) else {
         return false;
     };
-    !parts.is_empty() && parts.iter().all(|words| reads_only(words, cwd))
+    !parts.is_empty() && parts.iter().all(|words| reads_only(words, may_read))
 }
 
 /// The simple commands of `a && b || c ; d | e`, each as its words; `None` when the quoting is
@@ -81,7 +80,7 @@ fn split_simple(command: &str) -> Option<Vec<Vec<String>>> {
     Some(parts)
 }
 
-fn reads_only(words: &[String], cwd: &Path) -> bool {
+fn reads_only(words: &[String], may_read: &dyn Fn(&str) -> bool) -> bool {
     let (program, args) = match words.split_first() {
         Some((program, args)) => (program.as_str(), args),
         None => return false,
@@ -89,7 +88,7 @@ fn reads_only(words: &[String], cwd: &Path) -> bool {
     let paths_inside = || {
         args.iter()
             .filter(|a| !a.starts_with('-'))
-            .all(|a| inside(a, cwd))
+            .all(|a| may_read(a))
     };
     match program {
         "git" => match args.split_first() {
@@ -113,26 +112,23 @@ fn reads_only(words: &[String], cwd: &Path) -> bool {
     }
 }
 
-/// Whether a path argument stays inside the session's cwd.
-fn inside(arg: &str, cwd: &Path) -> bool {
-    if arg.starts_with('~') {
-        return false;
-    }
-    let path = Path::new(arg);
-    if path.is_absolute() {
-        return path.starts_with(cwd) && !path.components().any(|c| c == Component::ParentDir);
-    }
-    !path.components().any(|c| c == Component::ParentDir)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::{Component, Path};
+
+    /// The path check as text, for a workspace at `/run/work` (the editor's check resolves them).
+    fn inside(arg: &str) -> bool {
+        let cwd = Path::new("/run/work");
+        let path = Path::new(arg);
+        !arg.starts_with('~')
+            && (!path.is_absolute() || path.starts_with(cwd))
+            && !path.components().any(|c| c == Component::ParentDir)
+    }
 
     /// What the pinned claude did not ask about and did, in a git repository with `a.txt` and `sub/`.
     #[test]
     fn allows_what_claude_allows_and_asks_what_it_asks() {
-        let cwd = Path::new("/run/work");
         let not_asked = [
             "ls",
             "ls -la sub",
@@ -164,7 +160,7 @@ mod tests {
             "python3 --version",
         ];
         for command in not_asked {
-            assert!(is_read_only(command, cwd), "{command}");
+            assert!(is_read_only(command, &inside), "{command}");
         }
         let asked = [
             "cat /etc/hostname",
@@ -182,13 +178,12 @@ mod tests {
             "git diff --output=/tmp/x",
         ];
         for command in asked {
-            assert!(!is_read_only(command, cwd), "{command}");
+            assert!(!is_read_only(command, &inside), "{command}");
         }
     }
 
     #[test]
     fn anything_unusual_is_asked() {
-        let cwd = Path::new("/run/work");
         for command in [
             "cat $(which x)",
             "echo `id`",
@@ -201,8 +196,8 @@ mod tests {
             "cat /run/work/../etc/passwd",
             "echo $SECRET",
         ] {
-            assert!(!is_read_only(command, cwd), "{command}");
+            assert!(!is_read_only(command, &inside), "{command}");
         }
-        assert!(is_read_only("cat /run/work/a.txt", cwd));
+        assert!(is_read_only("cat /run/work/a.txt", &inside));
     }
 }

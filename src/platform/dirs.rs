@@ -1,4 +1,5 @@
-//! Where the user's per-machine data goes: the cache directory of each system.
+//! Where the user's per-machine data goes: the cache directory of each system; and where the
+//! machine's managed policy for claude lives.
 //!
 //! Linux and other Unix: `$XDG_CACHE_HOME`, else `~/.cache`; macOS: `~/Library/Caches` (an
 //! explicit `$XDG_CACHE_HOME` wins there too); Windows: `%LOCALAPPDATA%`.
@@ -19,9 +20,28 @@ pub(crate) fn user_cache_dir() -> Option<PathBuf> {
     imp::default_cache_dir(var)
 }
 
+/// claude's managed policy files on this machine: `managed-settings.json` in the system's
+/// policy directory and the files of its `managed-settings.d` (in name order).
+pub(crate) fn managed_settings_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(imp::POLICY_DIR);
+    let mut files = vec![dir.join("managed-settings.json")];
+    if let Ok(entries) = std::fs::read_dir(dir.join("managed-settings.d")) {
+        let mut more: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        more.sort();
+        files.extend(more);
+    }
+    files
+}
+
 #[cfg(all(unix, not(target_os = "macos")))]
 mod imp {
     use std::path::PathBuf;
+
+    pub(crate) const POLICY_DIR: &str = "/etc/claude-code";
 
     pub(crate) fn default_cache_dir(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
         var("HOME").map(|home| home.join(".cache"))
@@ -32,6 +52,8 @@ mod imp {
 mod imp {
     use std::path::PathBuf;
 
+    pub(crate) const POLICY_DIR: &str = "/Library/Application Support/ClaudeCode";
+
     pub(crate) fn default_cache_dir(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
         var("HOME").map(|home| home.join("Library").join("Caches"))
     }
@@ -40,6 +62,8 @@ mod imp {
 #[cfg(windows)]
 mod imp {
     use std::path::PathBuf;
+
+    pub(crate) const POLICY_DIR: &str = r"C:\Program Files\ClaudeCode";
 
     pub(crate) fn default_cache_dir(var: impl Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
         var("LOCALAPPDATA")

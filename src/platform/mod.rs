@@ -9,6 +9,7 @@
 //! - [`dirs`]: the user's cache directory.
 //! - [`memory`]: the allocator's handling of big blocks (a big payload held once, given back).
 //! - [`os`]: which system this is, as a value (for logic unit-tested for every system).
+//! - [`real_path`]: a path as the file system reaches it (`..` and symlinks resolved).
 //! - [`run`]: running a short helper command with a time limit.
 //! - [`stdio`]: this process's stdin and stdout as async streams (the editor's side of ACP), and
 //!   closing its stdout (the stand-in playing a claude that does).
@@ -19,6 +20,7 @@ pub mod files;
 pub mod memory;
 pub(crate) mod os;
 pub mod process;
+pub(crate) mod real_path;
 pub(crate) mod run;
 pub(crate) mod signals;
 pub(crate) mod stdio;

@@ -124,6 +124,11 @@ pub(crate) enum Command {
     /// claude's route changed (the editor's gateway): the claude running is replaced as soon as
     /// no turn runs, the next resuming the conversation.
     RouteChanged,
+    /// The user trusted the workspace: the next claude loads the project's settings, and the
+    /// running one is replaced as soon as no turn runs; `done` once that is in force.
+    Trusted {
+        done: oneshot::Sender<()>,
+    },
     /// Makes the session's task panic where a bug would (built for unit tests only).
     #[cfg(test)]
     PanicForTest,
@@ -181,6 +186,8 @@ pub(crate) struct SessionSpec {
     /// Fast mode and ultracode as the session this one replaces had them (`session/load` of a
     /// session open in this process); off for a session opened afresh.
     pub(crate) switches: Switches,
+    /// The workspace's settings wait for the user's trust (see `session::trust`).
+    pub(crate) untrusted: Option<crate::session::trust::Untrusted>,
 }
 
 /// What a closed session hands on to one opened over it (`session/load` of the same id): the
@@ -201,6 +208,8 @@ struct SessionContext {
     flags: SessionFlags,
     /// The editor's MCP servers, passed to claude in `--mcp-config`.
     editor_servers: Vec<McpServer>,
+    /// While the workspace is not trusted, claude starts without its project's settings.
+    untrusted: Option<crate::session::trust::Untrusted>,
 }
 
 /// What the session's own tasks report back to its loop.
@@ -259,6 +268,7 @@ impl SessionActor {
             file_edits,
             terminal,
             switches,
+            untrusted,
         } = spec;
         let (tx, rx) = mpsc::unbounded_channel();
         let (mode_tx, mode_changes) = mpsc::unbounded_channel();
@@ -273,6 +283,12 @@ impl SessionActor {
             mode_changes: mode_tx,
             mode: Arc::new(std::sync::Mutex::new(mode.clone())),
             files: Arc::default(),
+            terminal: Arc::default(),
+            sources: permissions::RuleSources::from_flags(
+                &cwd,
+                &flags.extra_args,
+                &flags.secret_files,
+            ),
         };
         let mut settings = settings::Settings::new(mode, models, &flags);
         settings.toggles.fast = switches.fast;
@@ -317,6 +333,7 @@ impl SessionActor {
                 editor,
                 flags,
                 editor_servers,
+                untrusted,
             },
         };
         // A session opened on a gateway's route offers the models it lists from the start.
@@ -473,6 +490,12 @@ impl SessionActor {
                 self.offer_models(settings::ClaudeModel::NextStart);
                 self.options_known();
                 self.restart_if_due();
+            }
+            Command::Trusted { done } => {
+                self.ctx.untrusted = None;
+                self.tools.restart_due = self.claude.is_running();
+                self.restart_if_due();
+                let _ = done.send(());
             }
             Command::Close { .. } => unreachable!("handled in run"),
             #[cfg(test)]

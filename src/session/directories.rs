@@ -7,6 +7,23 @@ use super::meta;
 use super::spawn::SessionFlags;
 use crate::domain::{AgentError, NewSession};
 
+/// The session's cwd: absolute, an existing directory.
+pub(crate) fn check_cwd(cwd: &Path) -> Result<(), AgentError> {
+    if !cwd.is_absolute() {
+        return Err(AgentError::InvalidParams(format!(
+            "cwd must be an absolute path, got `{}`",
+            cwd.display()
+        )));
+    }
+    if !cwd.is_dir() {
+        return Err(AgentError::InvalidParams(format!(
+            "cwd `{}` is not an existing directory",
+            cwd.display()
+        )));
+    }
+    Ok(())
+}
+
 /// claude's flags for a session request, its extra roots included and checked.
 pub(crate) fn session_flags(req: &NewSession) -> Result<SessionFlags, AgentError> {
     let mut requested = Vec::new();

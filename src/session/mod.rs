@@ -14,6 +14,7 @@ pub(crate) mod modes;
 pub(crate) mod options_cache;
 mod prompting;
 pub(crate) mod spawn;
+pub(crate) mod trust;
 
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use incoming::{ControlAction, classify as classify_control_request};
@@ -56,6 +57,8 @@ struct Starting {
     /// Whether the answer waits for claude's models (none are cached).
     wait: bool,
     additional_directories: Vec<PathBuf>,
+    /// The workspace waits for the user's trust: asked once the session is open.
+    untrusted: Option<trust::Untrusted>,
 }
 
 pub(crate) struct Sessions {
@@ -106,22 +109,6 @@ impl Sessions {
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))?
     }
 
-    fn check_cwd(cwd: &std::path::Path) -> Result<(), AgentError> {
-        if !cwd.is_absolute() {
-            return Err(AgentError::InvalidParams(format!(
-                "cwd must be an absolute path, got `{}`",
-                cwd.display()
-            )));
-        }
-        if !cwd.is_dir() {
-            return Err(AgentError::InvalidParams(format!(
-                "cwd `{}` is not an existing directory",
-                cwd.display()
-            )));
-        }
-        Ok(())
-    }
-
     /// Starts a session actor with claude running, and registers it.
     async fn open(
         &self,
@@ -143,7 +130,7 @@ impl Sessions {
         req: NewSession,
         start: Start,
     ) -> Result<Starting, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         let mut flags = directories::session_flags(&req)?;
         if let Some(prompt) = &req.system_prompt {
             // The request's own `systemPrompt` wins over `_meta`'s.
@@ -206,6 +193,9 @@ impl Sessions {
             self.editor.supports_terminal().then_some(default),
             req.meta.as_ref(),
         )?;
+        let untrusted = trust::check_workspace(&req.cwd, &flags)
+            .await
+            .map_err(AgentError::Internal)?;
         let spec = SessionSpec {
             id: session_id.clone(),
             cwd: req.cwd.clone(),
@@ -218,6 +208,7 @@ impl Sessions {
             file_edits,
             terminal,
             switches: carried.switches,
+            untrusted: untrusted.clone(),
         };
         let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         actor.start()?;
@@ -227,6 +218,7 @@ impl Sessions {
             actor,
             wait,
             additional_directories,
+            untrusted,
         })
     }
 
@@ -239,6 +231,7 @@ impl Sessions {
             actor,
             wait,
             additional_directories,
+            untrusted,
         } = starting;
         let (tx, rx) = mpsc::unbounded_channel();
         let (options_tx, options_rx) = oneshot::channel();
@@ -250,7 +243,7 @@ impl Sessions {
         self.sessions.lock().expect("session registry lock").insert(
             session_id.clone(),
             SessionHandle {
-                commands: tx,
+                commands: tx.clone(),
                 listed,
                 additional_directories,
             },
@@ -259,6 +252,13 @@ impl Sessions {
         let (modes, config_options) = options_rx
             .await
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))??;
+        if let Some(untrusted) = untrusted {
+            // On trust, the session's next claude loads the project's settings.
+            trust::ask_in_background(self.editor.clone(), &session_id, untrusted, async move {
+                let (done, applied) = oneshot::channel();
+                tx.send(Command::Trusted { done }).is_ok() && applied.await.is_ok()
+            });
+        }
         Ok(SessionOpened {
             modes: Some(modes),
             session_id,
@@ -374,7 +374,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         // The replay too: two loads of one id each replay the whole thread, one after the other.
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
         let dir = self.config_dir()?;
@@ -399,7 +399,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
         self.stored(session_id).await?;
         self.open(session_id.to_owned(), req, Start::Resume).await
@@ -410,7 +410,7 @@ impl AgentCore for Sessions {
         session_id: &str,
         req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
-        Self::check_cwd(&req.cwd)?;
+        directories::check_cwd(&req.cwd)?;
         self.stored(session_id).await?;
         let start = Start::Fork {
             from: session_id.to_owned(),

@@ -248,6 +248,12 @@ fn mismatch(n: usize, located: &LocatedStep, pattern: &Value, line: &str) -> Sto
 /// (`get_settings`, which claude-acp asks at every start), as the pinned claude answers them for an
 /// API-key login.
 fn builtin_answer(line: &Value, vars: &crate::standin::pattern::Vars) -> Option<Value> {
+    if line["type"] == "control_request" && line["request"]["subtype"] == "list_permission_rules" {
+        let cwd = vars.get("cwd").and_then(Value::as_str).unwrap_or_default();
+        return Some(json!({"type": "control_response", "response": {
+            "subtype": "success", "request_id": line["request_id"], "response": {
+                "state": permission_rules(std::path::Path::new(cwd))}}}));
+    }
     if line["type"] != "control_request" || line["request"]["subtype"] != "get_settings" {
         return None;
     }
@@ -261,4 +267,56 @@ fn builtin_answer(line: &Value, vars: &crate::standin::pattern::Vars) -> Option<
             "sources": [],
             "applied": {"model": model, "ultracode": false, "ultracodeRequested": false,
                         "ultracodeAvailable": true, "ultrathinkAvailable": false}}}}))
+}
+
+/// The rules the pinned claude lists (`list_permission_rules`) for a session in `cwd` started with
+/// no rule flags: the user's settings, the project's (its allow rules only where the user accepted
+/// the workspace's trust dialog) and the local ones.
+fn permission_rules(cwd: &std::path::Path) -> Value {
+    let config = crate::claude::config_dir::default_config_dir();
+    let trusted = config
+        .as_ref()
+        .and_then(|dir| dir.parent())
+        .and_then(|home| std::fs::read_to_string(home.join(".claude.json")).ok())
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .is_some_and(|c| {
+            c["projects"][cwd.to_string_lossy().as_ref()]["hasTrustDialogAccepted"] == true
+        });
+    let mut files = Vec::new();
+    if let Some(dir) = &config {
+        files.push((dir.join("settings.json"), "userSettings", true));
+    }
+    files.push((
+        cwd.join(".claude/settings.json"),
+        "projectSettings",
+        trusted,
+    ));
+    files.push((
+        cwd.join(".claude/settings.local.json"),
+        "localSettings",
+        true,
+    ));
+    let mut rules = Vec::new();
+    for (file, source, allow) in files {
+        let Some(settings) = std::fs::read_to_string(&file)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        else {
+            continue;
+        };
+        for behavior in ["allow", "ask", "deny"] {
+            if behavior == "allow" && !allow {
+                continue;
+            }
+            for rule in settings["permissions"][behavior]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                rules.push(json!({"behavior": behavior, "source": source, "rule": rule,
+                    "editability": "persistent"}));
+            }
+        }
+    }
+    json!({"rules": rules, "workspaceDirectories": [], "originalCwd": cwd, "managedOnly": false})
 }

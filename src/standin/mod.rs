@@ -69,7 +69,8 @@
 //!
 //! A `get_settings` control request that no step wants is answered as the pinned claude answers it for an
 //! API-key login (`applied`: the model, `ultracodeAvailable: true`), as claude answers it at any
-//! point.
+//! point; a `list_permission_rules` one with the rules of the user's, the project's and the local
+//! settings files (a project's allow rules only once the user trusted it, as claude lists them).
 //!
 //! When stdin closes while a line is expected, the stand-in exits 0 quietly, as claude does.
 //! After the last step it waits for stdin to close; a line arriving then is a mismatch.

@@ -196,6 +196,7 @@ impl TurnTranslator {
             outcome: turn_end::outcome(r),
             usage: turn_end::turn_usage(r),
             rate_limits: self.rate_limits,
+            sign_in_needed: r.startup_needs_sign_in(),
         };
         self.start_turn();
         end

@@ -16,6 +16,8 @@ pub(crate) struct TurnEnd {
     pub(crate) usage: Option<TurnUsage>,
     /// The subscription's windows as last reported.
     pub(crate) rate_limits: RateLimits,
+    /// claude refused to start for a sign-in that only a new sign-in fixes.
+    pub(crate) sign_in_needed: bool,
 }
 
 /// The context tokens of one API response: what went in (fresh, cached and cache-written input)
@@ -62,6 +64,13 @@ pub(crate) fn outcome(r: &ResultMessage) -> Result<StopReason, String> {
 }
 
 fn error_message(r: &ResultMessage) -> String {
+    match &r.startup_failure_reason {
+        Some(reason) => format!("claude could not start ({reason}): {}", claude_error(r)),
+        None => claude_error(r),
+    }
+}
+
+fn claude_error(r: &ResultMessage) -> String {
     if let Some(text) = r.result.as_deref().filter(|t| !t.trim().is_empty()) {
         return text.to_owned();
     }

@@ -37,8 +37,8 @@ pub(crate) struct EditorFiles {
     editor: Arc<dyn EditorClient>,
     session_id: String,
     cwd: PathBuf,
-    /// The workspace: the cwd and the added directories. Files elsewhere are read and written
-    /// on disk, as claude would.
+    /// The workspace: the cwd and the added directories, resolved. Files elsewhere are read and
+    /// written on disk, as claude would.
     roots: Vec<PathBuf>,
     /// What the model last saw of each file, to tell a changed file as claude does.
     seen: Arc<Mutex<HashMap<PathBuf, Seen>>>,
@@ -60,7 +60,10 @@ impl EditorFiles {
             editor,
             session_id,
             cwd,
-            roots,
+            roots: roots
+                .iter()
+                .filter_map(|root| crate::platform::real_path::real_path(root))
+                .collect(),
             seen: Arc::default(),
             log,
             bound: super::answer_bound::from_env(),

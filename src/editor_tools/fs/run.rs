@@ -72,8 +72,11 @@ impl EditorFiles {
         })
     }
 
+    /// The editor holds what is in the workspace as the file system reaches it (`..` and
+    /// symlinks resolved): a link in the workspace to a file outside is outside.
     fn holder(&self, path: &Path) -> Holder {
-        if self.roots.iter().any(|root| path.starts_with(root)) {
+        let real = crate::platform::real_path::real_path(path);
+        if real.is_some_and(|real| self.roots.iter().any(|root| real.starts_with(root))) {
             Holder::Editor
         } else {
             Holder::Disk
@@ -347,16 +350,6 @@ impl EditorFiles {
 }
 
 impl EditorFiles {
-    /// Whether `path` is in the workspace (so the editor holds it).
-    pub(crate) fn in_workspace(&self, path: &Path) -> bool {
-        self.holder(path) == Holder::Editor
-    }
-
-    /// The path a tool input names, absolute.
-    pub(crate) fn input_path(&self, input: &Value) -> Option<PathBuf> {
-        self.path_of(input).ok()
-    }
-
     /// The change a Write or Edit would make, as a diff of the whole file against the editor's
     /// buffer, for the permission prompt; `None` when it cannot be computed (the call then
     /// fails with its own error once allowed).

@@ -98,6 +98,12 @@ impl EditorTerminal {
             .contains(tool_use_id)
     }
 
+    /// The directory the next command starts in (`cd` carries over), where its relative paths
+    /// lead.
+    pub(crate) fn current_dir(&self) -> PathBuf {
+        self.shell_cwd.current()
+    }
+
     /// claude's built-ins these tools replace, turned off with `--disallowedTools`.
     pub(crate) fn replaced_builtins(&self) -> &'static str {
         self.shell.replaced_builtins()

@@ -37,10 +37,13 @@ impl SessionActor {
         let file_args = self.files_for_start();
         permission_args.extend(file_args);
         self.carry_session_state_into_flags();
-        let (flags, flag_files) = self
-            .ctx
-            .flags
-            .with_secret_files()
+        // An untrusted workspace's claude gets the user's settings only (`session::trust`).
+        let flags = match &self.ctx.untrusted {
+            Some(untrusted) => crate::session::trust::restricted(&self.ctx.flags, untrusted),
+            None => Ok(self.ctx.flags.clone()),
+        };
+        let (flags, flag_files) = flags
+            .and_then(|flags| flags.with_secret_files())
             .map_err(AgentError::Internal)?;
         let mut opts = spawn::options(
             &command,
@@ -163,7 +166,12 @@ impl SessionActor {
                     self.switch_to_mcp_and_retry(symptom);
                     return;
                 }
-                let outcome = end.outcome.map_err(turn_error);
+                let outcome = end.outcome.map_err(|message| match end.sign_in_needed {
+                    true => AgentError::AuthRequired(format!(
+                        "{message} (sign in with `claude-acp login`)"
+                    )),
+                    false => turn_error(message),
+                });
                 // The turn, and the prompts behind it this same result answered (claude ran
                 // them as one turn), each answered with it. A cancelled turn ends at its first
                 // result: what it still waited on (a steer) was dropped with the interrupt.

@@ -77,6 +77,11 @@ impl SessionActor {
                 editor_terminal::CommandShell::for_this_machine(),
             )
         });
+        *self
+            .asker
+            .terminal
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = terminal.clone();
         let mut replaced = Vec::new();
         if files.is_some() {
             replaced.push(editor_fs::REPLACED_BUILTINS);
@@ -84,7 +89,12 @@ impl SessionActor {
         if let Some(terminal) = &terminal {
             replaced.push(terminal.replaced_builtins());
         }
-        self.tools.served = ToolServer { files, terminal };
+        let withheld = self.asker.sources.disallowed_whole();
+        self.tools.served = ToolServer {
+            files,
+            terminal,
+            withheld,
+        };
         match replaced.is_empty() {
             true => Vec::new(),
             false => vec!["--disallowedTools".to_owned(), replaced.join(",")],

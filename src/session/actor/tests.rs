@@ -64,6 +64,7 @@ fn open(fixture: &str) -> Session {
         file_edits: None,
         terminal: None,
         switches: Default::default(),
+        untrusted: None,
     };
     let mut actor = SessionActor::new(spec, Arc::new(config), editor);
     actor.start().expect("claude starts");

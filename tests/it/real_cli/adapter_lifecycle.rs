@@ -195,3 +195,28 @@ async fn two_sessions_prompted_at_once_each_get_their_own_answer() {
     assert!(sessions.contains(&Some(other.clone())), "{sessions:?}");
     s.assert_quick();
 }
+
+/// claude that refuses to start says why in a typed result (the adapter asks for it with
+/// CLAUDE_CODE_STARTUP_FAILURE_RESULTS): the prompt's error names the reason beside claude's
+/// own words, here a proxy setting that is not a URL.
+#[tokio::test]
+async fn a_claude_that_refuses_to_start_is_an_error_naming_the_reason() {
+    let s = RealSession::start_with_env(
+        vec![Rule::on_prompt("hello", Reply::text("unreachable"))],
+        &[("HTTPS_PROXY", "not-a-url")],
+    )
+    .await;
+    let err = s
+        .client
+        .prompt(&s.id, "hello")
+        .await
+        .expect_err("claude did not start");
+    assert!(
+        err.message.starts_with(
+            "claude could not start (proxy_invalid): Invalid proxy URL in HTTPS_PROXY"
+        ),
+        "{}",
+        err.message
+    );
+    assert_eq!(s.mock.requests().len(), 0);
+}

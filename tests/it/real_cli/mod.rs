@@ -34,4 +34,7 @@ mod smoke;
 mod steering;
 mod subagents;
 mod toggles;
+// Unix: the project's hooks and servers are shell commands.
+#[cfg(unix)]
+mod trust;
 mod turn_queue;

@@ -185,3 +185,22 @@ async fn a_terminal_login_runs_claude_s_login_and_authenticate_checks_it() {
         .unwrap_err();
     assert_eq!(err.code, -32602, "{err:?}");
 }
+
+/// claude that refuses to start because its sign-in ended (a typed start-up failure) fails the
+/// prompt with ACP's auth_required, naming the reason, so the editor can offer its login.
+#[tokio::test]
+async fn a_claude_refusing_to_start_for_an_ended_sign_in_is_auth_required() {
+    let s = Standin::new("startup_signin_ended");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    let err = c.prompt(&id, "hi").await.unwrap_err();
+    assert_eq!(err.code, -32000, "ACP auth_required: {err:?}");
+    assert!(
+        err.message.starts_with(
+            "claude could not start (org_signin_ended): Your organization sign-in has ended"
+        ) && err.message.contains("claude-acp login"),
+        "{}",
+        err.message
+    );
+}

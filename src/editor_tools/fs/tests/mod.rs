@@ -49,6 +49,7 @@ fn served(files: &EditorFiles) -> crate::editor_tools::server::ToolServer {
     crate::editor_tools::server::ToolServer {
         files: Some(files.clone()),
         terminal: None,
+        withheld: Vec::new(),
     }
 }
 

@@ -317,7 +317,9 @@ where
             return Ok(true);
         }
     }
-    if request.method != "POST" || request.path() != "/v1/messages" {
+    // Under any prefix: a test can send claude's requests to "another" URL of the same mock
+    // (`ApiRequest::target` tells which).
+    if request.method != "POST" || !request.path().ends_with("/v1/messages") {
         let line = format!("{} {}", request.method, request.target);
         eprintln!("mock API: unexpected request {line}, answered 404");
         shared.lock().other_requests.push(line);

@@ -1,0 +1,298 @@
+//! Never looser than claude itself (issue 39), through the built adapter on the real claude: each
+//! call below is one claude's own tools ask about or refuse, made of the tools the editor serves
+//! (`mcp__acp__Read`, `mcp__acp__Write`, `mcp__acp__Bash`). The editor rejects every ask, so what
+//! reached the model, what the editor wrote and which commands its terminal ran show what ran
+//! unasked.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::super::editor_tools::{adapter_on_mock, asks, turn};
+use crate::support::acp_client::{AcpClient, choose_permission};
+use crate::support::editor_buffers::Buffers;
+use crate::support::editor_terminals::Terminals;
+use crate::support::mock_api::{Block, MockApi, Reply, Rule};
+use crate::support::real_cli::ClaudeEnv;
+
+const SECRET: &str = "TOP-SECRET-outside";
+const ENV_SECRET: &str = "API_KEY=env-secret";
+
+/// One session of the adapter, its editor serving files and a terminal and rejecting every ask.
+struct Trial {
+    mock: MockApi,
+    env: ClaudeEnv,
+    c: AcpClient,
+    buffers: Buffers,
+    terminals: Terminals,
+    /// A folder beside the workspace, with `secret.txt`.
+    outside: PathBuf,
+}
+
+impl Trial {
+    /// The workspace holds `notes.txt`, `.env`, `link.txt` (a symlink to the secret outside) and
+    /// `linkdir` (one to the folder outside); the editor has `notes.txt` and `.env` open.
+    fn new() -> Self {
+        let (mock, env, c) = adapter_on_mock(&["--permission-transport", "stdio"]);
+        let work = env.work_dir();
+        let outside = work.parent().unwrap().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret.txt"), SECRET).unwrap();
+        std::fs::write(work.join("notes.txt"), "b\na\n").unwrap();
+        std::fs::write(work.join(".env"), ENV_SECRET).unwrap();
+        symlink(&outside.join("secret.txt"), &work.join("link.txt"));
+        symlink(&outside, &work.join("linkdir"));
+        let buffers = Buffers::default();
+        buffers.open(&work.join("notes.txt"), "b\na\n");
+        buffers.open(&work.join(".env"), ENV_SECRET);
+        buffers.serve(&c);
+        let terminals = Terminals::default();
+        terminals.serve(&c);
+        c.on_request(
+            "session/request_permission",
+            choose_permission("reject_once"),
+        );
+        Self {
+            mock,
+            env,
+            c,
+            buffers,
+            terminals,
+            outside,
+        }
+    }
+
+    fn work(&self) -> PathBuf {
+        self.env.work_dir()
+    }
+
+    /// Writes `settings` to `file` under the workspace (`.claude/settings.json`) or the home.
+    fn settings(&self, file: PathBuf, settings: Value) {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, settings.to_string()).unwrap();
+    }
+
+    /// Opens a session with `_meta.claudeCode.options` `options` and runs one turn in which the
+    /// model makes every call of `calls`; returns the session id.
+    async fn run(&self, options: Value, calls: &[(&str, Value)]) -> String {
+        self.c
+            .initialize_with_capabilities(json!({
+                "fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true}))
+            .await;
+        let opened = self
+            .c
+            .request(
+                "session/new",
+                json!({"cwd": self.work(), "mcpServers": [],
+                    "_meta": {"claudeCode": {"options": options}}}),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("session/new: {e}\n{}", self.c.diagnostics()));
+        let id = opened["sessionId"].as_str().unwrap().to_owned();
+        let blocks = calls
+            .iter()
+            .map(|(name, input)| Block::ToolUse {
+                name: (*name).to_owned(),
+                input: input.clone(),
+            })
+            .collect();
+        self.mock
+            .push_rule(Rule::on_prompt("go", Reply::blocks(blocks)).once());
+        self.mock
+            .push_rule(Rule::on_tool_result(Reply::text("Done.")));
+        turn(&self.c, &id, "go").await;
+        id
+    }
+
+    /// Every tool result the model got.
+    fn results(&self) -> Vec<String> {
+        self.mock
+            .requests()
+            .iter()
+            .flat_map(|r| r.tool_results())
+            .map(|r| r.text)
+            .collect()
+    }
+
+    /// The tools the model was offered.
+    fn offered(&self) -> Vec<String> {
+        let tools = self.mock.requests()[0].body["tools"].clone();
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    /// The titles of the permission asks the editor got.
+    fn asked(&self) -> Vec<String> {
+        asks(&self.c)
+            .iter()
+            .map(|a| {
+                a["toolCall"]["title"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect()
+    }
+}
+
+fn symlink(target: &Path, link: &Path) {
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+fn read(path: impl AsRef<Path>) -> (&'static str, Value) {
+    ("mcp__acp__Read", json!({"file_path": path.as_ref()}))
+}
+
+fn bash(command: &str) -> (&'static str, Value) {
+    (
+        "mcp__acp__Bash",
+        json!({"command": command, "description": "Run it"}),
+    )
+}
+
+/// A file outside the workspace named through `..` (absolute or relative) or through a symlink
+/// in it is asked about, and the secret never reaches the model; in acceptEdits a Write through
+/// `..` is asked too and writes nothing. A file inside is still read unasked.
+#[tokio::test]
+async fn paths_outside_the_workspace_are_asked_however_they_are_named() {
+    let t = Trial::new();
+    let work = t.work();
+    t.run(
+        json!({"permissionMode": "acceptEdits"}),
+        &[
+            read(work.join("../outside/secret.txt")),
+            read("../outside/secret.txt"),
+            read(work.join("link.txt")),
+            read(work.join("linkdir/secret.txt")),
+            (
+                "mcp__acp__Write",
+                json!({"file_path": work.join("../outside/pwned.txt"), "content": "pwned"}),
+            ),
+            read(work.join("notes.txt")),
+        ],
+    )
+    .await;
+    let results = t.results();
+    assert!(
+        !results.iter().any(|r| r.contains(SECRET)),
+        "the secret reached the model: {results:#?}"
+    );
+    assert!(!t.outside.join("pwned.txt").exists(), "written outside");
+    assert_eq!(t.asked().len(), 5, "{:#?}", t.asked());
+    assert!(
+        results.iter().any(|r| r.contains("1\tb")),
+        "notes.txt read unasked: {results:#?}"
+    );
+}
+
+/// A deny rule of claude's settings reaches the editor's Read and the terminal: `Read(**/.env)` in
+/// the user's settings refuses the editor's Read of `.env` without asking, and `cat .env` is
+/// asked (rejected: not run).
+#[tokio::test]
+async fn a_read_deny_rule_of_the_users_settings_refuses_the_editors_read() {
+    let t = Trial::new();
+    t.settings(
+        t.env.home_dir().join(".claude/settings.json"),
+        json!({"permissions": {"deny": ["Read(**/.env)"]}}),
+    );
+    t.run(json!({}), &[read(t.work().join(".env")), bash("cat .env")])
+        .await;
+    let results = t.results();
+    assert!(
+        !results.iter().any(|r| r.contains("env-secret")),
+        "{results:#?}"
+    );
+    assert!(
+        t.terminals.created().is_empty(),
+        "{:?}",
+        t.terminals.created()
+    );
+    assert_eq!(
+        t.asked(),
+        ["Run `cat .env`"],
+        "the Read is refused, not asked"
+    );
+}
+
+/// The same rule in `_meta.claudeCode.options.settings` refuses the editor's Read too.
+#[tokio::test]
+async fn a_read_deny_rule_of_the_sessions_settings_refuses_the_editors_read() {
+    let t = Trial::new();
+    t.run(
+        json!({"settings": {"permissions": {"deny": ["Read(**/.env)"]}}}),
+        &[read(t.work().join(".env"))],
+    )
+    .await;
+    let results = t.results();
+    assert!(
+        !results.iter().any(|r| r.contains("env-secret")),
+        "{results:#?}"
+    );
+    assert!(t.asked().is_empty(), "{:#?}", t.asked());
+}
+
+/// `disallowedTools: ["Read", "Bash"]`: the editor's Read and Bash are not offered at all.
+#[tokio::test]
+async fn a_disallowed_tool_is_not_served() {
+    let t = Trial::new();
+    t.run(
+        json!({"disallowedTools": ["Read", "Bash"]}),
+        &[read(t.work().join(".env")), bash("ls")],
+    )
+    .await;
+    let offered = t.offered();
+    for tool in ["mcp__acp__Read", "mcp__acp__Bash"] {
+        assert!(!offered.iter().any(|o| o == tool), "{tool}: {offered:?}");
+    }
+    assert!(
+        offered.iter().any(|o| o == "mcp__acp__Write"),
+        "{offered:?}"
+    );
+    let results = t.results();
+    assert!(
+        !results.iter().any(|r| r.contains("env-secret")),
+        "{results:#?}"
+    );
+    assert!(t.terminals.created().is_empty());
+    assert!(t.buffers.writes().is_empty());
+}
+
+/// `disallowedTools: ["Bash(cat:*)"]` is a deny rule: `cat .env` is refused unasked, in any part
+/// of a command.
+#[tokio::test]
+async fn a_disallowed_command_is_refused_in_the_editors_terminal() {
+    let t = Trial::new();
+    t.run(
+        json!({"disallowedTools": ["Bash(cat:*)"]}),
+        &[bash("cat .env"), bash("ls && cat .env")],
+    )
+    .await;
+    assert!(
+        t.terminals.created().is_empty(),
+        "{:?}",
+        t.terminals.created()
+    );
+    assert!(t.asked().is_empty(), "{:#?}", t.asked());
+}
+
+/// A project's own allow rules (`Bash`, `Bash(touch:*)`) do not approve its commands in a
+/// workspace the user never trusted: claude leaves them out, and `touch x` is asked.
+#[tokio::test]
+async fn a_projects_allow_rules_do_not_approve_its_own_commands() {
+    let t = Trial::new();
+    t.settings(
+        t.work().join(".claude/settings.json"),
+        json!({"permissions": {"allow": ["Bash", "Bash(touch:*)"]}}),
+    );
+    t.run(json!({}), &[bash("touch x")]).await;
+    assert!(
+        t.terminals.created().is_empty(),
+        "{:?}",
+        t.terminals.created()
+    );
+    assert_eq!(t.asked(), ["Run `touch x`"]);
+}
