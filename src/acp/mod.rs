@@ -22,6 +22,28 @@ macro_rules! spawned {
             on_receive_request!(),
         )
     };
+    // A session-opening request: `$answered` resolves once its answer is queued to the editor,
+    // so what the session asks the editor afterwards (workspace trust) comes after it.
+    ($builder:expr, $core:expr, $editor:expr,
+     |$c:ident, $req:ident: $Req:ty, $answered:ident| -> $Resp:ty $body:block) => {
+        $builder.on_receive_request(
+            {
+                let (core, editor) = ($core.clone(), $editor.clone());
+                async move |$req: $Req, responder: Responder<$Resp>, _cx| {
+                    let $c = core.clone();
+                    let $answered = serde_json::to_value(responder.raw_id())
+                        .ok()
+                        .map(|id| editor.when_answered(id));
+                    reply_later(responder, async move {
+                        let answer: Result<$Resp, HandlerError> = async move $body.await;
+                        answer
+                    });
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+    };
 }
 
 mod connection;

@@ -56,7 +56,7 @@ pub enum McpServer {
 }
 
 /// `session/new` (and the shared part of load and resume).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct NewSession {
     pub cwd: PathBuf,
     /// The workspace's other roots (`additionalDirectories`), absolute.
@@ -66,6 +66,8 @@ pub struct NewSession {
     pub meta: Option<Value>,
     /// The request's `systemPrompt`: instructions added to claude's own, or replacing them.
     pub system_prompt: Option<SystemPrompt>,
+    /// Resolves once the request's answer is queued to the editor (where the transport tells).
+    pub answered: Option<AnswerWritten>,
 }
 
 /// Instructions the editor gives the session's model (`systemPrompt` of `session/new`, load,

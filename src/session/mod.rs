@@ -57,8 +57,8 @@ struct Starting {
     /// Whether the answer waits for claude's models (none are cached).
     wait: bool,
     additional_directories: Vec<PathBuf>,
-    /// The workspace waits for the user's trust: asked once the session is open.
-    untrusted: Option<trust::Untrusted>,
+    /// The workspace waits for the user's trust: asked once the session's answer is queued.
+    untrusted: Option<(trust::Untrusted, Option<crate::domain::AnswerWritten>)>,
 }
 
 pub(crate) struct Sessions {
@@ -127,7 +127,7 @@ impl Sessions {
     async fn start_session(
         &self,
         session_id: String,
-        req: NewSession,
+        mut req: NewSession,
         start: Start,
     ) -> Result<Starting, AgentError> {
         directories::check_cwd(&req.cwd)?;
@@ -218,7 +218,7 @@ impl Sessions {
             actor,
             wait,
             additional_directories,
-            untrusted,
+            untrusted: untrusted.map(|u| (u, req.answered.take())),
         })
     }
 
@@ -252,9 +252,10 @@ impl Sessions {
         let (modes, config_options) = options_rx
             .await
             .map_err(|_| AgentError::Internal(format!("session {session_id} ended")))??;
-        if let Some(untrusted) = untrusted {
+        if let Some((untrusted, answered)) = untrusted {
             // On trust, the session's next claude loads the project's settings.
-            trust::ask_in_background(self.editor.clone(), &session_id, untrusted, async move {
+            let editor = self.editor.clone();
+            trust::ask_in_background(editor, &session_id, untrusted, answered, async move {
                 let (done, applied) = oneshot::channel();
                 tx.send(Command::Trusted { done }).is_ok() && applied.await.is_ok()
             });

@@ -82,6 +82,7 @@ pub fn new_session(
         mcp_servers: mcp_servers(servers),
         meta: meta_value(meta),
         system_prompt: system_prompt.map(self::system_prompt).transpose()?,
+        answered: None,
     })
 }
 

@@ -126,37 +126,45 @@ pub(crate) fn agent(
             .await
             .map(|()| acp::DisableProviderResponse::new())
     });
-    let builder = spawned!(builder, core, |c,
-                                           req: acp::NewSessionRequest|
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::NewSessionRequest,
+                                                   answered|
      -> acp::NewSessionResponse {
-        let new = new_session_of!(req)?;
+        let mut new = new_session_of!(req)?;
+        new.answered = answered;
         let (id, modes, options) = opened_parts(c.new_session(new).await?);
         Ok(acp::NewSessionResponse::new(id)
             .modes(modes)
             .config_options(options))
     });
-    let builder = spawned!(builder, core, |c,
-                                           req: acp::LoadSessionRequest|
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::LoadSessionRequest,
+                                                   answered|
      -> acp::LoadSessionResponse {
-        let new = new_session_of!(req)?;
+        let mut new = new_session_of!(req)?;
+        new.answered = answered;
         let (_, modes, options) = opened_parts(c.load_session(&req.session_id.0, new).await?);
         Ok(acp::LoadSessionResponse::new()
             .modes(modes)
             .config_options(options))
     });
-    let builder = spawned!(builder, core, |c,
-                                           req: acp::ResumeSessionRequest|
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::ResumeSessionRequest,
+                                                   answered|
      -> acp::ResumeSessionResponse {
-        let new = new_session_of!(req)?;
+        let mut new = new_session_of!(req)?;
+        new.answered = answered;
         let (_, modes, options) = opened_parts(c.resume_session(&req.session_id.0, new).await?);
         Ok(acp::ResumeSessionResponse::new()
             .modes(modes)
             .config_options(options))
     });
-    let builder = spawned!(builder, core, |c,
-                                           req: acp::ForkSessionRequest|
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: acp::ForkSessionRequest,
+                                                   answered|
      -> acp::ForkSessionResponse {
-        let new = new_session_of!(req)?;
+        let mut new = new_session_of!(req)?;
+        new.answered = answered;
         let (id, modes, options) = opened_parts(c.fork_session(&req.session_id.0, new).await?);
         Ok(acp::ForkSessionResponse::new(id)
             .modes(modes)

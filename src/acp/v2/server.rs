@@ -237,15 +237,18 @@ pub(crate) fn agent(
             .map_err(to_rpc)?;
         Ok(v2::DisableProviderResponse::new())
     });
-    let builder = spawned!(builder, core, |c,
-                                           req: v2::NewSessionRequest|
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: v2::NewSessionRequest,
+                                                   answered|
      -> v2::NewSessionResponse {
-        let new = new_session(&req)?;
+        let mut new = new_session(&req)?;
+        new.answered = answered;
         let opened = c.new_session(new).await.map_err(to_rpc)?;
         as_v2(opened_json(&opened))
     });
-    let builder = spawned!(builder, core, |c,
-                                           req: v2::ResumeSessionRequest|
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: v2::ResumeSessionRequest,
+                                                   answered|
      -> v2::ResumeSessionResponse {
         let session_id = req.session_id.0.to_string();
         // With a replay, the thread is told first (v1's load); without, it just continues.
@@ -263,7 +266,8 @@ pub(crate) fn agent(
             object.remove("replayFrom");
             object.remove("sessionId");
         }
-        let new = new_session(value)?;
+        let mut new = new_session(value)?;
+        new.answered = answered;
         let opened = if replay {
             c.load_session(&session_id, new).await
         } else {
@@ -274,13 +278,15 @@ pub(crate) fn agent(
         answer.as_object_mut().map(|o| o.remove("sessionId"));
         as_v2(answer)
     });
-    let builder = spawned!(builder, core, |c,
-                                           req: v2::ForkSessionRequest|
+    let builder = spawned!(builder, core, editor, |c,
+                                                   req: v2::ForkSessionRequest,
+                                                   answered|
      -> v2::ForkSessionResponse {
         let session_id = req.session_id.0.to_string();
         let mut value = serde_json::to_value(&req).map_err(|e| invalid(e.to_string()))?;
         value.as_object_mut().map(|o| o.remove("sessionId"));
-        let new = new_session(value)?;
+        let mut new = new_session(value)?;
+        new.answered = answered;
         let opened = c.fork_session(&session_id, new).await.map_err(to_rpc)?;
         as_v2(opened_json(&opened))
     });

@@ -26,7 +26,7 @@ pub(crate) use self::detect::Guard;
 use self::detect::{LOCAL_SETTINGS, MCP_FILE, PROJECT_SETTINGS, SettingsFile};
 pub(crate) use self::store::Stores;
 use super::spawn::SessionFlags;
-use crate::domain::EditorClient;
+use crate::domain::{AnswerWritten, EditorClient};
 
 /// claude's setting sources, in its order.
 const ALL_SOURCES: &[&str] = &["user", "project", "local"];
@@ -142,17 +142,23 @@ pub(crate) async fn check_workspace(
         .map_err(|e| format!("could not read the workspace's settings: {e}"))
 }
 
-/// Asks the user in the background, once the session is open; on trust, keeps the answer, runs
-/// `apply` (true once the session's next claude loads the project's settings) and then settles
-/// the ask's tool call.
+/// Asks the user in the background once the session is open, after its answer (`answered`, where
+/// the transport tells: an editor knows the session only from it on); on trust, keeps the
+/// answer, runs `apply` (true once the session's next claude loads the project's settings) and
+/// then settles the ask's tool call.
 pub(crate) fn ask_in_background(
     editor: Arc<dyn EditorClient>,
     session_id: &str,
     untrusted: Untrusted,
+    answered: Option<AnswerWritten>,
     apply: impl Future<Output = bool> + Send + 'static,
 ) {
     let id = session_id.to_owned();
     tokio::spawn(async move {
+        if let Some(answered) = answered {
+            // Resolves (or fails, when it never can be) once the answer is queued.
+            let _ = answered.await;
+        }
         let answer = ask(&*editor, &id, &untrusted).await;
         if answer.trusted {
             if let Some(stores) = untrusted.stores.clone() {

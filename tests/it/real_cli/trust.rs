@@ -132,6 +132,13 @@ async fn nothing_runs_before_trust_and_it_works_after(setting: Setting) {
     let id = c.new_session(env.work_dir()).await;
 
     let ask = c.next_request("session/request_permission").await;
+    // After session/new's answer: an editor knows the session only from it on.
+    let transcript = c.transcript();
+    let at = |found: &dyn Fn(&Value) -> bool| transcript.iter().position(found).unwrap();
+    let opened = at(&|m| m["result"]["sessionId"] == id.as_str());
+    let asked = at(&|m| m["method"] == "session/request_permission");
+    let shown = at(&|m| m["params"]["update"]["sessionUpdate"] == "tool_call");
+    assert!(opened < shown && shown < asked, "{opened} {shown} {asked}");
     let call = &ask.params["toolCall"];
     assert_eq!(call["kind"], "other", "{ask:?}");
     let text = call["content"].to_string();

@@ -189,6 +189,72 @@ fn every_relative_link_in_a_doc_leads_to_a_file() {
     assert!(broken.is_empty(), "links to nothing: {broken:#?}");
 }
 
+/// The repository paths a doc names in code spans (`src/acp/`, `tests/it/tidy.rs`), without
+/// placeholders (`<version>`) or globs, outside fenced blocks; a `:line` after a path is dropped.
+fn named_paths(text: &str) -> Vec<String> {
+    const ROOTS: [&str; 8] = [
+        "src/",
+        "tests/",
+        "benches/",
+        "scripts/",
+        "fixtures/",
+        "editors/",
+        ".ci/",
+        "docs/",
+    ];
+    let mut fenced = false;
+    let mut paths = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        for span in line.split('`').skip(1).step_by(2) {
+            if ROOTS.iter().any(|root| span.starts_with(root))
+                && !span.contains(['<', '*', ' ', '{', '$'])
+            {
+                let path = span.split(':').next().unwrap_or(span);
+                paths.push(path.trim_end_matches([',', '.']).to_owned());
+            }
+        }
+    }
+    paths
+}
+
+#[test]
+fn every_repository_path_a_doc_names_exists() {
+    // The code map and the "where to make a change" table go stale when code moves; a path that
+    // is gone fails here, naming the doc. An editor's own README names its client's files.
+    let gone: Vec<String> = markdown_files()
+        .iter()
+        .filter(|path| {
+            relative(path).matches('/').count() < 2 || !relative(path).starts_with("editors/")
+        })
+        .flat_map(|path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            named_paths(&text)
+                .into_iter()
+                .filter(|named| !repo().join(named).exists())
+                .map(move |named| format!("{}: {named}", relative(path)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        gone.is_empty(),
+        "paths named in docs that are gone: {gone:#?}"
+    );
+}
+
+#[test]
+fn named_paths_skip_placeholders_and_other_spans() {
+    let text = "`src/acp/` and `target/x` and `tests/it/<name>.rs` and `src/a.rs:12` `cargo test`\n\
+                ```sh\nsrc/fenced.rs `src/in_fence.rs`\n```\n`docs/x.md`";
+    assert_eq!(named_paths(text), ["src/acp/", "src/a.rs", "docs/x.md"]);
+}
+
 #[test]
 fn relative_links_are_told_from_web_links_and_anchors() {
     let text = "[a](docs/x.md#top) [b](https://x.org/y) [c](#here) [d](../ARCHITECTURE.md)";
