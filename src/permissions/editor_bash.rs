@@ -23,7 +23,8 @@ use std::path::Path;
 use super::bash_rules::BashRules;
 use super::decision::{Asking, Decision, allowed_input, call_update, deny, tool_call};
 use super::in_force::{Behavior, RulesInForce};
-use super::{options, read_only, reply};
+use super::read_only::{self, PathCheck, Verdict};
+use super::{options, reply};
 use crate::claude::wire::{
     CanUseTool, PermissionDecision, PermissionRule, PermissionUpdate, UpdateKind,
 };
@@ -80,14 +81,39 @@ pub async fn decide(
             options::labels(&choices.deny_rules)
         )));
     }
-    let may_read = |arg: &str| may_read(in_force, dir, arg);
-    if mode == "bypassPermissions"
-        || (!settings.asks(&command)
-            && !in_force.doubt
-            && (settings.allows(&command)
-                || (builtin == "Bash" && read_only::is_read_only(&command, &may_read))))
-    {
+    let check = |arg: &str| path_check(in_force, dir, arg);
+    let verdict = match builtin {
+        "Bash" => read_only::judge(&command, &check),
+        _ => Verdict::Ask,
+    };
+    // A command that reads a file a Read deny rule keeps is refused, as claude refuses it.
+    let reads_denied = verdict == Verdict::Deny
+        || (settings.allows(&command)
+            && read_only::path_words(&command)
+                .is_some_and(|words| words.iter().any(|w| check(w) == PathCheck::Deny)));
+    if reads_denied {
+        return Decision::plain(deny(format!(
+            "Permission to use {builtin} with command {command} has been denied."
+        )));
+    }
+    if mode == "bypassPermissions" {
         return allow();
+    }
+    if !settings.asks(&command) && !in_force.doubt {
+        // An allow rule approves a command whose paths all stay in the workspace, as claude
+        // checks a command's paths before its allow rules.
+        let paths_inside = || {
+            read_only::path_words(&command)
+                .is_some_and(|words| words.iter().all(|w| check(w) == PathCheck::Inside))
+        };
+        if verdict == Verdict::ReadOnly || (settings.allows(&command) && paths_inside()) {
+            return allow();
+        }
+        if mode == "plan" {
+            return Decision::plain(deny(format!(
+                "{builtin} runs only read-only commands in plan mode: present the plan with ExitPlanMode first."
+            )));
+        }
     }
     let call = call_update(tool_call(&shown, asking.cwd));
     let reason = shown.decision_reason.clone();
@@ -95,18 +121,21 @@ pub async fn decide(
     reply::answer(&mut shown, &choices, answer, asking.rules)
 }
 
-/// Whether a command run in `dir` may read path `arg` unasked: inside the workspace once resolved
-/// (`..` and symlinks), and covered by no Read deny or ask rule.
-fn may_read(in_force: &RulesInForce, dir: &Path, arg: &str) -> bool {
+/// What path `arg` of a command run in `dir` is to the rules: inside the workspace once resolved
+/// (`..` and symlinks) and kept by no Read rule, asked about, or refused by a Read deny rule.
+fn path_check(in_force: &RulesInForce, dir: &Path, arg: &str) -> PathCheck {
     if arg.starts_with('~') || arg.is_empty() {
-        return false;
+        return PathCheck::Ask;
     }
     let written = dir.join(arg);
-    let Some(real) = crate::platform::real_path::real_path(&written) else {
-        return false;
-    };
-    in_force.in_workspace(&real)
-        && in_force
-            .for_path(&["Read"], &written, Some(&real))
-            .is_none_or(|rule| rule.behavior == Behavior::Allow)
+    let real = crate::platform::real_path::real_path(&written);
+    match in_force.for_path(&["Read"], &written, real.as_deref()) {
+        Some(rule) if rule.behavior == Behavior::Deny => return PathCheck::Deny,
+        Some(rule) if rule.behavior == Behavior::Ask => return PathCheck::Ask,
+        _ => {}
+    }
+    match real {
+        Some(real) if in_force.in_workspace(&real) => PathCheck::Inside,
+        _ => PathCheck::Ask,
+    }
 }

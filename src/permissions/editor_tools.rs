@@ -38,7 +38,7 @@ pub async fn decide(
         .get("file_path")
         .and_then(serde_json::Value::as_str)
         .filter(|p| !p.is_empty())
-        .map(|p| in_force.cwd.join(p));
+        .map(|p| in_force.cwd.join(crate::platform::dirs::expand_home(p)));
     let real = written
         .as_deref()
         .and_then(crate::platform::real_path::real_path);
@@ -64,7 +64,32 @@ pub async fn decide(
             rule.source
         )));
     }
+    if builtin != "Read"
+        && let Some(written) = &written
+    {
+        // claude refuses to write a file its Read rules keep, and to write through a symlink.
+        let read_denied = in_force
+            .for_path(&["Read"], written, real.as_deref())
+            .is_some_and(|r| r.behavior == Behavior::Deny);
+        if read_denied {
+            return Decision::plain(deny(
+                "File is covered by a Read deny rule in your permission settings and cannot be written.",
+            ));
+        }
+        if std::fs::symlink_metadata(written).is_ok_and(|m| m.file_type().is_symlink()) {
+            let target = real.as_deref().unwrap_or(written);
+            return Decision::plain(deny(format!(
+                "Refusing to write {}: it is a symbolic link. Write to the link's target path instead: {}",
+                written.display(),
+                target.display()
+            )));
+        }
+    }
     let must_ask = ruled.is_some_and(|r| r.behavior == Behavior::Ask);
+    // Files that configure tools or run code are asked about even in acceptEdits, as claude asks.
+    let protected = real
+        .as_deref()
+        .is_some_and(|real| is_protected(real, &in_force.roots));
     let allowed_by_rule = ruled.is_some_and(|r| r.behavior == Behavior::Allow);
     let allow = || {
         Decision::plain(PermissionDecision::Allow {
@@ -94,7 +119,7 @@ pub async fn decide(
         }
         _ if must_ask => {}
         "Read" if inside || allowed_by_rule => return allow(),
-        "Write" | "Edit" if (mode == "acceptEdits" && inside) || allowed_by_rule => {
+        "Write" | "Edit" if (mode == "acceptEdits" && inside && !protected) || allowed_by_rule => {
             return allow();
         }
         "Write" | "Edit" => {
@@ -122,5 +147,97 @@ fn rule_text(rule: &super::in_force::Rule) -> String {
     match &rule.content {
         Some(content) => format!("{}({content})", rule.tool),
         None => rule.tool.clone(),
+    }
+}
+
+/// claude's files and folders that configure a tool or run code (`.git`, `.claude`, `.bashrc`,
+/// `.mcp.json`, ...), which acceptEdits does not cover.
+const PROTECTED_FILES: &[&str] = &[
+    ".gitconfig",
+    ".gitmodules",
+    ".bashrc",
+    ".bash_profile",
+    ".zshrc",
+    ".zprofile",
+    ".profile",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
+    ".bash_login",
+    ".bash_aliases",
+    ".bash_logout",
+    ".envrc",
+    ".ripgreprc",
+    ".mcp.json",
+    ".claude.json",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnp.cjs",
+    ".pnp.loader.mjs",
+    ".pnp.js",
+    ".pnp.data.json",
+    ".pnpmfile.cjs",
+    "bunfig.toml",
+    ".bunfig.toml",
+    ".bazelrc",
+    ".bazelversion",
+    ".bazeliskrc",
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    ".lefthook.yml",
+    "lefthook.yaml",
+    ".lefthook.yaml",
+    "gradle-wrapper.properties",
+    "maven-wrapper.properties",
+    ".devcontainer.json",
+    "pyrightconfig.json",
+];
+const PROTECTED_DIRS: &[&str] = &[
+    ".git",
+    ".vscode",
+    ".idea",
+    ".claude",
+    ".husky",
+    ".cargo",
+    ".devcontainer",
+    ".yarn",
+    ".mvn",
+];
+
+/// Whether `real` (resolved) is one of claude's protected files, or in one of its folders, in
+/// the workspace (names compared without case).
+fn is_protected(real: &std::path::Path, roots: &[PathBuf]) -> bool {
+    let rel = roots
+        .iter()
+        .find_map(|root| real.strip_prefix(root).ok())
+        .unwrap_or(real);
+    let names: Vec<String> = rel
+        .iter()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .collect();
+    let Some((file, dirs)) = names.split_last() else {
+        return false;
+    };
+    PROTECTED_FILES.iter().any(|f| f.eq_ignore_ascii_case(file))
+        || dirs.iter().any(|d| PROTECTED_DIRS.contains(&d.as_str()))
+        || names.windows(2).any(|w| w[0] == ".config" && w[1] == "git")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claudes_protected_files_are_named_in_any_case_and_folder() {
+        let roots = [PathBuf::from("/w")];
+        let protected = |p: &str| is_protected(std::path::Path::new(p), &roots);
+        assert!(protected("/w/.git/hooks/pre-commit"));
+        assert!(protected("/w/.claude/settings.json"));
+        assert!(protected("/w/sub/.BASHRC"));
+        assert!(protected("/w/.mcp.json"));
+        assert!(protected("/w/a/.vscode/settings.json"));
+        assert!(!protected("/w/src/main.rs"));
+        assert!(!protected("/w/.gitignore"));
     }
 }

@@ -314,16 +314,9 @@ impl RulesInForce {
     }
 }
 
-/// The user's home directory, resolved (`$HOME`; `%USERPROFILE%` on Windows).
+/// The user's home directory, resolved.
 fn home_dir() -> Option<PathBuf> {
-    use crate::platform::os::Os;
-    let name = if Os::CURRENT == Os::Windows {
-        "USERPROFILE"
-    } else {
-        "HOME"
-    };
-    let home = std::env::var_os(name).filter(|v| !v.is_empty())?;
-    crate::platform::real_path::real_path(Path::new(&home))
+    crate::platform::real_path::real_path(&crate::platform::dirs::home_dir()?)
 }
 
 /// The cwd and `dirs`, resolved, once each.

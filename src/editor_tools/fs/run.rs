@@ -64,7 +64,8 @@ impl EditorFiles {
                     "InputValidationError: The required parameter `file_path` is missing",
                 ))
             })?;
-        let path = Path::new(path);
+        // `~/x` is the home directory's, as claude's own tools take it.
+        let path = crate::platform::dirs::expand_home(path);
         Ok(if path.is_absolute() {
             path.to_path_buf()
         } else {

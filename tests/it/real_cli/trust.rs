@@ -249,3 +249,29 @@ async fn a_workspace_that_runs_nothing_is_never_asked_and_a_trusted_one_not_agai
         .collect();
     assert!(asked.is_empty(), "asked: {asked:?}");
 }
+
+#[tokio::test]
+async fn the_projects_deny_rules_hold_before_trust() {
+    let mock = MockApi::start(vec![Rule::on_tool_result(Reply::text("Done."))]);
+    let env = ClaudeEnv::new(&mock);
+    Setting::Hook.write(&env, &mock);
+    let secret = env.work_dir().join("secret.txt");
+    std::fs::write(&secret, "TOP-SECRET").unwrap();
+    mock.push_rule(Rule::on_prompt(
+        "read it",
+        Reply::tool_use("Read", json!({"file_path": secret})),
+    ));
+    mock.push_rule(Rule::always(Reply::text("Hi.")));
+    let c = adapter(&env).await;
+    let id = c.new_session(env.work_dir()).await;
+    let _trust_ask = c.next_request("session/request_permission").await;
+    // claude's own Read (the editor serves no files), in the default mode: a file in the
+    // workspace is read unasked unless a deny rule says otherwise.
+    let stop = c.prompt(&id, "read it").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+    let result = mock.last_tool_result_text().unwrap_or_default();
+    assert!(
+        !result.contains("TOP-SECRET"),
+        "the project's deny rule let the secret through: {result}"
+    );
+}

@@ -190,8 +190,8 @@ async fn paths_outside_the_workspace_are_asked_however_they_are_named() {
 }
 
 /// A deny rule of claude's settings reaches the editor's Read and the terminal: `Read(**/.env)` in
-/// the user's settings refuses the editor's Read of `.env` without asking, and `cat .env` is
-/// asked (rejected: not run).
+/// the user's settings refuses the editor's Read of `.env` and `cat .env` in the terminal without
+/// asking, as claude refuses both.
 #[tokio::test]
 async fn a_read_deny_rule_of_the_users_settings_refuses_the_editors_read() {
     let t = Trial::new();
@@ -211,11 +211,7 @@ async fn a_read_deny_rule_of_the_users_settings_refuses_the_editors_read() {
         "{:?}",
         t.terminals.created()
     );
-    assert_eq!(
-        t.asked(),
-        ["Run `cat .env`"],
-        "the Read is refused, not asked"
-    );
+    assert!(t.asked().is_empty(), "refused, not asked: {:#?}", t.asked());
 }
 
 /// The same rule in `_meta.claudeCode.options.settings` refuses the editor's Read too.
@@ -295,4 +291,69 @@ async fn a_projects_allow_rules_do_not_approve_its_own_commands() {
         t.terminals.created()
     );
     assert_eq!(t.asked(), ["Run `touch x`"]);
+}
+
+/// The read-only list knows each command's options: one that runs a program, writes, sets the
+/// clock or reads a file outside is asked (rejected: not run), and so is a symlink to a file
+/// outside; a plain read inside still runs unasked.
+#[tokio::test]
+async fn the_read_only_list_asks_about_options_that_run_write_or_read_outside() {
+    let t = Trial::new();
+    let outside = t.outside.display().to_string();
+    let asked = [
+        "sort --compress-program=sh --buffer-size=16K notes.txt".to_owned(),
+        format!("sort -o{outside}/sorted.txt notes.txt"),
+        "date -s 2001-01-01".to_owned(),
+        format!("date --file={outside}/secret.txt"),
+        "cat link.txt".to_owned(),
+        format!("git diff --no-index {outside}/secret.txt notes.txt"),
+    ];
+    let mut calls: Vec<(&str, Value)> = asked.iter().map(|c| bash(c)).collect();
+    calls.push(bash("cat notes.txt"));
+    t.run(json!({}), &calls).await;
+    let ran: Vec<String> = t.terminals.created().into_iter().map(|(c, _)| c).collect();
+    assert_eq!(ran, ["cat notes.txt"], "only the plain read runs unasked");
+    assert_eq!(t.asked().len(), asked.len(), "{:#?}", t.asked());
+}
+
+/// In acceptEdits, claude asks before writing its protected files (`~/.bashrc`,
+/// `.claude/settings.json`) and refuses to write a file a Read deny rule keeps or a symlink:
+/// so do the editor's tools, while a plain new file is written unasked.
+#[tokio::test]
+async fn accept_edits_leaves_protected_files_asked_and_denied_ones_refused() {
+    let t = Trial::new();
+    t.settings(
+        t.env.home_dir().join(".claude/settings.json"),
+        json!({"permissions": {"deny": ["Read(**/.env)"]}}),
+    );
+    let write = |path: &str| {
+        (
+            "mcp__acp__Write",
+            json!({"file_path": path, "content": "written"}),
+        )
+    };
+    t.run(
+        json!({"permissionMode": "acceptEdits"}),
+        &[
+            write("~/.bashrc"),
+            write(".claude/settings.json"),
+            write(".env"),
+            write("link.txt"),
+            write("new.txt"),
+        ],
+    )
+    .await;
+    let written: Vec<String> = t.buffers.writes().into_iter().map(|(p, _)| p).collect();
+    assert_eq!(
+        written,
+        [t.work().join("new.txt").display().to_string()],
+        "{:#?}",
+        t.results()
+    );
+    assert!(!t.env.home_dir().join(".bashrc").exists());
+    assert_eq!(t.asked().len(), 2, "{:#?}", t.asked());
+    assert_eq!(
+        std::fs::read_to_string(t.outside.join("secret.txt")).unwrap(),
+        SECRET
+    );
 }
