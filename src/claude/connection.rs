@@ -142,13 +142,15 @@ impl ClaudeHandle {
         self.send(ClaudeInput::success(request_id, response))
     }
 
-    /// Answers claude's `can_use_tool` with the editor's (or the adapter's) decision.
+    /// Answers claude's `can_use_tool` with the editor's (or the adapter's) decision, and who
+    /// made it when that is known.
     pub(crate) fn answer_permission(
         &self,
         request_id: &str,
         decision: crate::claude::wire::PermissionDecision,
+        by: Option<crate::claude::wire::DecisionClassification>,
     ) -> impl Future<Output = Result<(), ClaudeError>> + Send + 'static {
-        self.respond_success(request_id, decision.into_value())
+        self.respond_success(request_id, decision.into_value_by(by))
     }
 
     /// Answers one of claude's control requests with an error.

@@ -35,7 +35,8 @@ pub use mcp_config::{
 };
 pub use permission_prompt::{PermissionPromptArgs, permission_prompt_schema};
 pub use permission_update::{
-    PermissionDecision, PermissionRule, PermissionSettings, PermissionUpdate, UpdateKind,
+    DecisionClassification, PermissionDecision, PermissionRule, PermissionSettings,
+    PermissionUpdate, UpdateKind,
 };
 pub use prompt::{ImageSource, InputBlock, Priority, UserInputMessage};
 pub use rate_limit::{RateLimitEvent, RateLimitInfo, RateLimitWindowInfo};

@@ -13,7 +13,9 @@ use super::in_force::{RuleSources, RulesInForce};
 use super::rules::SessionRules;
 use super::{editor_bash, editor_tools, route};
 use crate::claude::ClaudeHandle;
-use crate::claude::wire::{CanUseTool, OutboundControl, PermissionDecision};
+use crate::claude::wire::{
+    CanUseTool, DecisionClassification, OutboundControl, PermissionDecision,
+};
 use crate::domain::EditorClient;
 use crate::editor_tools::fs::EditorFiles;
 use crate::editor_tools::terminal::EditorTerminal;
@@ -43,6 +45,14 @@ pub struct PermissionAsker {
 
 impl PermissionAsker {
     pub async fn ask(&self, req: CanUseTool) -> PermissionDecision {
+        self.decide(req).await.0
+    }
+
+    /// [`PermissionAsker::ask`], with who decided (for claude's `can_use_tool` answer).
+    pub async fn decide(
+        &self,
+        req: CanUseTool,
+    ) -> (PermissionDecision, Option<DecisionClassification>) {
         let asking = Asking {
             editor: self.editor.as_ref(),
             session_id: &self.session_id,
@@ -90,7 +100,7 @@ impl PermissionAsker {
         if let Some(mode) = decision.mode_change {
             let _ = self.mode_changes.send(mode);
         }
-        decision.reply
+        (decision.reply, decision.by)
     }
 
     /// The rules in force now: the running claude's list, or, from a claude without one, the

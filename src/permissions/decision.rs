@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::rules::SessionRules;
-use crate::claude::wire::{CanUseTool, PermissionDecision, ToolUseMeta};
+use crate::claude::wire::{CanUseTool, DecisionClassification, PermissionDecision, ToolUseMeta};
 use crate::domain::{
     EditorClient, EditorError, PermissionAsk, PermissionOption, PermissionOutcome, ToolCall,
     ToolCallUpdate,
@@ -27,6 +27,9 @@ pub struct Decision {
     /// rules, all of them (claude replaces the list rather than merging it). A deny reply cannot
     /// carry rules itself: the pinned claude drops `updatedPermissions` on a deny.
     pub flag_settings: Option<Value>,
+    /// Who decided, for claude's record of the call: a person's answer, or a rule or mode with
+    /// nobody asked (`None`: claude infers a person's answer).
+    pub by: Option<DecisionClassification>,
 }
 
 impl Decision {
@@ -36,6 +39,20 @@ impl Decision {
             reply,
             mode_change: None,
             flag_settings: None,
+            by: None,
+        }
+    }
+
+    /// A reply decided by a rule or the mode, nobody asked.
+    pub(super) fn without_asking(reply: PermissionDecision) -> Self {
+        Self::plain(reply).by(DecisionClassification::Config)
+    }
+
+    /// The decision, made by `by`.
+    pub(super) fn by(self, by: DecisionClassification) -> Self {
+        Self {
+            by: Some(by),
+            ..self
         }
     }
 }

@@ -40,7 +40,7 @@ pub async fn decide(
     req: CanUseTool,
 ) -> Decision {
     let allow = || {
-        Decision::plain(PermissionDecision::Allow {
+        Decision::without_asking(PermissionDecision::Allow {
             updated_input: allowed_input(&req),
             updated_permissions: Vec::new(),
         })
@@ -70,16 +70,18 @@ pub async fn decide(
     let choices = options::build(&shown, asking.cwd);
     let settings = BashRules::of(in_force, builtin);
     if settings.denies(&command) {
-        return Decision::plain(deny(format!(
+        return Decision::without_asking(deny(format!(
             "Permission to run `{command}` is denied by a {builtin} rule in the settings."
         )));
     }
     let ruled_out: Vec<String> = choices.deny_rules.iter().map(|r| r.setting()).collect();
     if asking.rules.denies_all(&ruled_out) {
+        // The person's "always reject" earlier in the session.
         return Decision::plain(deny(format!(
             "The user rejected every {builtin} call like this one for the rest of the session ({}).",
             options::labels(&choices.deny_rules)
-        )));
+        )))
+        .by(crate::claude::wire::DecisionClassification::UserReject);
     }
     let check = |arg: &str| path_check(in_force, dir, arg);
     let verdict = match builtin {

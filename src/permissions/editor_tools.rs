@@ -55,7 +55,7 @@ pub async fn decide(
             .find(|r| r.content.is_none()),
     };
     if let Some(rule) = ruled.filter(|r| r.behavior == Behavior::Deny) {
-        return Decision::plain(deny(format!(
+        return Decision::without_asking(deny(format!(
             "Permission to use {builtin} on {} has been denied by a rule ({}, from {}).",
             written
                 .as_deref()
@@ -92,7 +92,7 @@ pub async fn decide(
         .is_some_and(|real| is_protected(real, &in_force.roots));
     let allowed_by_rule = ruled.is_some_and(|r| r.behavior == Behavior::Allow);
     let allow = || {
-        Decision::plain(PermissionDecision::Allow {
+        Decision::without_asking(PermissionDecision::Allow {
             updated_input: allowed_input(&req),
             updated_permissions: Vec::new(),
         })
@@ -106,14 +106,16 @@ pub async fn decide(
     let choices = options::build(&shown, asking.cwd);
     let ruled_out: Vec<String> = choices.deny_rules.iter().map(|r| r.setting()).collect();
     if asking.rules.denies_all(&ruled_out) {
+        // The person's "always reject" earlier in the session.
         return Decision::plain(deny(format!(
             "The user rejected every {builtin} call like this one for the rest of the session ({}).",
             options::labels(&choices.deny_rules)
-        )));
+        )))
+        .by(crate::claude::wire::DecisionClassification::UserReject);
     }
     match builtin {
         "Write" | "Edit" if mode == "plan" => {
-            return Decision::plain(deny(format!(
+            return Decision::without_asking(deny(format!(
                 "{builtin} is not allowed in plan mode: present the plan with ExitPlanMode first."
             )));
         }

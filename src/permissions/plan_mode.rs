@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use super::decision::{Decision, allowed_input, call_update, deny, tool_call};
 use super::reply::failed;
-use crate::claude::wire::{CanUseTool, PermissionDecision, PermissionUpdate};
+use crate::claude::wire::{
+    CanUseTool, DecisionClassification, PermissionDecision, PermissionUpdate,
+};
 use crate::domain::{
     EditorClient, PermissionAsk, PermissionOption, PermissionOptionKind, PermissionOutcome,
     ToolContent,
@@ -88,5 +90,6 @@ fn approve(req: &CanUseTool, mode: &str) -> Decision {
         },
         mode_change: Some(mode.to_owned()),
         flag_settings: None,
+        by: Some(DecisionClassification::UserTemporary),
     }
 }

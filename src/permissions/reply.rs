@@ -7,7 +7,7 @@
 use super::decision::{Decision, deny, take_allowed_input};
 use super::options::{ALLOW_ALWAYS, ALLOW_ONCE, Choices, REJECT_ALWAYS, REJECT_ONCE, labels};
 use super::rules::SessionRules;
-use crate::claude::wire::{CanUseTool, PermissionDecision};
+use crate::claude::wire::{CanUseTool, DecisionClassification as By, PermissionDecision};
 use crate::domain::{EditorError, PermissionOutcome};
 
 pub fn answer(
@@ -25,7 +25,8 @@ pub fn answer(
         Ok(PermissionOutcome::Cancelled) => {
             return Decision::plain(deny(format!(
                 "The user cancelled the permission request, so {tool} did not run."
-            )));
+            )))
+            .by(By::UserReject);
         }
         Err(e) => return Decision::plain(deny(failed(&tool, &e))),
     };
@@ -34,7 +35,8 @@ pub fn answer(
         ALLOW_ONCE if offered => Decision::plain(PermissionDecision::Allow {
             updated_input: take_allowed_input(req),
             updated_permissions: Vec::new(),
-        }),
+        })
+        .by(By::UserTemporary),
         ALLOW_ALWAYS if offered => {
             rules.remember_allowed(&choices.allow_always);
             Decision {
@@ -44,10 +46,11 @@ pub fn answer(
                 },
                 mode_change: choices.allow_always_mode.clone(),
                 flag_settings: None,
+                by: Some(By::UserPermanent),
             }
         }
         REJECT_ONCE if offered => {
-            Decision::plain(deny(format!("The user rejected this {tool} call.")))
+            Decision::plain(deny(format!("The user rejected this {tool} call."))).by(By::UserReject)
         }
         REJECT_ALWAYS if offered => Decision {
             reply: deny(format!(
@@ -64,6 +67,7 @@ pub fn answer(
                         .collect::<Vec<_>>(),
                 ),
             ),
+            by: Some(By::UserReject),
         },
         other => Decision::plain(deny(format!(
             "Denied: the editor answered with an option this prompt did not offer (`{other}`), so {tool} did not run."

@@ -25,7 +25,30 @@ pub enum PermissionDecision {
     },
 }
 
+/// Who decided a `can_use_tool` answer (the agent SDK's `PermissionDecisionClassification`):
+/// claude keeps it in the call's record. A person's answer as they gave it; `Config` for one the
+/// host decided by itself (a mode, a rule) with nobody asked. Unset, claude infers a person's
+/// answer (temporary for an allow, a reject for a deny).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionClassification {
+    UserTemporary,
+    UserPermanent,
+    UserReject,
+    Config,
+}
+
 impl PermissionDecision {
+    /// [`PermissionDecision::into_value`] with who decided it, if known.
+    pub fn into_value_by(self, by: Option<DecisionClassification>) -> Value {
+        let mut reply = self.into_value();
+        if let Some(by) = by {
+            reply["decisionClassification"] =
+                serde_json::to_value(by).expect("a classification serializes");
+        }
+        reply
+    }
+
     /// The decision as the payload of claude's control response.
     pub fn to_value(&self) -> Value {
         // Strings, bools and JSON values only: serializing cannot fail.

@@ -80,6 +80,32 @@ fn deny_always_carries_a_message_and_allow_an_input() {
 }
 
 #[test]
+fn an_answer_says_who_decided_it_in_the_agent_sdks_words() {
+    use super::DecisionClassification as By;
+    let allow = || PermissionDecision::Allow {
+        updated_input: json!({}),
+        updated_permissions: vec![],
+    };
+    for (by, word) in [
+        (By::UserTemporary, "user_temporary"),
+        (By::UserPermanent, "user_permanent"),
+        (By::UserReject, "user_reject"),
+        (By::Config, "config"),
+    ] {
+        assert_eq!(
+            allow().into_value_by(Some(by))["decisionClassification"],
+            word
+        );
+    }
+    assert!(
+        allow()
+            .into_value_by(None)
+            .get("decisionClassification")
+            .is_none()
+    );
+}
+
+#[test]
 fn control_requests_serialize_as_claude_expects() {
     let line = ClaudeInput::ControlRequest {
         request_id: "a".into(),

@@ -229,8 +229,8 @@ impl SessionActor {
                 let internal = self.inbox.tx.clone();
                 let rid = request_id.clone();
                 let task = tokio::spawn(async move {
-                    let reply = asker.ask(*ask).await;
-                    let _ = handle.answer_permission(&rid, reply).await;
+                    let (reply, by) = asker.decide(*ask).await;
+                    let _ = handle.answer_permission(&rid, reply, by).await;
                     let _ = internal.send(Internal::PermissionDone { request_id: rid });
                 });
                 self.asks.started(request_id, task, AskKind::Permission);

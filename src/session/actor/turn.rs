@@ -234,7 +234,8 @@ impl SessionActor {
                         message: "The user cancelled the turn.".into(),
                         interrupt: true,
                     };
-                    deliver(h.answer_permission(&request_id, decision));
+                    let by = Some(crate::claude::wire::DecisionClassification::UserReject);
+                    deliver(h.answer_permission(&request_id, decision, by));
                 }
                 AskKind::Elicitation => {
                     deliver(h.respond_success(&request_id, ElicitationAnswer::Cancel.to_value()))

@@ -42,19 +42,18 @@ on_each_claude! {
 /// Forces the MCP permission path.
 const MCP: [&str; 2] = ["--permission-transport", "mcp"];
 
-#[tokio::test]
-async fn always_reject_denies_the_same_write_later() {
-    always_reject_denies_the_same_write_later_without_asking(pinned_version(), &[]).await;
+// Every answer carries who decided it (`decisionClassification`): every claude of the range
+// takes it, the ones before it was named too.
+crate::on_each_claude! {
+    always_reject_denies_the_same_write_later =>
+        |version| always_reject_denies_the_same_write_later_without_asking(version, &[]);
+    allow_all_edits_spares_the_next_write_and_shows_the_mode =>
+        |version| allow_all_edits_spares_the_next_write(version, &[]);
 }
 
 #[tokio::test]
 async fn over_mcp_always_reject_denies_the_same_write_later() {
     always_reject_denies_the_same_write_later_without_asking(pinned_version(), &MCP).await;
-}
-
-#[tokio::test]
-async fn allow_all_edits_spares_the_next_write_and_shows_the_mode() {
-    allow_all_edits_spares_the_next_write(pinned_version(), &[]).await;
 }
 
 #[tokio::test]

@@ -167,3 +167,24 @@ async fn a_write_too_large_for_one_buffered_line_reaches_the_editor_whole_and_it
         written.len()
     );
 }
+
+/// claude keeps who answered a permission ask in the call's record: an "always allow" is a
+/// person's answer for good (`decisionClassification: "user_permanent"`), which the stand-in's
+/// script expects before it writes the file.
+#[tokio::test]
+async fn an_always_allow_tells_claude_a_person_allowed_it_for_good() {
+    let s = Standin::new("write_allow_always_classified");
+    let c = s.adapter(&[]);
+    c.on_request(
+        "session/request_permission",
+        crate::support::acp_client::choose_permission("allow_always"),
+    );
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    let stop = c
+        .prompt(&id, "Please create hello.txt")
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{}", c.stderr_text()));
+    assert_eq!(stop["stopReason"], "end_turn");
+    assert!(s.work.join("hello.txt").exists(), "the Write ran");
+}
