@@ -1,73 +1,47 @@
 //! One session: a task that owns its claude process and runs one turn at a time.
 //!
 //! Everything about a session happens here, in order: prompts, cancels, mode changes, claude's
-//! output and its control requests. Work that waits on the editor (permission asks) or on claude
-//! (control replies, mode and model changes) runs in tasks of its own and reports back, so the
-//! loop never stalls.
+//! output and its control requests. The session is made of parts that own their state and its
+//! handling: the turn (`turn/`: the prompt being answered, those waiting, claude-acp's own
+//! commands), the running claude (`claude/`: its process, its asks of the editor, its end),
+//! the settings (`settings/`), `/undo` and `/rewind` (`rewind/`), and the editor-served tools'
+//! per-session state (`tools.rs`); what they share is `ctx.rs`. This loop routes each message to
+//! the part it belongs to (claude's events: `events.rs`). Work that waits on the editor
+//! (permission asks) or on claude (control replies, mode and model changes) runs in tasks of the
+//! parts and reports back, so the loop never stalls.
 
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use std::time::Duration;
-
-use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use self::asks::PendingAsks;
-use self::next_claude::NextClaude;
-pub(crate) use self::options::OpenedOptions;
-use self::rewind::RewindDone;
-use self::running::RunningClaude;
-use self::settings::{Setting, SettingReply};
-use self::toggles::Switches;
-use self::turn::Turn;
+use self::claude::Claude;
+pub(crate) use self::ctx::Reply;
+use self::ctx::{SessionContext, Tell};
+use self::settings::{ClaudeModel, SettingReply, Settings, Toggle};
+pub(crate) use self::settings::{OpenedOptions, Switches};
+use self::tools::EditorTools;
+use self::turn::{Parts, Turns};
 use super::config::AdapterConfig;
 use super::spawn::{SessionFlags, Start};
-use crate::claude::ExitInfo;
 use crate::claude::wire::ModelInfo;
 use crate::domain::McpServer;
 use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome};
 use crate::editor_tools::fs::EditLog;
-use crate::editor_tools::server::ToolServer;
 use crate::editor_tools::setting::{self, ServedBy};
 use crate::history::RewindPoint;
-use crate::permissions::fallback::{BreakSymptom, PermissionPath};
-use crate::permissions::{self, asker::PermissionAsker};
 use crate::translate::TurnTranslator;
 
-mod agent;
-mod answers;
-mod asks;
-mod background;
-mod claude_io;
-mod context;
-mod effort;
-mod elicit;
-mod files;
-mod idle;
-mod logout;
-mod mcp;
-mod next_claude;
-mod options;
-mod queue;
+mod claude;
+mod ctx;
+mod events;
 mod rewind;
-mod rewind_asks;
-mod rewind_editor;
-mod running;
 mod settings;
-mod switch;
-mod terminal;
-mod title;
-mod toggles;
+mod tools;
 mod turn;
-
-/// How long a control request to claude may take.
-const CONTROL_TIMEOUT: Duration = Duration::from_secs(10);
-
-pub(crate) type Reply<T> = oneshot::Sender<Result<T, AgentError>>;
 
 /// What the rest of the adapter asks of a session.
 pub(crate) enum Command {
@@ -140,30 +114,11 @@ enum Flow {
     Stop,
 }
 
-/// What the session's own helper tasks report back.
+/// What the parts' own tasks report back, each to the part it came from.
 enum Internal {
-    /// claude's answer to our `initialize`.
-    Initialized(Value),
-    /// claude's answer to `get_settings`, asked when it starts.
-    ClaudeSettings(Value),
-    /// A permission ask or an MCP server's question has been answered (or withdrawn).
-    PermissionDone { request_id: String },
-    /// A session that waited for claude's models waited long enough.
-    OptionsDeadline,
-    /// claude's answer to `get_context_usage`, for a `/context` prompt.
-    ContextUsage(Result<Value, String>),
-    /// The answer to a `/mcp` prompt.
-    McpDone(String),
-    /// A `/undo` or `/rewind` has run its course.
-    RewindDone(Result<RewindDone, AgentError>),
-    /// The claude a switch to the MCP permission path stopped has exited.
-    SwitchReady(BreakSymptom),
-    /// claude answered a mode or model change, or did not in time.
-    SettingDone {
-        setting: Setting,
-        answer: Result<(), crate::claude::ClaudeError>,
-        reply: SettingReply,
-    },
+    Claude(claude::Done),
+    Settings(settings::Done),
+    Turn(turn::Done),
 }
 
 /// What a session is opened with.
@@ -197,57 +152,28 @@ pub(crate) struct Closed {
     pub(crate) switches: Switches,
 }
 
-/// What the session is and talks to: fixed when it opens, except claude's flags, which follow
-/// the settings so a restarted claude starts with them.
-struct SessionContext {
-    id: String,
-    cwd: PathBuf,
-    config: Arc<AdapterConfig>,
-    editor: Arc<dyn EditorClient>,
-    /// claude's command-line flags (`--model`, `--effort`, `--permission-mode` kept current).
-    flags: SessionFlags,
-    /// The editor's MCP servers, passed to claude in `--mcp-config`.
-    editor_servers: Vec<McpServer>,
-    /// While the workspace is not trusted, claude starts without its project's settings.
-    untrusted: Option<crate::session::trust::Untrusted>,
-}
-
-/// What the session's own tasks report back to its loop.
-struct Inbox {
-    tx: mpsc::UnboundedSender<Internal>,
-    rx: mpsc::UnboundedReceiver<Internal>,
+pub(crate) struct SessionActor {
+    ctx: SessionContext,
+    /// The running claude, how the next one starts, and its asks of the editor.
+    claude: Claude,
+    /// The prompt being answered, those waiting behind it, and claude's output translated.
+    turns: Turns,
+    /// Mode, model, effort, toggles, agent and tools as the editor sees them, and what it was told.
+    settings: Settings,
+    /// What the session serves claude in the editor's place (files, terminal) and their state.
+    tools: EditorTools,
+    /// What the parts' own tasks report back.
+    inbox: mpsc::UnboundedReceiver<Internal>,
     /// Modes the permission asker saw claude enter (an approved plan, an "always allow" edit).
     mode_changes: mpsc::UnboundedReceiver<String>,
 }
 
-pub(crate) struct SessionActor {
-    ctx: SessionContext,
-    /// The running claude, and how the next one resumes the conversation.
-    claude: RunningClaude,
-    next: NextClaude,
-    /// The prompt being answered, and claude's output for it translated for the editor.
-    turn: Option<Turn>,
-    /// The prompts waiting behind it, and the user messages claude has yet to answer.
-    queue: queue::PromptQueue,
-    /// The latest answer given, until it is queued to the editor: claude's output waits for it.
-    answers_written: Option<turn::AnswersWritten>,
-    translator: TurnTranslator,
-    /// Mode, model and effort as the editor sees them, and what it was told.
-    settings: settings::Settings,
-    /// How permission asks reach the editor, whichever transport brings them.
-    asker: PermissionAsker,
-    /// How claude's permission asks reach us (and whether a broken stdio channel switches it).
-    path: PermissionPath,
-    asks: PendingAsks,
-    /// "Always reject" rules of this session, re-sent to a restarted claude.
-    rules: permissions::SessionRules,
-    /// What the session serves claude in the editor's place (files, terminal) and their state.
-    tools: files::EditorTools,
-    /// When claude last had something to do (it is stopped after the idle timeout).
-    idle: idle::Idle,
-    inbox: Inbox,
-    /// Whether the editor was told the title (once, after the first turn).
-    title_announced: bool,
+/// How a part's tasks report to the loop: into the one inbox, as `wrap` says whose it is.
+fn tell<T: 'static>(tx: &mpsc::UnboundedSender<Internal>, wrap: fn(T) -> Internal) -> Tell<T> {
+    let tx = tx.clone();
+    Tell::new(move |what| {
+        let _ = tx.send(wrap(what));
+    })
 }
 
 impl SessionActor {
@@ -270,80 +196,74 @@ impl SessionActor {
             switches,
             untrusted,
         } = spec;
-        let (tx, rx) = mpsc::unbounded_channel();
-        let (mode_tx, mode_changes) = mpsc::unbounded_channel();
-        let rules = permissions::SessionRules::new();
-        let claude = RunningClaude::default();
-        let asker = PermissionAsker {
-            editor: editor.clone(),
-            session_id: id.clone(),
-            cwd: cwd.clone(),
-            rules: rules.clone(),
-            claude: claude.shared_handle(),
-            mode_changes: mode_tx,
-            mode: Arc::new(std::sync::Mutex::new(mode.clone())),
-            files: Arc::default(),
-            terminal: Arc::default(),
-            sources: permissions::RuleSources::from_flags(
-                &cwd,
-                &flags.extra_args,
-                &flags.secret_files,
-            ),
-        };
-        let mut settings = settings::Settings::new(mode, models, &flags);
-        settings.toggles.fast = switches.fast;
-        settings.toggles.ultracode = switches.ultracode;
+        let (tx, inbox) = mpsc::unbounded_channel();
         let edit_log = EditLog::new(config.claude_config_dir.clone(), id.clone());
+        let translator = {
+            let mut translator = TurnTranslator::new(cwd.clone());
+            translator.forward_subagent_text(flags.forward_subagent_text);
+            translator.name_session(&id);
+            translator
+        };
+        let ctx = SessionContext {
+            id,
+            cwd,
+            config,
+            editor,
+            flags,
+            editor_servers,
+            untrusted,
+        };
+        let (claude, asker_mode, mode_changes) = Claude::new(
+            &ctx,
+            mode.clone(),
+            start,
+            rewind,
+            tell(&tx, Internal::Claude),
+        );
+        let initial = settings::Initial {
+            mode,
+            models,
+            switches,
+            file_edits,
+            terminal,
+        };
+        let settings = Settings::new(
+            initial,
+            &ctx.flags,
+            asker_mode,
+            tell(&tx, Internal::Settings),
+        );
         let mut actor = Self {
-            asker,
-            path: PermissionPath::new(config.permission_transport),
-            translator: {
-                let mut translator = TurnTranslator::new(cwd.clone());
-                translator.forward_subagent_text(flags.forward_subagent_text);
-                translator.name_session(&id);
-                translator
-            },
             claude,
-            next: NextClaude::new(start, rewind),
-            turn: None,
-            queue: queue::PromptQueue::default(),
-            answers_written: None,
+            turns: Turns::new(translator, tell(&tx, Internal::Turn)),
             settings,
-            asks: PendingAsks::default(),
-            rules,
-            inbox: Inbox {
-                tx,
-                rx,
-                mode_changes,
-            },
-            title_announced: false,
-            idle: idle::Idle::new(config.idle_timeout),
-            tools: files::EditorTools {
-                file_edits,
-                terminal,
-                edit_log,
-                served: ToolServer::default(),
-                file_tasks: Vec::new(),
-                restart_due: false,
-            },
-            ctx: SessionContext {
-                id,
-                cwd,
-                config,
-                editor,
-                flags,
-                editor_servers,
-                untrusted,
-            },
+            tools: EditorTools::new(edit_log),
+            inbox,
+            mode_changes,
+            ctx,
         };
         // A session opened on a gateway's route offers the models it lists from the start.
-        actor.offer_models(settings::ClaudeModel::NextStart);
+        let handle = actor.claude.handle();
+        actor
+            .settings
+            .offer_models(&mut actor.ctx, ClaudeModel::NextStart, handle);
         actor
     }
 
     /// Starts claude now, so the first prompt finds it warm. Never waits on a model turn.
     pub(crate) fn start(&mut self) -> Result<(), AgentError> {
-        self.ensure_claude()
+        self.parts().1.ensure_claude()
+    }
+
+    /// The turn part, and the others as a turn uses them.
+    fn parts(&mut self) -> (&mut Turns, Parts<'_>) {
+        let parts = Parts {
+            ctx: &mut self.ctx,
+            claude: &mut self.claude,
+            tools: &mut self.tools,
+            settings: &mut self.settings,
+        };
+        (&mut self.turns, parts)
     }
 
     /// Runs until the session is closed or every handle to it is gone.
@@ -357,18 +277,18 @@ impl SessionActor {
                 .catch_unwind()
                 .await;
             match step {
-                Ok(Flow::Go) => self.idle.touch(),
+                Ok(Flow::Go) => self.claude.touch(),
                 Ok(Flow::Stop) => return,
                 Err(panic) => self.recover_from_panic(&*panic),
             }
         }
     }
 
-    /// Waits for the next thing to happen and handles it.
+    /// Waits for the next thing to happen and hands it to the part it belongs to.
     async fn step(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) -> Flow {
-        let deadline = self.turn.as_ref().and_then(|t| t.deadline);
-        let idle_at = self.idle_deadline();
-        let answer_pending = self.answers_written.clone();
+        let deadline = self.turns.deadline();
+        let idle_at = self.claude.idle_deadline(self.turns.running(), &self.tools);
+        let answer_pending = self.turns.answer_pending();
         tokio::select! {
             cmd = commands.recv() => match cmd {
                 Some(Command::Close { reply }) => {
@@ -386,21 +306,25 @@ impl SessionActor {
             },
             // The editor sees an answer before what claude does next (the next prompt's turn).
             () = wait_written(answer_pending.clone()), if answer_pending.is_some() => {
-                self.answers_written = None;
+                self.turns.answer_written();
             }
             event = self.claude.next_event(&*self.ctx.editor), if answer_pending.is_none() => match event {
                 Some(event) => self.on_claude(event),
                 // The reader ends after its one `Exited`; a closed channel without it still means gone.
-                None => self.on_exit(ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
+                None => self.on_exit(crate::claude::ExitInfo { status: "unknown status".into(), code: None, stderr_tail: String::new() }),
             },
-            Some(internal) = self.inbox.rx.recv() => self.on_internal(internal).await,
-            Some(mode) = self.inbox.mode_changes.recv() => self.mode_changed(mode),
+            Some(internal) = self.inbox.recv() => self.on_internal(internal).await,
+            Some(mode) = self.mode_changes.recv() => self.settings.mode_changed(&self.ctx, mode),
             () = sleep_until(deadline) => {
                 tracing::warn!(session = %self.ctx.id, "claude did not end the turn after an interrupt; stopping it");
-                self.stop_claude();
-                self.finish_turn(Ok(StopReason::Cancelled));
+                self.claude.stop();
+                let (turns, mut p) = self.parts();
+                turns.finish(&mut p, Ok(StopReason::Cancelled));
             }
-            () = sleep_until(idle_at) => self.stop_idle_claude().await,
+            () = sleep_until(idle_at) => {
+                let turn = self.turns.running();
+                self.claude.stop_if_idle(&self.ctx, turn, &self.tools).await;
+            }
         }
         Flow::Go
     }
@@ -414,13 +338,13 @@ impl SessionActor {
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "no message".into());
         tracing::error!(session = %self.ctx.id, panic = %what, "internal error in the session; its claude is stopped");
-        self.asks.withdraw_all();
-        self.stop_claude();
-        if let Some(turn) = self.turn.as_mut() {
-            // An internal error is what the editor gets, even for a turn being cancelled.
-            turn.cancelled = false;
-        }
-        self.end_turns(
+        self.claude.withdraw_asks();
+        self.claude.stop();
+        // An internal error is what the editor gets, even for a turn being cancelled.
+        self.turns.not_cancelled();
+        let (turns, mut p) = self.parts();
+        turns.end_turns(
+            &mut p,
             Err(AgentError::Internal(format!(
                 "claude-acp hit an internal error in this session ({what}); its claude was stopped. \
                  The next prompt starts it again with the conversation intact."
@@ -436,64 +360,61 @@ impl SessionActor {
                 reply,
                 written,
                 inserted,
-            } => self.start_turn(blocks, reply, written, inserted),
-            Command::Cancel => self.cancel(),
+            } => {
+                let (turns, mut p) = self.parts();
+                turns.start(&mut p, blocks, reply, written, inserted);
+            }
+            Command::Cancel => {
+                let (turns, mut p) = self.parts();
+                turns.cancel(&mut p);
+            }
             Command::Steer {
                 blocks,
                 idle,
                 reply,
-            } => self.steer(blocks, idle, reply),
-            Command::StopTask { task_id, reply } => self.stop_task(task_id, reply),
+            } => {
+                let (turns, mut p) = self.parts();
+                turns.steer(&mut p, blocks, idle, reply);
+            }
+            Command::StopTask { task_id, reply } => {
+                self.claude.stop_task(&self.tools, task_id, reply);
+            }
             Command::CancelToolCall {
                 tool_call_id,
                 reply,
-            } => self.cancel_tool_call(tool_call_id, reply),
-            Command::CancelSubagent { task_id } => self.cancel_subagent(task_id),
+            } => {
+                let task_id = self.turns.translator.background_task_of(&tool_call_id);
+                self.claude
+                    .cancel_tool_call(&self.tools, tool_call_id, task_id, reply);
+            }
+            Command::CancelSubagent { task_id } => {
+                let runs = self.turns.translator.subagent_runs(&task_id);
+                self.claude.cancel_subagent(&self.ctx, task_id, runs);
+            }
             Command::SetMode { mode, reply } => self.set_mode(mode, SettingReply::Mode(reply)),
-            Command::SetConfigOption { id, value, reply } => match id.as_str() {
-                "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
-                "model" => self.set_model(value, SettingReply::ConfigOption(reply)),
-                "effort" => self.set_effort(value, SettingReply::ConfigOption(reply)),
-                agent::AGENT_ID => {
-                    let result = self.set_agent(&value).map(|()| self.config_options());
-                    let _ = reply.send(result);
-                }
-                toggles::FAST_ID => self.set_toggle(
-                    toggles::Toggle::Fast,
-                    &value,
-                    SettingReply::ConfigOption(reply),
-                ),
-                toggles::ULTRACODE_ID => self.set_toggle(
-                    toggles::Toggle::Ultracode,
-                    &value,
-                    SettingReply::ConfigOption(reply),
-                ),
-                other => {
-                    let result = match setting::find(other) {
-                        Some(setting) => self
-                            .set_tool_setting(setting, &value)
-                            .map(|()| self.config_options()),
-                        None => Err(AgentError::InvalidParams(format!(
-                            "unknown config option `{other}`"
-                        ))),
-                    };
-                    let _ = reply.send(result);
-                }
-            },
-            Command::Options { wait, reply } => self.answer_options(wait, reply),
+            Command::SetConfigOption { id, value, reply } => {
+                self.set_config_option(&id, value, reply);
+            }
+            Command::Options { wait, reply } => {
+                let claude_runs = self.claude.is_running();
+                self.settings
+                    .answer_options(&self.ctx, wait, claude_runs, reply);
+            }
             Command::LoggedOut { reply } => {
                 self.end_claude_for_logout().await;
                 let _ = reply.send(());
             }
             Command::RouteChanged => {
-                self.tools.restart_due = self.claude.is_running();
-                self.offer_models(settings::ClaudeModel::NextStart);
-                self.options_known();
+                self.claude.restart_due();
+                let handle = self.claude.handle();
+                self.settings
+                    .offer_models(&mut self.ctx, ClaudeModel::NextStart, handle);
+                self.settings.options_known(&self.ctx);
                 self.restart_if_due();
             }
             Command::Trusted { done } => {
                 self.ctx.untrusted = None;
-                self.tools.restart_due = self.claude.is_running();
+                self.claude.restart_due();
                 self.restart_if_due();
                 let _ = done.send(());
             }
@@ -503,48 +424,128 @@ impl SessionActor {
         }
     }
 
+    /// `session/set_mode`, or the `mode` config option: a claude stopped for being idle is
+    /// started again for it.
+    fn set_mode(&mut self, mode: String, reply: SettingReply) {
+        if let Err(e) = self.settings.check_mode(&self.ctx, &mode) {
+            reply.send_error(e);
+            return;
+        }
+        if self.claude.stopped_for_idle()
+            && let Err(e) = self.parts().1.ensure_claude()
+        {
+            reply.send_error(e);
+            return;
+        }
+        let handle = self.claude.handle();
+        self.settings.set_mode(&mut self.ctx, mode, handle, reply);
+    }
+
+    /// `session/set_config_option`: to the setting it names.
+    fn set_config_option(&mut self, id: &str, value: String, reply: Reply<Vec<ConfigOption>>) {
+        let handle = self.claude.handle();
+        match id {
+            "mode" => self.set_mode(value, SettingReply::ConfigOption(reply)),
+            "model" => {
+                let reply = SettingReply::ConfigOption(reply);
+                if let Err(e) = self.settings.check_model(&value) {
+                    reply.send_error(e);
+                    return;
+                }
+                if let Err(e) = self.parts().1.ensure_claude() {
+                    reply.send_error(e);
+                    return;
+                }
+                let handle = self.claude.handle().expect("claude is running");
+                self.settings.set_model(value, handle, reply);
+            }
+            "effort" => {
+                let reply = SettingReply::ConfigOption(reply);
+                self.settings
+                    .set_effort(&mut self.ctx, value, handle, reply);
+            }
+            settings::AGENT_ID => {
+                let begun = self.claude.conversation_begun();
+                let changed = self.settings.set_agent(&mut self.ctx, &value, begun);
+                let _ = reply.send(self.after_restart_setting(changed));
+            }
+            settings::FAST_ID => {
+                let reply = SettingReply::ConfigOption(reply);
+                self.settings
+                    .set_toggle(&self.ctx, Toggle::Fast, &value, handle, reply);
+            }
+            settings::ULTRACODE_ID => {
+                let reply = SettingReply::ConfigOption(reply);
+                self.settings
+                    .set_toggle(&self.ctx, Toggle::Ultracode, &value, handle, reply);
+            }
+            other => {
+                let result = match setting::find(other) {
+                    Some(setting) => {
+                        let changed = self.settings.set_tool_setting(setting, &value);
+                        self.after_restart_setting(changed)
+                    }
+                    None => Err(AgentError::InvalidParams(format!(
+                        "unknown config option `{other}`"
+                    ))),
+                };
+                let _ = reply.send(result);
+            }
+        }
+    }
+
+    /// A setting claude takes only at its start ("File edits", "Terminal", "Agent") was set:
+    /// when it changed, claude is stopped now if idle, else after the turn, and the editor sees
+    /// the options as they are now; the options answer the change.
+    fn after_restart_setting(
+        &mut self,
+        changed: Result<bool, AgentError>,
+    ) -> Result<Vec<ConfigOption>, AgentError> {
+        if changed? {
+            self.claude.restart_due();
+            self.restart_if_due();
+            self.settings.announce_options(&self.ctx);
+        }
+        Ok(self.settings.config_options(&self.ctx))
+    }
+
+    /// Stops claude for a changed setting once no turn is running; the next prompt resumes it.
+    fn restart_if_due(&mut self) {
+        let turn = self.turns.running();
+        self.claude.restart_if_due(&self.ctx, turn, &mut self.tools);
+    }
+
     async fn on_internal(&mut self, internal: Internal) {
         match internal {
-            Internal::Initialized(reply) => self.on_initialized(reply),
-            Internal::ClaudeSettings(reply) => self.on_claude_settings(&reply),
-            Internal::PermissionDone { request_id } => {
-                self.asks.answered(&request_id);
+            Internal::Claude(claude::Done::Initialized(reply)) => {
+                self.claude.initialized();
+                self.turns.offer_commands(&self.ctx, &reply);
+                let handle = self.claude.handle();
+                self.settings.on_initialized(&mut self.ctx, &reply, handle);
             }
-            Internal::OptionsDeadline => self.options_known(),
-            Internal::ContextUsage(answer) => self.on_context_usage(answer),
-            Internal::McpDone(text) => self.on_mcp_done(text),
-            Internal::RewindDone(done) => self.on_rewind_done(done).await,
-            Internal::SwitchReady(symptom) => self.retry_on_mcp(symptom),
-            Internal::SettingDone {
-                setting,
-                answer,
-                reply,
-            } => self.setting_done(setting, answer, reply),
+            Internal::Claude(claude::Done::Answered { request_id }) => {
+                self.claude.ask_done(&request_id);
+            }
+            Internal::Claude(claude::Done::SwitchReady(symptom)) => {
+                let (turns, mut p) = self.parts();
+                turns.retry_on_mcp(&mut p, symptom);
+            }
+            Internal::Settings(done) => self.settings.on_done(&mut self.ctx, done),
+            Internal::Turn(done) => {
+                let (turns, mut p) = self.parts();
+                turns.on_done(&mut p, done).await;
+            }
         }
     }
 
     async fn shutdown(&mut self) {
-        self.asks.withdraw_all();
         // Commands still running in the editor's terminals are killed and their terminals freed.
-        self.abort_file_tasks();
-        self.stop_background_tasks().await;
-        // With the process goes its MCP config, which may hold the editor's MCP secrets: gone
-        // before the session says it is closed.
-        if let Some(mut claude) = self.claude.ended() {
-            claude.shutdown(Duration::from_millis(500)).await;
-        }
-        self.path.stop();
-        self.end_turns(Ok(StopReason::Cancelled), true);
+        self.tools.abort_file_tasks();
+        self.claude.end(&self.ctx, true).await;
+        self.claude.close_path();
+        let (turns, mut p) = self.parts();
+        turns.end_turns(&mut p, Ok(StopReason::Cancelled), true);
     }
-}
-
-/// Lets a line already queued for claude finish writing in the background.
-fn deliver(sent: impl Future<Output = Result<(), crate::claude::ClaudeError>> + Send + 'static) {
-    tokio::spawn(async move {
-        if let Err(e) = sent.await {
-            tracing::debug!("control reply not delivered: {e}");
-        }
-    });
 }
 
 async fn wait_written(answer: Option<turn::AnswersWritten>) {

@@ -1,10 +1,12 @@
-//! How this adapter process was configured: where claude is and how sessions start it.
+//! How this adapter process was configured: where claude is and how sessions start it, and what
+//! it offers the editor.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::claude::launch::{Launch, ProcessLauncher};
 use crate::claude::locate::ClaudeCommand;
+use crate::domain::AgentFeatures;
 use crate::permissions::PermissionTransport;
 use crate::session::options_cache::{OPTIONS_WAIT, OptionsCache};
 
@@ -60,4 +62,26 @@ fn options_wait_from_env() -> std::time::Duration {
         .ok()
         .and_then(|ms| ms.parse().ok())
         .map_or(OPTIONS_WAIT, std::time::Duration::from_millis)
+}
+
+/// What this adapter offers the editor (`initialize`).
+pub(crate) fn features() -> AgentFeatures {
+    AgentFeatures {
+        load_session: true,
+        mcp_http: true,
+        mcp_sse: true,
+        list_sessions: true,
+        resume_session: true,
+        fork_session: true,
+        close_session: true,
+        delete_session: true,
+        additional_directories: true,
+        logout: true,
+        system_prompt: true,
+        prompt_queueing: true,
+        steering: true,
+        providers: true,
+        auth_methods: crate::auth::offered(crate::claude::install::has_key()),
+        auth_status: None,
+    }
 }

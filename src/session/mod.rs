@@ -2,20 +2,19 @@
 
 mod actor;
 pub mod config;
-mod delete;
 mod directories;
 mod id_locks;
 mod incoming;
 mod listing;
-mod load;
 mod login;
 pub(crate) mod meta;
 pub(crate) mod modes;
 pub(crate) mod options_cache;
-mod prompting;
 pub(crate) mod spawn;
+mod stored;
 pub(crate) mod trust;
 
+pub(crate) use self::config::features;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use incoming::{ControlAction, classify as classify_control_request};
 
@@ -31,8 +30,8 @@ use self::config::AdapterConfig;
 use self::listing::OpenSession;
 use self::spawn::{Start, SystemPromptParts};
 use crate::domain::{
-    AgentCore, AgentError, AgentFeatures, ConfigOption, EditorClient, Gateway, NewSession,
-    PromptBlock, ProviderRoute, SessionOpened, SessionPage, TurnOutcome,
+    AgentCore, AgentError, AgentFeatures, AnswerWritten, ConfigOption, EditorClient, Gateway,
+    Inserted, NewSession, PromptBlock, ProviderRoute, SessionOpened, SessionPage, TurnOutcome,
 };
 use crate::editor_tools::setting::{FILE_EDITS, ServedBy, TERMINAL};
 use crate::history::{self, HistoryError};
@@ -289,9 +288,33 @@ impl Sessions {
                 AgentError::InvalidParams(format!("no stored conversation with id {session_id}"))
             })
     }
-}
 
-impl Sessions {
+    /// Runs `blocks` as a prompt of `session_id`; `written` and `inserted` as the actor's
+    /// [`Command::Prompt`] takes them.
+    pub(super) async fn run_prompt(
+        &self,
+        session_id: &str,
+        blocks: Vec<PromptBlock>,
+        written: Option<AnswerWritten>,
+        inserted: Option<Inserted>,
+    ) -> Result<TurnOutcome, AgentError> {
+        crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
+        if let Ok(handle) = self.handle(session_id) {
+            handle
+                .listed
+                .lock()
+                .expect("listing lock")
+                .prompted(&blocks);
+        }
+        self.ask(session_id, |reply| Command::Prompt {
+            blocks,
+            reply,
+            written,
+            inserted,
+        })
+        .await
+    }
+
     /// claude does not store a session's extra roots: those of sessions open here are known.
     fn add_open_session_roots(&self, page: &mut SessionPage) {
         let sessions = self.sessions.lock().expect("session registry lock");
@@ -310,28 +333,6 @@ fn history_error(e: HistoryError) -> AgentError {
         | HistoryError::OptionLikeSessionId(_)
         | HistoryError::InvalidCursor(_) => AgentError::InvalidParams(e.to_string()),
         other => AgentError::Internal(other.to_string()),
-    }
-}
-
-/// What this adapter offers the editor (`initialize`).
-pub(crate) fn features() -> AgentFeatures {
-    AgentFeatures {
-        load_session: true,
-        mcp_http: true,
-        mcp_sse: true,
-        list_sessions: true,
-        resume_session: true,
-        fork_session: true,
-        close_session: true,
-        delete_session: true,
-        additional_directories: true,
-        logout: true,
-        system_prompt: true,
-        prompt_queueing: true,
-        steering: true,
-        providers: true,
-        auth_methods: crate::auth::offered(crate::claude::install::has_key()),
-        auth_status: None,
     }
 }
 

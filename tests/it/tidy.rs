@@ -10,6 +10,8 @@
 //! ([`acp_versions`]). The integration tests read /proc only through the
 //! Linux-only support modules ([`linux_only`]). The docs keep to their readers ([`docs`]): the
 //! README short, no dated measurement outside BENCHMARKS.md's latest tables, no link to nothing.
+//! No type's methods spread over more than three files, and the files of the session import each
+//! other without a circle ([`parts`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ use std::path::{Path, PathBuf};
 mod acp_versions;
 mod docs;
 mod linux_only;
+mod parts;
 
 const MAX_LINES: usize = 600;
 

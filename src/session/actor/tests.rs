@@ -276,7 +276,7 @@ async fn a_model_change_claude_never_answers_fails_naming_it_and_does_not_delay_
     assert_eq!(ended(turn).await.unwrap(), StopReason::Cancelled);
     // On the paused clock: the cancel's deadline, not the change's time limit behind it.
     assert!(
-        cancelled_at.elapsed() < super::CONTROL_TIMEOUT,
+        cancelled_at.elapsed() < super::ctx::CONTROL_TIMEOUT,
         "the cancel waited for the model change: {:?}",
         cancelled_at.elapsed()
     );

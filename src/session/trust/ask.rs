@@ -3,26 +3,27 @@
 //! editor renders. Anything but a clear "trust" (a rejection, a cancel, an error) keeps the
 //! workspace untrusted.
 
+use std::path::Path;
+
 use crate::domain::{
     EditorClient, PermissionAsk, PermissionOption, PermissionOptionKind, PermissionOutcome,
     SessionUpdate, ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolStatus,
 };
-
-use super::Untrusted;
 
 /// The option that trusts the workspace.
 pub(crate) const TRUST: &str = "trust";
 /// The option that keeps it untrusted.
 pub(crate) const NOT_NOW: &str = "not-now";
 
-/// What the user reads: the workspace, each thing its settings would run, and what answering does.
-pub(crate) fn question(untrusted: &Untrusted) -> String {
+/// What the user reads: the workspace `cwd`, each thing its settings would run (`shown`), and what
+/// answering does.
+pub(crate) fn question(cwd: &Path, shown: &[String]) -> String {
     let mut text = format!(
         "This workspace's own settings run code, or send your requests elsewhere, as soon as \
          claude starts in {}:\n",
-        untrusted.cwd.display()
+        cwd.display()
     );
-    for line in &untrusted.shown {
+    for line in shown {
         text.push_str(&format!("- {line}\n"));
     }
     text.push_str(
@@ -41,14 +42,15 @@ pub(crate) struct Answer {
     text: String,
 }
 
-/// Asks the user on `session_id`'s behalf.
+/// Asks the user on `session_id`'s behalf ([`question`]).
 pub(crate) async fn ask(
     editor: &dyn EditorClient,
     session_id: &str,
-    untrusted: &Untrusted,
+    cwd: &Path,
+    shown: &[String],
 ) -> Answer {
     let id = format!("workspace-trust-{}", uuid::Uuid::new_v4().simple());
-    let text = question(untrusted);
+    let text = question(cwd, shown);
     let content = vec![ToolContent::Text { text: text.clone() }];
     editor.session_update(
         session_id,

@@ -159,7 +159,7 @@ pub(crate) fn ask_in_background(
             // Resolves (or fails, when it never can be) once the answer is queued.
             let _ = answered.await;
         }
-        let answer = ask(&*editor, &id, &untrusted).await;
+        let answer = ask(&*editor, &id, &untrusted.cwd, &untrusted.shown).await;
         if answer.trusted {
             if let Some(stores) = untrusted.stores.clone() {
                 let (cwd, shown) = (untrusted.cwd.clone(), untrusted.shown.clone());

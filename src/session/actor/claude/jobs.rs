@@ -10,7 +10,9 @@ use std::pin::Pin;
 
 use serde_json::Value;
 
-use super::{CONTROL_TIMEOUT, Reply, SessionActor};
+use super::super::ctx::{CONTROL_TIMEOUT, Reply, SessionContext};
+use super::super::tools::EditorTools;
+use super::Claude;
 use crate::claude::ClaudeError;
 use crate::claude::wire::OutboundControl;
 use crate::domain::{AgentError, SessionUpdate};
@@ -22,11 +24,15 @@ type ControlAnswer = Pin<Box<dyn Future<Output = Result<Value, ClaudeError>> + S
 /// The most of a job's output shown on its card: its end, where the outcome is.
 const OUTPUT_SHOWN: u64 = 256 * 1024;
 
-impl SessionActor {
+impl Claude {
     /// A background command ended: its card gets the output claude wrote to its file (read
     /// off the loop) and its status.
-    pub(super) fn background_job_ended(&mut self, end: JobEnd) {
-        let (editor, session) = (self.ctx.editor.clone(), self.ctx.id.clone());
+    pub(in crate::session::actor) fn background_job_ended(
+        &self,
+        ctx: &SessionContext,
+        end: JobEnd,
+    ) {
+        let (editor, session) = (ctx.editor.clone(), ctx.id.clone());
         tokio::spawn(async move {
             let output = match end.output_file.clone() {
                 Some(path) => tokio::task::spawn_blocking(move || tail_of(&path))
@@ -42,14 +48,16 @@ impl SessionActor {
 
     /// The editor cancelled subagent `task_id`'s child session: claude stops that subagent
     /// (`stop_task`, foreground or background; a foreground one's Task call then fails and the
-    /// turn goes on). Nothing happens for a subagent that does not run.
-    pub(super) fn cancel_subagent(&mut self, task_id: String) {
-        let Some(handle) = self
-            .claude
-            .handle()
-            .filter(|_| self.translator.subagent_runs(&task_id))
-        else {
-            tracing::debug!(session = %self.ctx.id, task_id, "cancel of a subagent that does not run");
+    /// turn goes on). Nothing happens for a subagent that does not run (`runs`: the translation
+    /// follows claude's subagents).
+    pub(in crate::session::actor) fn cancel_subagent(
+        &self,
+        ctx: &SessionContext,
+        task_id: String,
+        runs: bool,
+    ) {
+        let Some(handle) = self.handle().filter(|_| runs) else {
+            tracing::debug!(session = %ctx.id, task_id, "cancel of a subagent that does not run");
             return;
         };
         let request = handle.request(OutboundControl::StopTask { task_id }, CONTROL_TIMEOUT);
@@ -63,8 +71,13 @@ impl SessionActor {
     /// Asks claude to stop job `task_id`; answers whether it did (false: no claude runs, or no
     /// such job runs: claude acknowledges a stop of any id, so its own list of the jobs that run,
     /// `system/background_tasks_changed`, decides).
-    pub(super) fn stop_task(&mut self, task_id: String, reply: Reply<bool>) {
-        let stopping = self.stop_job(task_id);
+    pub(in crate::session::actor) fn stop_task(
+        &self,
+        tools: &EditorTools,
+        task_id: String,
+        reply: Reply<bool>,
+    ) {
+        let stopping = self.stop_job(tools, task_id);
         tokio::spawn(async move {
             let _ = reply.send(stopping.await);
         });
@@ -72,8 +85,15 @@ impl SessionActor {
 
     /// ACP v2's `tool_call/cancel`: the background job the call started is stopped as
     /// [`Self::stop_task`] stops it (its card ends `cancelled` when claude says it stopped); any
-    /// other call, or one whose job already ended, is refused with invalid params.
-    pub(super) fn cancel_tool_call(&mut self, tool_call_id: String, reply: Reply<()>) {
+    /// other call, or one whose job already ended, is refused with invalid params. `task_id`: the
+    /// job the call started, as the translation knows it.
+    pub(in crate::session::actor) fn cancel_tool_call(
+        &self,
+        tools: &EditorTools,
+        tool_call_id: String,
+        task_id: Option<String>,
+        reply: Reply<()>,
+    ) {
         let id = tool_call_id.clone();
         let not_cancellable = move || {
             AgentError::InvalidParams(format!(
@@ -81,11 +101,11 @@ impl SessionActor {
                  cancelled (session/cancel stops the turn)"
             ))
         };
-        let Some(task_id) = self.translator.background_task_of(&tool_call_id) else {
+        let Some(task_id) = task_id else {
             let _ = reply.send(Err(not_cancellable()));
             return;
         };
-        let stopping = self.stop_job(task_id);
+        let stopping = self.stop_job(tools, task_id);
         tokio::spawn(async move {
             let answer = match stopping.await {
                 Ok(true) => Ok(()),
@@ -98,17 +118,17 @@ impl SessionActor {
 
     /// Stops job `task_id` (off the loop): whether a job by that id ran and was stopped.
     fn stop_job(
-        &mut self,
+        &self,
+        tools: &EditorTools,
         task_id: String,
     ) -> impl Future<Output = Result<bool, AgentError>> + Send + use<> {
         // A background command in the editor's terminal is ours to stop.
-        let terminal = self
-            .tools
+        let terminal = tools
             .served
             .terminal
             .clone()
             .filter(|terminal| terminal.runs_shell(&task_id));
-        let request = match self.claude.handle() {
+        let request = match self.handle() {
             Some(handle) if terminal.is_none() && self.idle.runs_task(&task_id) => {
                 let stop = OutboundControl::StopTask {
                     task_id: task_id.clone(),

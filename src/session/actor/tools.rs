@@ -1,39 +1,34 @@
-//! The session's "File edits" and "Terminal" settings and the `acp` server of its claude: claude is started with
-//! that server (and without its own Read, Write, Edit, or Bash and TaskStop) when "File edits" (or
-//! "Terminal") says "editor"; each `tools/call` runs in a task of its own and answers on claude's
-//! control channel.
+//! The editor-served tools' per-session state: the `acp` server of the running claude (claude is
+//! started with it, and without its own Read, Write, Edit, or Bash and TaskStop, where the "File
+//! edits" or "Terminal" setting says "editor"), its `tools/call`s in flight, each in a task of its
+//! own answering on claude's control channel, and the record `/undo` reads. A tool call that shows
+//! an editor terminal keeps showing it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
-use super::SessionActor;
+use super::ctx::{SessionContext, deliver};
 use crate::claude::ClaudeHandle;
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
-use crate::domain::AgentError;
 use crate::domain::tool_names::SERVER_NAME;
+use crate::domain::{SessionUpdate, ToolStatus};
 use crate::editor_tools::fs::{self as editor_fs, EditLog, EditorFiles};
 use crate::editor_tools::server::ToolServer;
-use crate::editor_tools::setting::{FILE_EDITS, ServedBy, ToolSetting};
-use crate::editor_tools::terminal::{self as editor_terminal, EditorTerminal};
+use crate::editor_tools::setting::ServedBy;
+use crate::editor_tools::terminal::{self as editor_terminal, CardStatus, EditorTerminal};
+use crate::permissions::asker::PermissionAsker;
 
-/// What the session serves claude in the editor's place: the two settings, the server of the
-/// claude running now, its calls in flight and the record `/undo` reads.
+/// What the session serves claude in the editor's place: the server of the claude running now,
+/// its calls in flight and the record `/undo` reads.
 pub(super) struct EditorTools {
-    /// The "File edits" setting; `None` where the editor cannot serve files.
-    pub(super) file_edits: Option<ServedBy>,
-    /// The "Terminal" setting; `None` where the editor declared no terminal.
-    pub(super) terminal: Option<ServedBy>,
     /// What the editor-served tools' writes replaced, for `/undo` (kept beside claude's transcript).
     pub(super) edit_log: EditLog,
     /// The `acp` server's tools for the running claude (fixed at its start).
     pub(super) served: ToolServer,
     /// Tool calls of those tools still running.
-    pub(super) file_tasks: Vec<FileCall>,
-    /// A setting (the tools, claude's route) changed while claude ran: restart it once no turn
-    /// runs.
-    pub(super) restart_due: bool,
+    file_tasks: Vec<FileCall>,
 }
 
 /// One `tools/call` of the file tools in flight.
@@ -45,43 +40,49 @@ pub(super) struct FileCall {
     task: Option<tokio::task::AbortHandle>,
 }
 
-impl SessionActor {
+impl EditorTools {
+    pub(super) fn new(edit_log: EditLog) -> Self {
+        Self {
+            edit_log,
+            served: ToolServer::default(),
+            file_tasks: Vec::new(),
+        }
+    }
+
     /// The `acp` server's tools the claude about to start gets, as the settings say; also the flags
     /// that turn claude's own tools off. Called for every start, so a change applies at the next.
-    pub(super) fn files_for_start(&mut self) -> Vec<String> {
-        let files = (self.tools.file_edits == Some(ServedBy::Editor)).then(|| {
-            let mut roots = vec![self.ctx.cwd.clone()];
-            roots.extend(crate::session::directories::added_directories(
-                &self.ctx.flags,
-            ));
+    pub(super) fn files_for_start(
+        &mut self,
+        ctx: &SessionContext,
+        asker: &PermissionAsker,
+        file_edits: Option<ServedBy>,
+        terminal: Option<ServedBy>,
+    ) -> Vec<String> {
+        let files = (file_edits == Some(ServedBy::Editor)).then(|| {
+            let mut roots = vec![ctx.cwd.clone()];
+            roots.extend(crate::session::directories::added_directories(&ctx.flags));
             EditorFiles::new(
-                self.ctx.editor.clone(),
-                self.ctx.id.clone(),
-                self.ctx.cwd.clone(),
+                ctx.editor.clone(),
+                ctx.id.clone(),
+                ctx.cwd.clone(),
                 roots,
-                self.tools.edit_log.clone(),
+                self.edit_log.clone(),
             )
         });
-        *self.asker.files.lock().unwrap_or_else(|p| p.into_inner()) = files.clone();
-        let terminal = (self.tools.terminal == Some(ServedBy::Editor)).then(|| {
-            let mut roots = vec![self.ctx.cwd.clone()];
-            roots.extend(crate::session::directories::added_directories(
-                &self.ctx.flags,
-            ));
+        *asker.files.lock().unwrap_or_else(|p| p.into_inner()) = files.clone();
+        let terminal = (terminal == Some(ServedBy::Editor)).then(|| {
+            let mut roots = vec![ctx.cwd.clone()];
+            roots.extend(crate::session::directories::added_directories(&ctx.flags));
             EditorTerminal::new(
-                self.ctx.editor.clone(),
-                self.ctx.id.clone(),
-                self.ctx.cwd.clone(),
+                ctx.editor.clone(),
+                ctx.id.clone(),
+                ctx.cwd.clone(),
                 roots,
-                self.asker.claude.clone(),
+                asker.claude.clone(),
                 editor_terminal::CommandShell::for_this_machine(),
             )
         });
-        *self
-            .asker
-            .terminal
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = terminal.clone();
+        *asker.terminal.lock().unwrap_or_else(|p| p.into_inner()) = terminal.clone();
         let mut replaced = Vec::new();
         if files.is_some() {
             replaced.push(editor_fs::REPLACED_BUILTINS);
@@ -89,8 +90,8 @@ impl SessionActor {
         if let Some(terminal) = &terminal {
             replaced.push(terminal.replaced_builtins());
         }
-        let withheld = self.asker.sources.disallowed_whole();
-        self.tools.served = ToolServer {
+        let withheld = asker.sources.disallowed_whole();
+        self.served = ToolServer {
             files,
             terminal,
             withheld,
@@ -103,7 +104,7 @@ impl SessionActor {
 
     /// The SDK servers to name in claude's `initialize`.
     pub(super) fn sdk_servers(&self) -> Vec<String> {
-        match self.tools.served.is_empty() {
+        match self.served.is_empty() {
             false => vec![SERVER_NAME.to_owned()],
             true => Vec::new(),
         }
@@ -117,16 +118,16 @@ impl SessionActor {
         handle: ClaudeHandle,
         message: McpMessage,
     ) {
-        let server = Some(self.tools.served.clone())
+        let server = Some(self.served.clone())
             .filter(|s| !s.is_empty() && message.server_name == SERVER_NAME);
         let Some(server) = server else {
             let error = format!("no MCP server named {} here", message.server_name);
-            super::deliver(handle.respond_error(&request_id, &error));
+            deliver(handle.respond_error(&request_id, &error));
             return;
         };
         if let Some(reply) = server.answer_at_once(&message) {
             // No task to wait for: the answer is queued for claude's stdin now.
-            super::deliver(handle.respond_success(&request_id, sdk_mcp::mcp_response(reply)));
+            deliver(handle.respond_success(&request_id, sdk_mcp::mcp_response(reply)));
             return;
         }
         let answered = Arc::new(AtomicBool::new(false));
@@ -144,10 +145,9 @@ impl SessionActor {
                     .await;
             }
         });
-        self.tools
-            .file_tasks
+        self.file_tasks
             .retain(|c| !c.answered.load(Ordering::SeqCst));
-        self.tools.file_tasks.push(FileCall {
+        self.file_tasks.push(FileCall {
             task: Some(task.abort_handle()),
             ..call
         });
@@ -155,17 +155,15 @@ impl SessionActor {
 
     /// Whether a call of the editor-served tools still waits for its answer.
     pub(super) fn file_calls_waiting(&self) -> bool {
-        self.tools
-            .file_tasks
+        self.file_tasks
             .iter()
             .any(|c| !c.answered.load(Ordering::SeqCst))
     }
 
     /// The turn is cancelled: calls still waiting on the editor stop now (the editor's request is
     /// withdrawn) and claude is told each failed, so nothing waits out the editor's bound.
-    pub(super) fn cancel_file_calls(&mut self) {
-        let handle = self.claude.handle();
-        for call in self.tools.file_tasks.drain(..) {
+    pub(super) fn cancel_file_calls(&mut self, handle: Option<ClaudeHandle>) {
+        for call in self.file_tasks.drain(..) {
             if call.answered.swap(true, Ordering::SeqCst) {
                 continue;
             }
@@ -176,7 +174,7 @@ impl SessionActor {
                 let text = "The user cancelled the turn, so this tool did not run.".to_owned();
                 let result = sdk_mcp::call_result(vec![McpContent::Text { text }], true);
                 let reply = sdk_mcp::mcp_response(sdk_mcp::rpc_result(Some(id), result));
-                super::deliver(handle.respond_success(&call.request_id, reply));
+                deliver(handle.respond_success(&call.request_id, reply));
             }
         }
     }
@@ -184,57 +182,54 @@ impl SessionActor {
     /// claude ended: its tool calls have no one to answer (a command still running is killed and
     /// its terminal released), and its background commands end with it.
     pub(super) fn abort_file_tasks(&mut self) {
-        for call in self.tools.file_tasks.drain(..) {
+        for call in self.file_tasks.drain(..) {
             if let Some(task) = call.task {
                 task.abort();
             }
         }
-        if let Some(terminal) = &self.tools.served.terminal {
+        if let Some(terminal) = &self.served.terminal {
             terminal.end_background();
         }
     }
 
-    /// Switches "File edits" or "Terminal". claude takes the other tools only at a start, so a
-    /// running claude is stopped now if idle, else after the turn; the next prompt resumes it
-    /// with the change.
-    pub(super) fn set_tool_setting(
-        &mut self,
-        setting: &ToolSetting,
-        value: &str,
-    ) -> Result<(), AgentError> {
-        let slot = match setting.option_id == FILE_EDITS.option_id {
-            true => &mut self.tools.file_edits,
-            false => &mut self.tools.terminal,
-        };
-        let new = setting.change(*slot, value)?;
-        if *slot == Some(new) {
-            return Ok(());
-        }
-        *slot = Some(new);
-        self.tool_setting_changed();
-        Ok(())
+    /// Whether a command runs in the background in the editor's terminal (it ends with claude).
+    pub(super) fn terminal_runs_in_background(&self) -> bool {
+        self.served
+            .terminal
+            .as_ref()
+            .is_some_and(|t| t.has_background())
     }
 
-    /// A setting claude takes only at its start changed ("File edits", "Terminal", "Agent"):
-    /// claude is stopped now if idle, else after the turn, and the editor sees the options as
-    /// they are now.
-    pub(super) fn tool_setting_changed(&mut self) {
-        self.tools.restart_due = self.claude.is_running();
-        self.restart_if_due();
-        self.announce_options();
-    }
-
-    /// Stops claude for a changed setting once no turn is running; the next prompt resumes it.
-    pub(super) fn restart_if_due(&mut self) {
-        if self.tools.restart_due && self.turn.is_none() {
-            self.tools.restart_due = false;
-            if let Some(mut claude) = self.claude.ended() {
-                tracing::info!(session = %self.ctx.id, "restarting claude for a changed setting");
-                // Stdin closed: claude writes out its transcript before it exits, for the next
-                // claude's `--resume`.
-                tokio::spawn(async move { claude.shutdown(super::idle::STOP_GRACE).await });
+    /// A tool call that shows an editor terminal keeps showing it: claude's result (the same
+    /// output, as text) and its "running for" heartbeats change only the call's status.
+    /// A background command's card stays `in_progress` past claude's result (the command's
+    /// start) until the command ends.
+    pub(super) fn keep_terminal_shown(&self, mut update: SessionUpdate) -> SessionUpdate {
+        if let (SessionUpdate::ToolCallUpdate(call), Some(terminal)) =
+            (&mut update, &self.served.terminal)
+            && terminal.embeds(&call.id)
+        {
+            call.remove_content();
+            let is_result = matches!(
+                call.status,
+                Some(ToolStatus::Completed | ToolStatus::Failed)
+            );
+            match terminal.background_card(&call.id, is_result) {
+                Some(CardStatus::Running { shell_id }) => {
+                    call.status = Some(ToolStatus::InProgress);
+                    call.async_task_id = Some(shell_id);
+                }
+                Some(CardStatus::Ended { shell_id, failed }) if is_result => {
+                    call.status = Some(if failed {
+                        ToolStatus::Failed
+                    } else {
+                        ToolStatus::Completed
+                    });
+                    call.async_task_id = Some(shell_id);
+                }
+                _ => {}
             }
-            self.abort_file_tasks();
         }
+        update
     }
 }

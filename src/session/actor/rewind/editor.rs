@@ -13,7 +13,7 @@ use crate::editor_tools::answer_bound;
 use crate::editor_tools::fs::EditLog;
 use crate::history::{Before, MAX_FILE_BYTES, StoredPrompt};
 
-use super::rewind_asks;
+use super::asks;
 
 /// What going back to before a prompt does to the files written through the editor.
 #[derive(Debug, Default)]
@@ -104,7 +104,7 @@ impl EditorPlan {
             self.files
                 .iter()
                 .filter(|f| pick(f))
-                .map(|f| rewind_asks::shown(cwd, &f.path.display().to_string()))
+                .map(|f| asks::shown(cwd, &f.path.display().to_string()))
                 .collect()
         };
         let mut lines = Vec::new();
@@ -155,7 +155,7 @@ impl EditorPlan {
         let mut done: Vec<String> = Vec::new();
         for file in &self.files {
             let Some(text) = &file.put_back else { continue };
-            let shown = rewind_asks::shown(cwd, &file.path.display().to_string());
+            let shown = asks::shown(cwd, &file.path.display().to_string());
             let write = editor.write_text_file(session_id, &file.path, text.clone());
             let error = match answer_bound::answer(answer_bound::from_env(), write).await {
                 Ok(Ok(())) => {
@@ -187,7 +187,7 @@ pub(crate) fn files_text(
     claude: &Result<RewindFilesResult, String>,
     editor: &EditorPlan,
 ) -> String {
-    let claude_line = rewind_asks::files_line(cwd, claude);
+    let claude_line = asks::files_line(cwd, claude);
     let Some(editor_line) = editor.describe(cwd) else {
         return claude_line;
     };

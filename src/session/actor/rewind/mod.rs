@@ -1,6 +1,6 @@
 //! `/undo` and `/rewind` typed in the prompt box: the files the dropped turns changed go back to how
 //! they were before them (claude's file checkpoints, `rewind_files`; for edits made through the
-//! editor, claude-acp's own record, [`super::rewind_editor`]), and the conversation forgets them (the
+//! editor, claude-acp's own record, [`editor`]), and the conversation forgets them (the
 //! next claude resumes with `--resume-session-at` the entry before the dropped prompt).
 //!
 //! `/undo` drops the last prompt's turn; `/rewind` asks which of the latest prompts to go back to
@@ -14,18 +14,20 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::rewind_asks::{self, choose, confirm, summary};
-use super::rewind_editor::{self, EditorPlan};
-use super::turn::Turn;
-use super::{CONTROL_TIMEOUT, Internal, Reply, SessionActor, idle::STOP_GRACE};
+use self::asks::{choose, confirm, summary};
+use self::editor::EditorPlan;
+use super::ctx::CONTROL_TIMEOUT;
 use crate::claude::ClaudeHandle;
 use crate::claude::wire::{OutboundControl, RewindFilesRequest, RewindFilesResult};
 use crate::domain::{
-    AgentError, EditorClient, PromptBlock, SessionUpdate, SlashCommand, StopReason, ToolCall,
-    ToolCallUpdate, ToolContent, ToolKind, ToolStatus, TurnOutcome,
+    AgentError, EditorClient, PromptBlock, SessionUpdate, SlashCommand, ToolCall, ToolCallUpdate,
+    ToolContent, ToolKind, ToolStatus,
 };
 use crate::editor_tools::fs::EditLog;
 use crate::history::{self, HistoryError, RewindPoint, StoredPrompt};
+
+mod asks;
+mod editor;
 
 /// The two commands, as typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,102 +78,20 @@ pub(super) enum RewindDone {
 }
 
 /// One run of the command, away from the session loop.
-struct Job {
-    editor: Arc<dyn EditorClient>,
-    session_id: String,
-    cwd: PathBuf,
-    config_dir: PathBuf,
-    claude: ClaudeHandle,
+pub(super) struct Job {
+    pub(super) editor: Arc<dyn EditorClient>,
+    pub(super) session_id: String,
+    pub(super) cwd: PathBuf,
+    pub(super) config_dir: PathBuf,
+    pub(super) claude: ClaudeHandle,
     /// The files written through the editor, which claude's checkpoints never saw.
-    edit_log: EditLog,
-    command: RewindCommand,
-    tool_call_id: String,
-}
-
-impl SessionActor {
-    pub(super) fn start_rewind(
-        &mut self,
-        command: RewindCommand,
-        blocks: Vec<PromptBlock>,
-        reply: Reply<TurnOutcome>,
-    ) {
-        let Some(config_dir) = self.ctx.config.claude_config_dir.clone() else {
-            let _ = reply.send(Err(AgentError::Internal(
-                "cannot find claude's stored sessions: neither CLAUDE_CONFIG_DIR nor HOME is set"
-                    .into(),
-            )));
-            return;
-        };
-        if let Err(e) = self.ensure_claude() {
-            let _ = reply.send(Err(e));
-            return;
-        }
-        let job = Job {
-            editor: self.ctx.editor.clone(),
-            session_id: self.ctx.id.clone(),
-            cwd: self.ctx.cwd.clone(),
-            config_dir,
-            claude: self.claude.handle().expect("claude is running"),
-            edit_log: self.tools.edit_log.clone(),
-            command,
-            tool_call_id: format!("rewind-{}", uuid::Uuid::new_v4()),
-        };
-        let internal = self.inbox.tx.clone();
-        let task = tokio::spawn(async move {
-            let done = job.run().await;
-            let _ = internal.send(Internal::RewindDone(done));
-        });
-        self.turn = Some(Turn::new(reply, blocks, Some(task.abort_handle())));
-    }
-
-    pub(super) async fn on_rewind_done(&mut self, done: Result<RewindDone, AgentError>) {
-        if self.turn.as_ref().is_none_or(|t| t.local.is_none()) {
-            return; // cancelled meanwhile
-        }
-        let outcome = match done {
-            Ok(RewindDone::Rewound { point, message }) => {
-                // This claude holds the whole thread in memory: the next one resumes what is kept.
-                if let Some(mut process) = self.claude.ended() {
-                    process.shutdown(STOP_GRACE).await;
-                }
-                let warm = point.resume_at.is_some();
-                self.next.rewind = Some(point);
-                // Started now so the next prompt finds it warm; after dropping the first prompt
-                // the next prompt starts afresh instead (see `ensure_claude`).
-                if warm && let Err(e) = self.ensure_claude() {
-                    tracing::warn!(session = %self.ctx.id, "claude did not start after a rewind: {e}");
-                }
-                self.say(message);
-                Ok(StopReason::EndTurn)
-            }
-            Ok(RewindDone::Unchanged(message)) => {
-                self.say(message);
-                Ok(StopReason::EndTurn)
-            }
-            Err(e) => Err(e),
-        };
-        self.finish_turn(outcome);
-    }
-
-    fn say(&self, text: String) {
-        self.ctx
-            .editor
-            .session_update(&self.ctx.id, SessionUpdate::agent_text(text));
-    }
-
-    /// claude's transcript of a session rewound to before its first prompt is set aside
-    /// (`<id>.jsonl.rewound`): claude starts a conversation under an id only where none is stored.
-    pub(super) fn set_aside_transcript(&self) {
-        if let Some(dir) = &self.ctx.config.claude_config_dir
-            && let Err(e) = history::set_aside(dir, &self.ctx.id)
-        {
-            tracing::warn!(session = %self.ctx.id, "could not set the rewound transcript aside: {e}");
-        }
-    }
+    pub(super) edit_log: EditLog,
+    pub(super) command: RewindCommand,
+    pub(super) tool_call_id: String,
 }
 
 impl Job {
-    async fn run(self) -> Result<RewindDone, AgentError> {
+    pub(super) async fn run(self) -> Result<RewindDone, AgentError> {
         let prompts = match self.blocking(history::prompts).await {
             Ok(prompts) => prompts,
             Err(HistoryError::NotFound(_)) => Vec::new(),
@@ -183,7 +103,7 @@ impl Job {
             ));
         };
         let title = match self.command {
-            RewindCommand::Undo => format!("Undo “{}”", rewind_asks::short(&last.text)),
+            RewindCommand::Undo => format!("Undo “{}”", asks::short(&last.text)),
             RewindCommand::Rewind => "Rewind to an earlier prompt".to_owned(),
         };
         self.show(SessionUpdate::ToolCall(ToolCall {
@@ -215,7 +135,7 @@ impl Job {
         };
         let dry = self.rewind_files(&target, true).await;
         let editor_plan =
-            rewind_editor::plan(&self.edit_log, &*self.editor, &self.session_id, &target).await;
+            editor::plan(&self.edit_log, &*self.editor, &self.session_id, &target).await;
         let mut files = dry
             .as_ref()
             .map(|d| d.files_changed.clone())
@@ -225,7 +145,7 @@ impl Job {
                 files.push(path);
             }
         }
-        let files_text = rewind_editor::files_text(&self.cwd, &dry, &editor_plan);
+        let files_text = editor::files_text(&self.cwd, &dry, &editor_plan);
         let text = summary(&target, &files_text);
         match confirm(
             &*self.editor,
@@ -271,7 +191,7 @@ impl Job {
             point,
             message: format!(
                 "Rewound to before “{}”. {files_text}",
-                rewind_asks::short(&target.text),
+                asks::short(&target.text),
             ),
         })
     }
@@ -293,7 +213,7 @@ impl Job {
                     let shown: Vec<String> = d
                         .files_changed
                         .iter()
-                        .map(|f| rewind_asks::shown(&self.cwd, f))
+                        .map(|f| asks::shown(&self.cwd, f))
                         .collect();
                     format!(" claude's checkpoints put back {}.", shown.join(", "))
                 }
