@@ -9,8 +9,8 @@ use agent_client_protocol::v1::schema as acp;
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
-use super::server::{Connection, serve};
-use super::to_proto;
+use super::connection::{Connection, serve};
+use super::shared::to_proto;
 use super::transport::Transport;
 use crate::domain::{AgentCore, SessionUpdate};
 

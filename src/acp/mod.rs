@@ -1,7 +1,9 @@
 //! The editor side: ACP over stdio through the official SDK. The only module that imports it.
+//! [`connection`] serves v1 ([`v1`]) or v2 ([`v2`]) as the editor's `initialize` chooses, once;
+//! the two share only [`shared`] and the [`transport`], and neither imports the other.
 
 /// Registers a handler for one request type, v1's or v2's, that answers from a task of its own
-/// (`server::reply_later`; `Responder` and `HandlerError` are the caller's protocol's): the SDK's
+/// (`shared::reply::reply_later`; `Responder` and `HandlerError` are the caller's protocol's): the SDK's
 /// dispatch loop never waits on claude or on the editor. Defined before the modules that use it.
 macro_rules! spawned {
     ($builder:expr, $core:expr, |$c:ident, $req:ident: $Req:ty| -> $Resp:ty $body:block) => {
@@ -44,19 +46,12 @@ macro_rules! spawned {
     };
 }
 
-mod chunk_line;
-mod client;
-mod errors;
-mod extensions;
-mod from_proto;
+mod connection;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) mod fuzzing;
-mod permission_request;
-mod server;
-mod subagents;
-mod to_proto;
-mod tool_call_json;
+mod shared;
 mod transport;
+mod v1;
 mod v2;
 
 /// The tracing target the SDK logs under (at trace level it logs whole messages).
@@ -65,7 +60,7 @@ pub const SDK_LOG_TARGET: &str = "agent_client_protocol";
 #[cfg(test)]
 mod tests;
 
-pub(crate) use server::{Connection, serve};
+pub(crate) use connection::{Connection, serve};
 
 /// Which ACP versions the adapter speaks (`--protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -6,7 +6,8 @@
 //! "the pinned claude" rather than its version, and no file names a development machine's paths.
 //! The rooms of `src/` (its folders and top files) import downwards only ([`BELOW`]) and never in
 //! a circle, the permission wing alone serves MCP over HTTP, one pending-request map serves both
-//! sides, and each seam has one test double. The integration tests read /proc only through the
+//! sides, each seam has one test double, and ACP v1 and v2 share only `src/acp/shared/`
+//! ([`acp_versions`]). The integration tests read /proc only through the
 //! Linux-only support modules ([`linux_only`]). The docs keep to their readers ([`docs`]): the
 //! README short, no dated measurement outside BENCHMARKS.md's latest tables, no link to nothing.
 //! No type's methods spread over more than three files, and the files of the session import each
@@ -15,6 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod acp_versions;
 mod docs;
 mod linux_only;
 mod parts;
@@ -580,7 +582,7 @@ fn each_seam_has_one_test_double() {
     assert_eq!(
         doubles,
         [
-            "src/acp/client.rs: EditorClient for ",
+            "src/acp/shared/client.rs: EditorClient for ",
             "src/fuzzing.rs: AgentCore for ",
             "src/session/mod.rs: AgentCore for ",
             "src/testing/editor.rs: EditorClient for ",

@@ -8,8 +8,9 @@ use std::collections::BTreeSet;
 use agent_client_protocol::v1::schema as acp;
 use serde_json::Value;
 
-use crate::acp::server::{HANDLED_METHODS, initialize_response};
-use crate::acp::to_proto;
+use crate::acp::shared::initialize::initialize_response;
+use crate::acp::shared::to_proto;
+use crate::acp::v1::server::HANDLED_METHODS;
 use crate::domain::{
     CompactionStatus, ContentChunk, Notice, NoticeSeverity, SessionUpdate, SubagentState,
     SubagentUpdate, ToolCall, ToolCallUpdate, ToolKind, ToolStatus, Usage,

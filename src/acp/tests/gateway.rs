@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::acp::from_proto::gateway;
+use crate::acp::shared::from_proto::gateway;
 use crate::domain::{AgentError, Gateway};
 
 fn read(meta: Value) -> Result<Option<Gateway>, AgentError> {
@@ -95,7 +95,7 @@ fn set_request(params: Value) -> agent_client_protocol::v1::schema::SetProviderR
 
 #[test]
 fn a_provider_is_read_with_its_api_url_and_headers_and_vertex_its_project() {
-    use crate::acp::from_proto::provider_gateway;
+    use crate::acp::shared::from_proto::provider_gateway;
     use crate::domain::ApiKind;
     let (id, got) = provider_gateway(set_request(json!({
         "providerId": "main", "apiType": "bedrock", "baseUrl": "https://gw.example.com/bedrock",
@@ -124,7 +124,7 @@ fn a_provider_is_read_with_its_api_url_and_headers_and_vertex_its_project() {
 
 #[test]
 fn bad_providers_are_refused_naming_what_is_wrong_and_never_a_header_value() {
-    use crate::acp::from_proto::provider_gateway;
+    use crate::acp::shared::from_proto::provider_gateway;
     let cases = [
         (
             json!({"providerId": "main", "apiType": "openai", "baseUrl": "https://gw", "headers": {}}),

@@ -11,11 +11,12 @@ use agent_client_protocol::v2::schema as v2;
 use serde_json::Value;
 
 use super::convert::{self, Stream};
-use crate::acp::client::Notification;
-use crate::acp::to_proto;
-use crate::acp::tool_call_json::ToolCallNotification;
+use crate::acp::shared::client::{EditorForm, Notification};
+use crate::acp::shared::permission_request::{PermissionRequest, Version};
+use crate::acp::shared::to_proto;
+use crate::acp::shared::tool_call_json::ToolCallNotification;
 use crate::acp::transport::Outbound;
-use crate::domain::{PermissionOutcome, SessionUpdate, TurnState};
+use crate::domain::{EditorError, PermissionAsk, PermissionOutcome, SessionUpdate, TurnState};
 
 /// Per connection: the message each session's chunks currently belong to.
 #[derive(Default)]
@@ -26,45 +27,6 @@ pub(crate) struct V2Editor {
     /// Session id -> how many permission requests are before the user: while any is, the turn
     /// `requires_action`.
     open_asks: Mutex<HashMap<String, usize>>,
-}
-
-/// One permission request before the user, from [`V2Editor::ask_opened`]: answered, the turn
-/// runs again once none is left; dropped unanswered (a cancel withdrew it), it says nothing,
-/// as the turn's end follows.
-pub(crate) struct OpenAsk<'a> {
-    editor: &'a V2Editor,
-    outbound: &'a Outbound,
-    session_id: String,
-    answered: bool,
-}
-
-impl OpenAsk<'_> {
-    pub(crate) fn answered(mut self) {
-        self.answered = true;
-    }
-}
-
-impl Drop for OpenAsk<'_> {
-    fn drop(&mut self) {
-        let left = {
-            let mut open = self.editor.open_asks.lock().expect("open asks");
-            let count = open.entry(self.session_id.clone()).or_default();
-            *count = count.saturating_sub(1);
-            let left = *count;
-            if left == 0 {
-                open.remove(&self.session_id);
-            }
-            left
-        };
-        if left == 0 && self.answered {
-            push_update(
-                self.outbound,
-                &self.session_id,
-                convert::state("running"),
-                false,
-            );
-        }
-    }
 }
 
 /// What a v2 editor's capabilities mean in v1's terms, which the session reads: no `fs/*`, no
@@ -103,7 +65,7 @@ pub(crate) fn declared_as_v1(request: &v2::InitializeRequest) -> acp::ClientCapa
 impl V2Editor {
     /// One of the session's updates to the editor in v2's form (made from v1's, with what v1's
     /// form cannot say).
-    pub(crate) fn session_update(
+    fn write_update(
         &self,
         outbound: &Outbound,
         session_id: &str,
@@ -143,7 +105,7 @@ impl V2Editor {
     }
 
     /// One v1 update, already in ACP's v1 form, to the editor in v2's.
-    pub(crate) fn send_update(
+    fn write_sdk_update(
         &self,
         outbound: &Outbound,
         session_id: &str,
@@ -186,7 +148,7 @@ impl V2Editor {
     }
 
     /// Where the turn stands, as v2's `user_message` and `state_update`s.
-    pub(crate) fn turn_state(&self, outbound: &Outbound, session_id: &str, state: TurnState) {
+    fn write_turn_state(&self, outbound: &Outbound, session_id: &str, state: TurnState) {
         self.end_message(session_id);
         let updates = match state {
             TurnState::Started { message_id, prompt } => vec![
@@ -205,13 +167,9 @@ impl V2Editor {
         }
     }
 
-    /// A permission request goes before the user: the first one makes the turn
-    /// `requires_action` (told before the request, so the editor knows why it waits).
-    pub(crate) fn ask_opened<'a>(
-        &'a self,
-        outbound: &'a Outbound,
-        session_id: &str,
-    ) -> OpenAsk<'a> {
+    /// A request goes before the user: the first one makes the turn `requires_action` (told
+    /// before the request, so the editor knows why it waits).
+    fn open_ask(&self, outbound: &Outbound, session_id: &str) {
         let first = {
             let mut open = self.open_asks.lock().expect("open asks");
             let count = open.entry(session_id.to_owned()).or_default();
@@ -227,11 +185,23 @@ impl V2Editor {
                 false,
             );
         }
-        OpenAsk {
-            editor: self,
-            outbound,
-            session_id: session_id.to_owned(),
-            answered: false,
+    }
+
+    /// Answered, the turn runs again once none is left; withdrawn (a cancel), it says nothing,
+    /// as the turn's end follows.
+    fn close_ask(&self, outbound: &Outbound, session_id: &str, answered: bool) {
+        let left = {
+            let mut open = self.open_asks.lock().expect("open asks");
+            let count = open.entry(session_id.to_owned()).or_default();
+            *count = count.saturating_sub(1);
+            let left = *count;
+            if left == 0 {
+                open.remove(session_id);
+            }
+            left
+        };
+        if left == 0 && answered {
+            push_update(outbound, session_id, convert::state("running"), false);
         }
     }
 
@@ -280,7 +250,7 @@ fn push_update(outbound: &Outbound, session_id: &str, update: Value, may_be_larg
 
 /// v2's answer to a permission request: an option selected, or anything else (dismissed,
 /// declined by policy, an outcome newer than this adapter), which is no approval.
-pub(crate) fn permission_outcome(answer: &Value) -> PermissionOutcome {
+fn permission_outcome(answer: &Value) -> PermissionOutcome {
     match (
         answer["outcome"]["outcome"].as_str(),
         answer["outcome"]["optionId"].as_str(),
@@ -289,5 +259,59 @@ pub(crate) fn permission_outcome(answer: &Value) -> PermissionOutcome {
             option_id: id.to_owned(),
         },
         _ => PermissionOutcome::Cancelled,
+    }
+}
+
+/// The form of an editor that negotiated v2.
+pub(crate) fn form() -> Box<dyn EditorForm> {
+    Box::new(V2Editor::default())
+}
+
+impl EditorForm for V2Editor {
+    fn session_update(
+        &self,
+        outbound: &Outbound,
+        session_id: &str,
+        update: SessionUpdate,
+        may_be_large: bool,
+    ) {
+        self.write_update(outbound, session_id, update, may_be_large);
+    }
+
+    fn sdk_update(
+        &self,
+        outbound: &Outbound,
+        session_id: &str,
+        update: acp::SessionUpdate,
+        may_be_large: bool,
+    ) {
+        match serde_json::to_value(update) {
+            Ok(update) => self.write_sdk_update(outbound, session_id, update, may_be_large),
+            Err(e) => tracing::warn!("session update not sent: {e}"),
+        }
+    }
+
+    fn turn_state(&self, outbound: &Outbound, session_id: &str, state: TurnState) {
+        self.write_turn_state(outbound, session_id, state);
+    }
+
+    fn follows_turns(&self) -> bool {
+        true
+    }
+
+    fn ask_opened(&self, outbound: &Outbound, session_id: &str) {
+        self.open_ask(outbound, session_id);
+    }
+
+    fn ask_closed(&self, outbound: &Outbound, session_id: &str, answered: bool) {
+        self.close_ask(outbound, session_id, answered);
+    }
+
+    fn permission_request(&self, ask: PermissionAsk) -> PermissionRequest {
+        PermissionRequest::new(ask, Version::V2)
+    }
+
+    fn permission_outcome(&self, answer: Value) -> Result<PermissionOutcome, EditorError> {
+        Ok(permission_outcome(&answer))
     }
 }

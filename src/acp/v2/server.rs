@@ -11,13 +11,13 @@ use agent_client_protocol::{Agent, Error, on_receive_notification, on_receive_re
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::acp::client::AcpEditor;
-use crate::acp::errors::to_rpc;
-use crate::acp::extensions::{
+use crate::acp::shared::client::AcpEditor;
+use crate::acp::shared::errors::to_rpc;
+use crate::acp::shared::extensions::{
     AsyncTaskStopRequest, AsyncTaskStopResponse, SteeringRequest, SteeringResponse,
 };
-use crate::acp::server::reply_later;
-use crate::acp::{from_proto, server, to_proto};
+use crate::acp::shared::reply::reply_later;
+use crate::acp::shared::{from_proto, initialize, to_proto};
 use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened, StopReason};
 
 /// The methods of the v2 schema this agent has a handler for (the conformance test checks the
@@ -80,7 +80,7 @@ pub(crate) fn initialize_response(
                 request.info.name.clone(),
                 request.info.version.clone(),
             ));
-    let v1 = serde_json::to_value(server::initialize_response(core, &v1_request))
+    let v1 = serde_json::to_value(initialize::initialize_response(core, &v1_request))
         .map_err(|e| Error::internal_error().data(e.to_string()))?;
     let f = core.features();
     let mut session = json!({
@@ -193,7 +193,8 @@ pub(crate) fn agent(
             async move |req: v2::InitializeRequest,
                         responder: Responder<v2::InitializeResponse>,
                         _cx| {
-                editor.set_declared_v2(&req);
+                let declared = super::editor::declared_as_v1(&req);
+                editor.set_declared(declared, Some(req.info.name.clone()), super::editor::form());
                 responder.respond_with_result(initialize_response(core.as_ref(), &req))
             }
         },

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::convert;
 use super::server::{HANDLED_METHODS, initialize_response};
-use crate::acp::to_proto;
+use crate::acp::shared::to_proto;
 use crate::domain::{
     CompactionStatus, ContentChunk, Notice, NoticeSeverity, PlanEntry, PlanPriority, PlanStatus,
     SessionUpdate, SlashCommand, ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolStatus,
@@ -189,10 +189,12 @@ fn a_new_file_is_an_added_file_with_its_git_patch_and_an_edit_a_modified_one() {
 fn an_added_files_patch_written_while_serialised_is_the_one_built_whole() {
     for text in ["a\n", "a\nb\n", "a\nb", "x", "\n\n", "", "é \"q\"\t\\\n2\n"] {
         let path = std::path::Path::new("/w/new.txt");
-        let streamed = serde_json::to_value(convert::AddedFile::new(path, text)).unwrap();
+        let streamed =
+            serde_json::to_value(crate::acp::shared::file_changes::AddedFile::new(path, text))
+                .unwrap();
         let mut whole = json!({"type": "diff", "path": "/w/new.txt", "oldText": null,
             "newText": text});
-        convert::tool_content(&mut whole);
+        crate::acp::shared::file_changes::tool_content(&mut whole);
         assert_eq!(streamed, whole, "{text:?}");
     }
 }
@@ -206,10 +208,9 @@ fn tool_calls_written_directly_are_what_the_conversion_of_v1s_json_gives() {
     let mut call =
         crate::translate::tool_call_without_input("Write", "t", &input, "/w".as_ref(), None);
     call.raw_input = Some(input);
-    let direct = serde_json::to_value(crate::acp::tool_call_json::ToolCallNotification::v2(
-        "s",
-        call.clone(),
-    ))
+    let direct = serde_json::to_value(
+        crate::acp::shared::tool_call_json::ToolCallNotification::v2("s", call.clone()),
+    )
     .unwrap();
     let v1 = serde_json::to_value(to_proto::session_update(SessionUpdate::ToolCall(call))).unwrap();
     let converted = convert::session_update(v1, convert::Beyond::default(), |_, _| "m".into());

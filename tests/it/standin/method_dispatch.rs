@@ -1,4 +1,4 @@
-//! Every method the adapter lists as handled (`HANDLED_METHODS` in src/acp/server.rs, which the
+//! Every method the adapter lists as handled (`HANDLED_METHODS` in src/acp/v1/server.rs, which the
 //! conformance unit test checks against the schema) is really handled by the built binary: each
 //! request, sent with minimal valid params, is answered with anything but "method not found"
 //! (-32601); the one notification, `session/cancel`, ends a running turn as cancelled.
@@ -8,13 +8,13 @@ use std::time::Duration;
 use crate::support::standin::Standin;
 use serde_json::{Value, json};
 
-/// The methods `src/acp/server.rs` lists in `HANDLED_METHODS`, read from its source so that the
+/// The methods `src/acp/v1/server.rs` lists in `HANDLED_METHODS`, read from its source so that the
 /// test follows the list.
 fn handled_methods() -> Vec<String> {
-    let source = include_str!("../../../src/acp/server.rs");
+    let source = include_str!("../../../src/acp/v1/server.rs");
     let start = source
         .find("HANDLED_METHODS: &[&str] = &[")
-        .expect("HANDLED_METHODS in src/acp/server.rs");
+        .expect("HANDLED_METHODS in src/acp/v1/server.rs");
     let list = &source[start..];
     let list = &list[list.find("&[").unwrap() + 2..];
     let list = &list[list.find('[').unwrap() + 1..list.find("];").unwrap()];

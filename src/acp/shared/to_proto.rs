@@ -182,7 +182,7 @@ fn location(l: ToolLocation) -> acp::ToolCallLocation {
 
 /// `input` is the call's raw input, which a [`ToolContent::DiffOfInput`]'s text is copied from
 /// (on the SDK's own paths; ours write it from the input, see `tool_call_json`).
-pub(super) fn tool_content(
+pub(crate) fn tool_content(
     c: ToolContent,
     input: Option<&serde_json::Value>,
 ) -> acp::ToolCallContent {

@@ -18,7 +18,7 @@ pub fn to_rpc(err: AgentError) -> Error {
     }
 }
 
-/// The handlers' answers ([`crate::acp::server::reply_later`]) turn a session's error into the
+/// The handlers' answers ([`super::reply::reply_later`]) turn a session's error into the
 /// protocol's with [`to_rpc`].
 impl From<AgentError> for Error {
     fn from(err: AgentError) -> Self {

@@ -1,6 +1,7 @@
 //! The editor as the session side sees it (`EditorClient`), over our transport: session updates
 //! go into the measured queue to the editor's stdout, and every request we send the editor goes
-//! out past the SDK and is answered through our pending-request map ([`super::transport`]).
+//! out past the SDK and is answered through our pending-request map ([`crate::acp::transport`]), in the form of the ACP version
+//! the editor chose at `initialize` ([`EditorForm`]).
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -9,11 +10,9 @@ use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
 use async_trait::async_trait;
 
-use super::permission_request::{PermissionRequest, V2PermissionRequest};
+use super::permission_request::PermissionRequest;
 use super::to_proto;
-use super::tool_call_json::{ToolCallNotification, ToolCallUpdateNotification};
-use super::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
-use super::v2::editor::V2Editor;
+use crate::acp::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
 use crate::domain::{
     AuthStatusInfo, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
     ElicitationRequest, McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk,
@@ -35,8 +34,79 @@ pub struct AcpEditor {
     capabilities: OnceLock<acp::ClientCapabilities>,
     /// The editor's `clientInfo.name`, set by `initialize` when it sent one.
     client_name: OnceLock<String>,
-    /// Set when the editor negotiated ACP v2: what it is sent is in v2's form.
-    v2: OnceLock<V2Editor>,
+    /// The form the editor is written to in: set once, by `initialize` (v1's or v2's).
+    form: OnceLock<Box<dyn EditorForm>>,
+    /// The form of an editor that sent no `initialize` before a session wrote to it.
+    default_form: fn() -> Box<dyn EditorForm>,
+}
+
+/// How the editor is written to in the ACP version it chose at `initialize`: every update, turn
+/// state and permission request goes through the one chosen, so nothing else asks which.
+pub(crate) trait EditorForm: Send + Sync {
+    /// One of the session's updates, of the kinds the editor declared it takes.
+    fn session_update(
+        &self,
+        outbound: &Outbound,
+        session_id: &str,
+        update: SessionUpdate,
+        may_be_large: bool,
+    );
+
+    /// One update already in the SDK's (v1's) form.
+    fn sdk_update(
+        &self,
+        outbound: &Outbound,
+        session_id: &str,
+        update: acp::SessionUpdate,
+        may_be_large: bool,
+    );
+
+    /// Where a turn stands, for an editor that [`follows_turns`](Self::follows_turns).
+    fn turn_state(&self, _outbound: &Outbound, _session_id: &str, _state: TurnState) {}
+
+    /// Whether the editor is told where each turn stands ([`TurnState`]).
+    fn follows_turns(&self) -> bool {
+        false
+    }
+
+    /// A request that waits on the user (a permission, a form) went to the editor.
+    fn ask_opened(&self, _outbound: &Outbound, _session_id: &str) {}
+
+    /// That request was answered, or withdrawn (`answered` false: a cancel, whose turn's end
+    /// follows).
+    fn ask_closed(&self, _outbound: &Outbound, _session_id: &str, _answered: bool) {}
+
+    /// `session/request_permission`'s params in this version's form.
+    fn permission_request(&self, ask: PermissionAsk) -> PermissionRequest;
+
+    /// The editor's answer to that request.
+    fn permission_outcome(
+        &self,
+        answer: serde_json::Value,
+    ) -> Result<PermissionOutcome, EditorError>;
+}
+
+/// A request before the user, from [`AcpEditor::ask_opened`]: the form hears when it is
+/// answered or, dropped unanswered, withdrawn.
+struct OpenAsk<'a> {
+    editor: &'a AcpEditor,
+    session_id: String,
+    answered: bool,
+}
+
+impl OpenAsk<'_> {
+    fn answered(mut self) {
+        self.answered = true;
+    }
+}
+
+impl Drop for OpenAsk<'_> {
+    fn drop(&mut self) {
+        let editor = self.editor;
+        editor
+            .form()
+            .ask_closed(&editor.outbound, &self.session_id, self.answered);
+    }
 }
 
 /// Clients that ask their user before they carry out `fs/write_text_file` and `terminal/create`,
@@ -51,34 +121,38 @@ impl AcpEditor {
         self.outbound.when_answered(id)
     }
 
-    pub(crate) fn new(transport: &Transport) -> Arc<Self> {
+    /// `default_form`: the form of an editor that sends no `initialize`.
+    pub(crate) fn new(
+        transport: &Transport,
+        default_form: fn() -> Box<dyn EditorForm>,
+    ) -> Arc<Self> {
         Arc::new(Self {
             outbound: transport.outbound.clone(),
             pending: transport.pending.clone(),
             capabilities: OnceLock::new(),
             client_name: OnceLock::new(),
-            v2: OnceLock::new(),
+            form: OnceLock::new(),
+            default_form,
         })
     }
 
-    /// What an editor that negotiated ACP v2 declared: from now on it is spoken to in v2.
-    pub(super) fn set_declared_v2(
+    /// What the editor declared at `initialize` (its capabilities in v1's terms, and its name)
+    /// and the form it is written to in from now on.
+    pub(crate) fn set_declared(
         &self,
-        request: &agent_client_protocol::v2::schema::InitializeRequest,
+        capabilities: acp::ClientCapabilities,
+        client_name: Option<String>,
+        form: Box<dyn EditorForm>,
     ) {
-        let _ = self
-            .capabilities
-            .set(super::v2::editor::declared_as_v1(request));
-        let _ = self.client_name.set(request.info.name.clone());
-        let _ = self.v2.set(V2Editor::default());
+        let _ = self.capabilities.set(capabilities);
+        if let Some(name) = client_name {
+            let _ = self.client_name.set(name);
+        }
+        let _ = self.form.set(form);
     }
 
-    /// What the editor declared at `initialize`: its capabilities and its name.
-    pub(super) fn set_declared(&self, request: &acp::InitializeRequest) {
-        let _ = self.capabilities.set(request.client_capabilities.clone());
-        if let Some(info) = &request.client_info {
-            let _ = self.client_name.set(info.name.clone());
-        }
+    fn form(&self) -> &dyn EditorForm {
+        self.form.get_or_init(self.default_form).as_ref()
     }
 
     /// Sends `request` and waits for the editor's answer, read as the SDK reads it. Dropping
@@ -103,25 +177,15 @@ impl AcpEditor {
             .is_some_and(|c| c.subagents.is_some())
     }
 
-    /// On v2, the session's turn `requires_action` while a question is before the user (the
-    /// same form in both versions: v2 kept `elicitation/create` as v1 has it).
-    fn asking(&self, session_id: &str) -> Option<super::v2::editor::OpenAsk<'_>> {
-        let v2 = self.v2.get()?;
-        Some(v2.ask_opened(&self.outbound, session_id))
-    }
-
-    /// One `session/update` already in ACP's terms, through our queue.
-    fn send_update(&self, session_id: &str, update: acp::SessionUpdate, may_be_large: bool) {
-        if let Some(v2) = self.v2.get() {
-            match serde_json::to_value(update) {
-                Ok(update) => v2.send_update(&self.outbound, session_id, update, may_be_large),
-                Err(e) => tracing::warn!("session update not sent: {e}"),
-            }
-            return;
+    /// A request before the user, until the returned guard says it was answered or is dropped
+    /// (v2's turn `requires_action` meanwhile; the same request in both versions otherwise).
+    fn ask_opened(&self, session_id: &str) -> OpenAsk<'_> {
+        self.form().ask_opened(&self.outbound, session_id);
+        OpenAsk {
+            editor: self,
+            session_id: session_id.to_owned(),
+            answered: false,
         }
-        let note = acp::SessionNotification::new(session_id.to_owned(), update);
-        self.outbound
-            .push_json(Notification::new("session/update", note), may_be_large);
     }
 }
 
@@ -137,7 +201,8 @@ impl EditorClient for AcpEditor {
             SessionUpdate::Subagent(_) if !self.supports_subagents() => return,
             SessionUpdate::Notice(notice) if !self.supports_notices() => {
                 let message = to_proto::notice_as_message(notice);
-                self.send_update(session_id, message, false);
+                self.form()
+                    .sdk_update(&self.outbound, session_id, message, false);
                 return;
             }
             other => other,
@@ -148,44 +213,16 @@ impl EditorClient for AcpEditor {
             update,
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
-        if let Some(v2) = self.v2.get() {
-            v2.session_update(&self.outbound, session_id, update, may_be_large);
-            return;
-        }
-        // The streamed reply's deltas: written straight into their line, the same bytes.
-        if let Some(line) = super::chunk_line::text_chunk_line(session_id, &update) {
-            self.outbound.push_line(line);
-            return;
-        }
-        if let SessionUpdate::ToolCall(call) = update {
-            // Its input shared, not copied into the SDK's type (a Write's is the whole file).
-            let note = ToolCallNotification::new(session_id, call);
-            self.outbound
-                .push_json(Notification::new("session/update", note), true);
-            return;
-        }
-        let update = match update {
-            // A command's long output, written into the card and into `rawOutput` from the one
-            // copy held.
-            SessionUpdate::ToolCallUpdate(update) if update.shown_output().is_some() => {
-                let note = ToolCallUpdateNotification::new(session_id, update);
-                self.outbound
-                    .push_json(Notification::new("session/update", note), true);
-                return;
-            }
-            other => other,
-        };
-        self.send_update(session_id, to_proto::session_update(update), may_be_large);
+        self.form()
+            .session_update(&self.outbound, session_id, update, may_be_large);
     }
 
     fn turn_state(&self, session_id: &str, state: TurnState) {
-        if let Some(v2) = self.v2.get() {
-            v2.turn_state(&self.outbound, session_id, state);
-        }
+        self.form().turn_state(&self.outbound, session_id, state);
     }
 
     fn follows_turns(&self) -> bool {
-        self.v2.get().is_some()
+        self.form().follows_turns()
     }
 
     fn auth_status(&self, status: &AuthStatusInfo) {
@@ -208,33 +245,19 @@ impl EditorClient for AcpEditor {
         &self,
         ask: PermissionAsk,
     ) -> Result<PermissionOutcome, EditorError> {
-        let (session_id, reason) = (ask.session_id.clone(), ask.reason.clone());
-        if let Some(v2) = self.v2.get() {
-            let params = V2PermissionRequest::new(ask, reason);
-            // The turn `requires_action` while it is before the user (dropping this future, a
-            // cancel, withdraws it).
-            let open = v2.ask_opened(&self.outbound, &session_id);
-            let answer = self
-                .pending
-                .request(&self.outbound, "session/request_permission", params, true)
-                .await;
-            open.answered();
-            return Ok(super::v2::editor::permission_outcome(
-                &answer.map_err(failure_error)?,
-            ));
-        }
+        let session_id = ask.session_id.clone();
         // Its tool call may carry a file's content twice (`rawInput`, the diff), which the SDK
-        // would copy three times; here it is serialised once, while written. Dropping this
-        // future sends `$/cancel_request`.
-        let request = PermissionRequest::new(ask);
+        // would copy three times; here it is serialised once, while written.
+        let request = self.form().permission_request(ask);
+        let open = self.ask_opened(&session_id);
+        // Dropping this future (a cancel) sends `$/cancel_request` and withdraws the ask.
         let answer = self
             .pending
             .request(&self.outbound, "session/request_permission", request, true)
-            .await
-            .map_err(failure_error)?;
-        let response = serde_json::from_value::<acp::RequestPermissionResponse>(answer)
-            .map_err(|e| EditorError::Malformed(e.to_string()))?;
-        permission_outcome(response)
+            .await;
+        open.answered();
+        self.form()
+            .permission_outcome(answer.map_err(failure_error)?)
     }
 
     fn supports_notices(&self) -> bool {
@@ -375,7 +398,7 @@ impl EditorClient for AcpEditor {
             .fold(acp::ElicitationSchema::new(), |schema, field| {
                 schema.property(field.key.clone(), form_field(field), true)
             });
-        let open = self.asking(&request.session_id);
+        let open = self.ask_opened(&request.session_id);
         let scope = acp::ElicitationSessionScope::new(request.session_id)
             .tool_call_id(request.tool_call_id.map(acp::ToolCallId::new));
         let create = acp::CreateElicitationRequest::new(
@@ -383,9 +406,7 @@ impl EditorClient for AcpEditor {
             request.message,
         );
         let response = self.request(create).await;
-        if let Some(open) = open {
-            open.answered();
-        }
+        open.answered();
         let response = response?;
         match response.action {
             acp::ElicitationAction::Accept(accept) => {
@@ -424,7 +445,7 @@ impl EditorClient for AcpEditor {
         &self,
         request: McpElicitation,
     ) -> Result<McpElicitationAnswer, EditorError> {
-        let open = self.asking(&request.session_id);
+        let open = self.ask_opened(&request.session_id);
         let scope = acp::ElicitationSessionScope::new(request.session_id);
         let mode: acp::ElicitationMode = match request.mode {
             McpElicitationMode::Form { schema } => {
@@ -441,9 +462,7 @@ impl EditorClient for AcpEditor {
         let response = self
             .request(acp::CreateElicitationRequest::new(mode, message))
             .await;
-        if let Some(open) = open {
-            open.answered();
-        }
+        open.answered();
         let response = response?;
         match response.action {
             acp::ElicitationAction::Accept(accept) => {
@@ -470,14 +489,14 @@ impl EditorClient for AcpEditor {
 
 /// One JSON-RPC notification, serialised as the SDK would write it.
 #[derive(serde::Serialize)]
-pub(super) struct Notification<P> {
+pub(crate) struct Notification<P> {
     jsonrpc: &'static str,
     method: &'static str,
     params: P,
 }
 
 impl<P> Notification<P> {
-    pub(super) fn new(method: &'static str, params: P) -> Self {
+    pub(crate) fn new(method: &'static str, params: P) -> Self {
         Notification {
             jsonrpc: "2.0",
             method,
@@ -513,20 +532,6 @@ fn terminal_exit(status: acp::TerminalExitStatus) -> TerminalExit {
     TerminalExit {
         code: status.exit_code,
         signal: status.signal,
-    }
-}
-
-fn permission_outcome(
-    response: acp::RequestPermissionResponse,
-) -> Result<PermissionOutcome, EditorError> {
-    match response.outcome {
-        acp::RequestPermissionOutcome::Selected(s) => Ok(PermissionOutcome::Selected {
-            option_id: s.option_id.0.to_string(),
-        }),
-        acp::RequestPermissionOutcome::Cancelled => Ok(PermissionOutcome::Cancelled),
-        _ => Err(EditorError::Malformed(
-            "an unknown permission outcome".into(),
-        )),
     }
 }
 

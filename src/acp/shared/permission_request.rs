@@ -1,4 +1,5 @@
-//! `session/request_permission`'s params as the SDK's type serialises them, with the tool call's
+//! `session/request_permission`'s params, in v1's form (as the SDK's type serialises them) or
+//! v2's, with the tool call's
 //! `rawInput` shared with the `can_use_tool` it comes from and a Write's diff written from it
 //! (see [`super::tool_call_json`]) instead of copied into the SDK's type.
 
@@ -8,94 +9,102 @@ use super::to_proto;
 use super::tool_call_json::{CallContent, ToolCallWithInput};
 use crate::domain::PermissionAsk;
 
-/// The params of one permission request; serialises to the JSON of `acp::RequestPermissionRequest`.
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct PermissionRequest {
+/// Which version's form a permission request takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Version {
+    /// `{sessionId, toolCall, options}`: the JSON of `acp::RequestPermissionRequest`.
+    V1,
+    /// `{sessionId, title, description?, subject: {type: "tool_call", toolCall}, options}`, the
+    /// tool call in v2's form.
+    V2,
+}
+
+/// The params of one permission request, in either version's form: the one builder of them.
+pub(crate) struct PermissionRequest {
     session_id: acp::SessionId,
     tool_call: ToolCallWithInput<acp::ToolCallUpdate>,
     options: Vec<acp::PermissionOption>,
+    /// v2's title and description (claude's reason for asking, where it gave one).
+    v2: Option<(String, Option<String>)>,
 }
 
 impl PermissionRequest {
-    pub(super) fn new(mut ask: PermissionAsk) -> Self {
+    pub(crate) fn new(mut ask: PermissionAsk, version: Version) -> Self {
         let raw_input = ask.tool_call.raw_input.take();
         let content = ask.tool_call.content.take();
+        let v2 = (version == Version::V2).then(|| {
+            let title = permission_title(ask.tool_call.title.as_deref());
+            (title, ask.reason.take())
+        });
+        let call = to_proto::tool_call_update(ask.tool_call);
+        let tool_call = match version {
+            Version::V1 => ToolCallWithInput::new(call, content, raw_input),
+            Version::V2 => ToolCallWithInput::new_v2(call, content, raw_input),
+        };
         PermissionRequest {
             session_id: ask.session_id.into(),
-            tool_call: ToolCallWithInput::new(
-                to_proto::tool_call_update(ask.tool_call),
-                content,
-                raw_input,
-            ),
+            tool_call,
             options: ask
                 .options
                 .into_iter()
                 .map(to_proto::permission_option)
                 .collect(),
+            v2,
         }
     }
 
-    /// The SDK's type, to check this one serialises as it does.
+    /// The SDK's type, to check a v1 request serialises as it does.
     #[cfg(test)]
-    pub(super) fn into_sdk(self) -> acp::RequestPermissionRequest {
+    pub(crate) fn into_sdk(self) -> acp::RequestPermissionRequest {
         let (mut call, raw_input) = self.tool_call.into_sdk();
         call.fields.raw_input = raw_input.map(std::sync::Arc::unwrap_or_clone);
         acp::RequestPermissionRequest::new(self.session_id, call, self.options)
     }
 }
 
-/// ACP v2's permission request: its own title and description, and the tool call in v2's form
-/// as its subject, serialised once while written as [`PermissionRequest`] is.
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct V2PermissionRequest {
-    session_id: acp::SessionId,
-    title: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
-    subject: Subject,
-    options: Vec<acp::PermissionOption>,
+impl serde::Serialize for PermissionRequest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("sessionId", &self.session_id)?;
+        match &self.v2 {
+            None => map.serialize_entry("toolCall", &self.tool_call)?,
+            Some((title, description)) => {
+                map.serialize_entry("title", title)?;
+                if let Some(description) = description {
+                    map.serialize_entry("description", description)?;
+                }
+                let subject = Subject {
+                    kind: "tool_call",
+                    tool_call: &self.tool_call,
+                };
+                map.serialize_entry("subject", &subject)?;
+            }
+        }
+        map.serialize_entry("options", &self.options)?;
+        map.end()
+    }
 }
 
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Subject {
+struct Subject<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
-    tool_call: ToolCallWithInput<acp::ToolCallUpdate>,
-}
-
-impl V2PermissionRequest {
-    /// `description`: claude's reason for asking, where it gave one.
-    pub(super) fn new(mut ask: PermissionAsk, description: Option<String>) -> Self {
-        let raw_input = ask.tool_call.raw_input.take();
-        let content = ask.tool_call.content.take();
-        let title = super::v2::convert::permission_title(ask.tool_call.title.as_deref());
-        V2PermissionRequest {
-            session_id: ask.session_id.into(),
-            title,
-            description,
-            subject: Subject {
-                kind: "tool_call",
-                tool_call: ToolCallWithInput::new_v2(
-                    to_proto::tool_call_update(ask.tool_call),
-                    content,
-                    raw_input,
-                ),
-            },
-            options: ask
-                .options
-                .into_iter()
-                .map(to_proto::permission_option)
-                .collect(),
-        }
-    }
+    tool_call: &'a ToolCallWithInput<acp::ToolCallUpdate>,
 }
 
 impl CallContent for acp::ToolCallUpdate {
     fn put_content(&mut self, content: Vec<acp::ToolCallContent>) {
         self.fields.content = Some(content);
+    }
+}
+
+/// A v2 permission request's title: the tool call's, as a question.
+pub(crate) fn permission_title(title: Option<&str>) -> String {
+    match title {
+        Some(title) if !title.is_empty() => format!("Allow {title}?"),
+        _ => "Allow this tool call?".to_owned(),
     }
 }
 
@@ -147,11 +156,13 @@ mod tests {
     fn serialises_as_the_sdks_request_would_and_a_long_files_text_is_held_once() {
         let long: String = "ab\"c\né€".repeat(64 * 1024 / 4);
         for (text, shared) in [("hello\n", false), (long.as_str(), true)] {
-            let ours = PermissionRequest::new(write_ask(text));
+            let ours = PermissionRequest::new(write_ask(text), Version::V1);
             assert_eq!(ours.tool_call.is_shared(), shared, "{} bytes", text.len());
             let json = serde_json::to_value(&ours).unwrap();
-            let sdk =
-                serde_json::to_value(PermissionRequest::new(write_ask(text)).into_sdk()).unwrap();
+            let sdk = serde_json::to_value(
+                PermissionRequest::new(write_ask(text), Version::V1).into_sdk(),
+            )
+            .unwrap();
             assert!(
                 json == sdk,
                 "differs from the SDK's JSON ({} bytes)",
@@ -169,7 +180,9 @@ mod tests {
         use agent_client_protocol::v2::schema as v2;
         let long = "x\n".repeat(crate::domain::INPUT_TEXT_SHARED_BYTES);
         for text in ["short\n", long.as_str()] {
-            let request = V2PermissionRequest::new(write_ask(text), Some("outside".into()));
+            let mut ask = write_ask(text);
+            ask.reason = Some("outside".into());
+            let request = PermissionRequest::new(ask, Version::V2);
             let json = serde_json::to_value(&request).unwrap();
             let read: v2::RequestPermissionRequest = serde_json::from_value(json.clone())
                 .unwrap_or_else(|e| panic!("{e}: {}", &json.to_string()[..300]));

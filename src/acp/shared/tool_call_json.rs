@@ -3,7 +3,7 @@
 //! input instead of held a second time: a Write's input holds the whole file, and ACP sends it
 //! twice. The JSON is the SDK's, byte for byte in meaning (checked in the tests). For an ACP v2
 //! editor the same call in v2's form: that diff an added file whose git patch is written from the
-//! input too ([`super::v2::convert::AddedFile`]). And a tool call update whose `rawOutput` has a
+//! input too ([`super::file_changes::AddedFile`]). And a tool call update whose `rawOutput` has a
 //! value held out of it ([`ToolCallUpdate::raw_output_shown`], a command's long output), its
 //! value written from the shown text: the SDK's JSON byte for byte.
 
@@ -17,13 +17,13 @@ use super::to_proto;
 use crate::domain::{ToolCall, ToolCallUpdate, ToolContent};
 
 /// Where the SDK's tool call types keep their content.
-pub(super) trait CallContent {
+pub(crate) trait CallContent {
     fn put_content(&mut self, content: Vec<acp::ToolCallContent>);
 }
 
 /// The SDK's tool call without `rawInput` and, when its content has a diff of the input
 /// ([`ToolContent::DiffOfInput`]), without its content: both are written from here.
-pub(super) struct ToolCallWithInput<C> {
+pub(crate) struct ToolCallWithInput<C> {
     call: C,
     raw_input: Option<Arc<Value>>,
     /// Set instead of `call`'s content when a diff in it is the input's `content` (always, in
@@ -52,7 +52,7 @@ fn input_text(raw_input: Option<&Value>) -> &str {
 impl<C: CallContent> ToolCallWithInput<C> {
     /// `call` must have no `rawInput` and no content of its own: `raw_input` and `content` are
     /// them (`None`: the update leaves the content as it was).
-    pub(super) fn new(
+    pub(crate) fn new(
         mut call: C,
         content: Option<Vec<ToolContent>>,
         raw_input: Option<Arc<Value>>,
@@ -84,7 +84,7 @@ impl<C: CallContent> ToolCallWithInput<C> {
     }
 
     /// The same call in ACP v2's form: its diffs are file changes with a git patch.
-    pub(super) fn new_v2(
+    pub(crate) fn new_v2(
         call: C,
         content: Option<Vec<ToolContent>>,
         raw_input: Option<Arc<Value>>,
@@ -95,7 +95,7 @@ impl<C: CallContent> ToolCallWithInput<C> {
                 other => {
                     let v1 = to_proto::tool_content(other, raw_input.as_deref());
                     let mut json = serde_json::to_value(v1).unwrap_or_default();
-                    super::v2::convert::tool_content(&mut json);
+                    super::file_changes::tool_content(&mut json);
                     Content::V2(json)
                 }
             };
@@ -111,14 +111,14 @@ impl<C: CallContent> ToolCallWithInput<C> {
 
     /// Whether a diff is written from the input.
     #[cfg(test)]
-    pub(super) fn is_shared(&self) -> bool {
+    pub(crate) fn is_shared(&self) -> bool {
         self.content.is_some()
     }
 
     /// The SDK's tool call (its diff whole again) and the input, to check this one serialises
     /// as it does.
     #[cfg(test)]
-    pub(super) fn into_sdk(self) -> (C, Option<Arc<Value>>) {
+    pub(crate) fn into_sdk(self) -> (C, Option<Arc<Value>>) {
         let ToolCallWithInput {
             mut call,
             raw_input,
@@ -154,7 +154,7 @@ impl<C: serde::Serialize> serde::Serialize for ToolCallWithInput<C> {
                     Content::Sdk(item) => ContentJson::Sdk(item),
                     Content::V2(item) => ContentJson::V2(item),
                     Content::DiffOfInput { path } if self.v2 => {
-                        ContentJson::V2Diff(super::v2::convert::AddedFile::new(path, text))
+                        ContentJson::V2Diff(super::file_changes::AddedFile::new(path, text))
                     }
                     Content::DiffOfInput { path } => ContentJson::Diff(DiffJson {
                         kind: "diff",
@@ -192,7 +192,7 @@ enum ContentJson<'a> {
     Sdk(&'a acp::ToolCallContent),
     Diff(DiffJson<'a>),
     V2(&'a Value),
-    V2Diff(super::v2::convert::AddedFile<'a>),
+    V2Diff(super::file_changes::AddedFile<'a>),
 }
 
 /// An `acp::Diff` without `oldText` as the SDK writes it (`type` first).
@@ -215,7 +215,7 @@ impl CallContent for acp::ToolCall {
 /// `acp::SessionNotification` with `acp::SessionUpdate::ToolCall`.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct ToolCallNotification {
+pub(crate) struct ToolCallNotification {
     session_id: acp::SessionId,
     update: TaggedToolCall,
 }
@@ -230,7 +230,7 @@ struct TaggedToolCall {
 
 impl ToolCallNotification {
     /// ACP v2's form of the same (`tool_call_update`, v2's diffs): what a v2 editor is sent.
-    pub(super) fn v2(session_id: &str, mut call: ToolCall) -> Self {
+    pub(crate) fn v2(session_id: &str, mut call: ToolCall) -> Self {
         let raw_input = call.raw_input.take().map(Arc::new);
         let content = std::mem::take(&mut call.content);
         ToolCallNotification {
@@ -246,7 +246,7 @@ impl ToolCallNotification {
         }
     }
 
-    pub(super) fn new(session_id: &str, mut call: ToolCall) -> Self {
+    pub(crate) fn new(session_id: &str, mut call: ToolCall) -> Self {
         let raw_input = call.raw_input.take().map(Arc::new);
         let content = std::mem::take(&mut call.content);
         ToolCallNotification {
@@ -272,7 +272,7 @@ impl ToolCallNotification {
 /// `acp::SessionUpdate::ToolCallUpdate`, key for key in the same order.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct ToolCallUpdateNotification {
+pub(crate) struct ToolCallUpdateNotification {
     session_id: acp::SessionId,
     update: TaggedToolCallUpdate,
 }
@@ -297,7 +297,7 @@ struct UpdateWithShownOutput {
 impl ToolCallUpdateNotification {
     /// The update; only one with [`ToolCallUpdate::shown_output`] needs this (any other is the
     /// SDK's own).
-    pub(super) fn new(session_id: &str, mut update: ToolCallUpdate) -> Self {
+    pub(crate) fn new(session_id: &str, mut update: ToolCallUpdate) -> Self {
         if update.shown_output().is_none() {
             update.copy_shown_output();
         }

@@ -11,28 +11,28 @@ use super::from_proto;
 use crate::domain::{AgentError, IdleBehavior, PromptBlock, SteerOutcome};
 
 /// The steering method's name, as the TypeScript adapter and the ACP steering proposal spell it.
-pub(super) const STEERING_METHOD: &str = "_session/steering";
+pub(crate) const STEERING_METHOD: &str = "_session/steering";
 
 /// `_session/steering` `{sessionId, prompt, _meta?.steering.idleBehavior}`, its params kept as
 /// they came so that every fault in them gets an invalid-params error naming it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
 #[request(method = "_session/steering", response = SteeringResponse)]
-pub(super) struct SteeringRequest(Value);
+pub(crate) struct SteeringRequest(Value);
 
 /// Its answer: `{"outcome": "injected" | "promptRequired" | "startedNewTurn", "reason"?}`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonRpcResponse)]
-pub(super) struct SteeringResponse(Value);
+pub(crate) struct SteeringResponse(Value);
 
 /// A steering request as the session takes it.
 #[derive(Debug)]
-pub(super) struct Steer {
-    pub(super) session_id: String,
-    pub(super) blocks: Vec<PromptBlock>,
-    pub(super) idle: IdleBehavior,
+pub(crate) struct Steer {
+    pub(crate) session_id: String,
+    pub(crate) blocks: Vec<PromptBlock>,
+    pub(crate) idle: IdleBehavior,
 }
 
 impl SteeringRequest {
-    pub(super) fn parse(self) -> Result<Steer, AgentError> {
+    pub(crate) fn parse(self) -> Result<Steer, AgentError> {
         let bad = |why: &str| AgentError::InvalidParams(format!("{STEERING_METHOD}: {why}"));
         let Value::Object(params) = self.0 else {
             return Err(bad("params must be an object"));
@@ -82,26 +82,26 @@ impl From<SteerOutcome> for SteeringResponse {
 }
 
 /// `InitializeResponse._meta.steering`: the request above is served.
-pub(super) fn steering_meta() -> Value {
+pub(crate) fn steering_meta() -> Value {
     json!({ "supported": true })
 }
 
 /// The method that stops one of claude's background jobs without cancelling the turn.
-pub(super) const ASYNC_TASK_STOP_METHOD: &str = "_session/async_task/stop";
+pub(crate) const ASYNC_TASK_STOP_METHOD: &str = "_session/async_task/stop";
 
 /// `_session/async_task/stop` `{sessionId, asyncTaskId}`: the job's id is claude's task id, which
 /// the job's tool call carries in `_meta.claudeCode.asyncTaskId`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
 #[request(method = "_session/async_task/stop", response = AsyncTaskStopResponse)]
-pub(super) struct AsyncTaskStopRequest(Value);
+pub(crate) struct AsyncTaskStopRequest(Value);
 
 /// Its answer: `{"stopped": bool}` (false: claude knows no such running job).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonRpcResponse)]
-pub(super) struct AsyncTaskStopResponse(Value);
+pub(crate) struct AsyncTaskStopResponse(Value);
 
 impl AsyncTaskStopRequest {
     /// `(sessionId, asyncTaskId)`, each non-empty.
-    pub(super) fn parse(self) -> Result<(String, String), AgentError> {
+    pub(crate) fn parse(self) -> Result<(String, String), AgentError> {
         let bad = |why: &str| AgentError::InvalidParams(format!("{ASYNC_TASK_STOP_METHOD}: {why}"));
         let Value::Object(params) = self.0 else {
             return Err(bad("params must be an object"));
@@ -123,7 +123,7 @@ impl AsyncTaskStopRequest {
 }
 
 impl AsyncTaskStopResponse {
-    pub(super) fn stopped(stopped: bool) -> Self {
+    pub(crate) fn stopped(stopped: bool) -> Self {
         AsyncTaskStopResponse(json!({ "stopped": stopped }))
     }
 }

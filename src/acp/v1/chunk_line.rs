@@ -7,7 +7,7 @@ use crate::domain::{ContentChunk, SessionUpdate};
 /// The line (without its newline) of `update` to a v1 editor, when it is a text chunk of the
 /// user, the agent or its thinking; `None` for every other update (and for images), which go
 /// through the SDK's types. v1 has no message ids: `message_id` is not sent, as there.
-pub(super) fn text_chunk_line(session_id: &str, update: &SessionUpdate) -> Option<Vec<u8>> {
+pub(crate) fn text_chunk_line(session_id: &str, update: &SessionUpdate) -> Option<Vec<u8>> {
     let (kind, text) = match update {
         SessionUpdate::UserMessageChunk {
             content: ContentChunk::Text { text },
@@ -43,8 +43,8 @@ fn string(line: &mut Vec<u8>, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acp::client::Notification;
-    use crate::acp::to_proto;
+    use crate::acp::shared::client::Notification;
+    use crate::acp::shared::to_proto;
     use agent_client_protocol::v1::schema as acp;
 
     /// What the SDK's types give for the same update.
