@@ -218,10 +218,8 @@ async fn a_workspace_that_runs_nothing_is_never_asked_and_a_trusted_one_not_agai
             .to_string(),
     )
     .unwrap();
-    let c = adapter(&env).await;
-    let id = c.new_session(env.work_dir()).await;
-    hello(&c, &id).await;
-    // A workspace the user trusted in claude's terminal, with a hook: not asked either.
+    // A workspace the user trusted in claude's terminal, with a hook: not asked either. Its
+    // trust is written before any claude runs, as claude rewrites its config while it runs.
     let trusted = env.home_dir().join("trusted");
     std::fs::create_dir_all(trusted.join(".claude")).unwrap();
     std::fs::write(
@@ -238,16 +236,29 @@ async fn a_workspace_that_runs_nothing_is_never_asked_and_a_trusted_one_not_agai
             .to_string(),
     )
     .unwrap();
+    let c = adapter(&env).await;
+    let id = c.new_session(env.work_dir()).await;
+    hello(&c, &id).await;
     let other = c.new_session(&trusted).await;
     hello(&c, &other).await;
-    eventually("the trusted workspace's hook", || marker(&env).exists()).await;
-    let asked: Vec<Value> = c
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "session/request_permission")
-        .map(|r| r.params)
-        .collect();
-    assert!(asked.is_empty(), "asked: {asked:?}");
+    let asked = || -> Vec<Value> {
+        c.requests()
+            .into_iter()
+            .filter(|r| r.method == "session/request_permission")
+            .map(|r| r.params)
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !marker(&env).exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the trusted workspace's hook never ran; asked: {:?}\n{}",
+            asked(),
+            c.diagnostics()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(asked().is_empty(), "asked: {:?}", asked());
 }
 
 #[tokio::test]
