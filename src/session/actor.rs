@@ -73,6 +73,11 @@ pub(crate) enum Command {
         tool_call_id: String,
         reply: Reply<()>,
     },
+    /// `session/set_title`: the user names the session.
+    SetTitle {
+        title: String,
+        reply: Reply<()>,
+    },
     SetMode {
         mode: String,
         reply: Reply<()>,
@@ -391,6 +396,7 @@ impl SessionActor {
                 let runs = self.turns.translator.subagent_runs(&task_id);
                 self.claude.cancel_subagent(&self.ctx, task_id, runs);
             }
+            Command::SetTitle { title, reply } => self.turns.name(&self.ctx, title, reply),
             Command::SetMode { mode, reply } => self.set_mode(mode, SettingReply::Mode(reply)),
             Command::SetConfigOption { id, value, reply } => {
                 self.set_config_option(&id, value, reply);

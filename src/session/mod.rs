@@ -426,33 +426,18 @@ impl AgentCore for Sessions {
         cwd: Option<PathBuf>,
         cursor: Option<String>,
     ) -> Result<SessionPage, AgentError> {
-        let dir = self.config_dir()?;
-        // The first page also shows the sessions open here that claude has not stored yet.
-        let open: Vec<OpenSession> = match cursor {
-            Some(_) => Vec::new(),
-            None => self
-                .sessions
-                .lock()
-                .expect("session registry lock")
-                .values()
-                .map(|h| h.listed.lock().expect("listing lock").clone())
-                .collect(),
-        };
-        let listings = self.listings.clone();
-        let mut page = tokio::task::spawn_blocking(move || {
-            let page = listings.page(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
-            Ok(listing::with_open_sessions(
-                page,
-                open,
-                cwd.as_deref(),
-                |id| history::is_listed(&dir, cwd.as_deref(), id),
-            ))
-        })
-        .await
-        .map_err(|e| AgentError::Internal(e.to_string()))?
-        .map_err(history_error)?;
-        self.add_open_session_roots(&mut page);
-        Ok(page)
+        self.list(cwd, cursor).await
+    }
+
+    async fn set_session_title(&self, session_id: &str, title: &str) -> Result<String, AgentError> {
+        self.set_title(session_id, title).await
+    }
+
+    async fn session_status(
+        &self,
+        session_id: &str,
+    ) -> Result<crate::domain::SessionStatus, AgentError> {
+        self.status(session_id).await
     }
 
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError> {

@@ -31,6 +31,7 @@ mod ledger;
 mod local;
 mod own;
 mod queue;
+mod title;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
@@ -142,8 +143,8 @@ pub(super) struct Turns {
     queue: PromptQueue,
     /// The latest answer given, until it is queued to the editor: claude's output waits for it.
     answers_written: Option<AnswersWritten>,
-    /// Whether the editor was told the title (once, after the first turn).
-    title_announced: bool,
+    /// The title the editor is told: once after the first turn, or the user's name.
+    title: title::SessionTitle,
     /// claude's output translated for the editor.
     pub(super) translator: TurnTranslator,
     tell: Tell<Done>,
@@ -155,7 +156,7 @@ impl Turns {
             turn: None,
             queue: PromptQueue::default(),
             answers_written: None,
-            title_announced: false,
+            title: title::SessionTitle::default(),
             translator,
             tell,
         }
@@ -283,6 +284,11 @@ impl Turns {
     }
 
     /// `session/cancel`: the running turn and every prompt waiting behind it end as cancelled.
+    /// `session/set_title` for this open session.
+    pub(super) fn name(&mut self, ctx: &SessionContext, title: String, reply: Reply<()>) {
+        self.title.name(ctx, title, reply);
+    }
+
     pub(super) fn cancel(&mut self, p: &mut Parts<'_>) {
         let Some(turn) = self.turn.as_mut() else {
             self.cancel_claudes_own_turn(p);
@@ -372,8 +378,7 @@ impl Turns {
             // claude stored this turn on from the rewind point: its transcript now says it all.
             p.claude.turn_stored();
         }
-        if outcome.is_ok() && !self.title_announced {
-            self.title_announced = true;
+        if outcome.is_ok() && self.title.turn_stored(p.ctx) {
             announce_title_then_reply(p.ctx, &turn.blocks, turn.reply, outcome, before);
             return;
         }
