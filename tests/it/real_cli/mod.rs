@@ -28,6 +28,7 @@ mod permissions;
 mod powershell;
 mod progress;
 mod rewind;
+mod session_title;
 mod sessions;
 mod slash_commands;
 mod smoke;
