@@ -111,7 +111,7 @@ fn rooted(pattern: &str, place: &Place<'_>) -> (Option<PathBuf>, String) {
 }
 
 /// `path` with `.` and `..` taken away as written (a `..` past the root stays at the root).
-fn lexically_normal(path: &Path) -> PathBuf {
+pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
