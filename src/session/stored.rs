@@ -1,5 +1,5 @@
-//! claude's stored conversation, for the editor: `session/list`, `session/load`'s replay (the
-//! stored thread handed to the editor as it is read), `session/delete` (the session's claude ends
+//! claude's stored conversation, for the editor: `session/load`'s replay (the stored thread
+//! handed to the editor as it is read), `session/delete` (the session's claude ends
 //! first, so nothing writes the conversation again, then claude's stored conversation goes), a
 //! session's name (`session/set_title`) and whether it is open or only stored (`session/status`).
 
@@ -8,47 +8,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::actor::Command;
-use super::listing::{self, OpenSession};
+use super::actor::{Command, TurnRequest};
 use super::{Sessions, history_error};
-use crate::domain::{AgentError, SessionPage, SessionStatus};
+use crate::domain::{AgentError, SessionStatus};
 use crate::history;
 
 impl Sessions {
-    pub(super) async fn list(
-        &self,
-        cwd: Option<PathBuf>,
-        cursor: Option<String>,
-    ) -> Result<SessionPage, AgentError> {
-        let dir = self.config_dir()?;
-        // The first page also shows the sessions open here that claude has not stored yet.
-        let open: Vec<OpenSession> = match cursor {
-            Some(_) => Vec::new(),
-            None => self
-                .sessions
-                .lock()
-                .expect("session registry lock")
-                .values()
-                .map(|h| h.listed.lock().expect("listing lock").clone())
-                .collect(),
-        };
-        let listings = self.listings.clone();
-        let mut page = tokio::task::spawn_blocking(move || {
-            let page = listings.page(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
-            Ok(listing::with_open_sessions(
-                page,
-                open,
-                cwd.as_deref(),
-                |id| history::is_listed(&dir, cwd.as_deref(), id),
-            ))
-        })
-        .await
-        .map_err(|e| AgentError::Internal(e.to_string()))?
-        .map_err(history_error)?;
-        self.add_open_session_roots(&mut page);
-        Ok(page)
-    }
-
     /// Names the session as claude's `/rename` does, in its transcript; an open session is told
     /// too, and one whose conversation claude has not stored yet keeps the name until it has.
     pub(super) async fn set_title(
@@ -67,8 +32,10 @@ impl Sessions {
         if let Ok(handle) = self.handle(session_id) {
             handle.listed.lock().expect("listing lock").named(&title);
             let name = title.clone();
-            self.ask(session_id, |reply| Command::SetTitle { title: name, reply })
-                .await?;
+            self.ask(session_id, |reply| {
+                Command::Turn(TurnRequest::SetTitle { title: name, reply })
+            })
+            .await?;
             return Ok(title);
         }
         let (dir, id, name) = (self.config_dir()?, session_id.to_owned(), title.clone());

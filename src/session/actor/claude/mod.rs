@@ -15,7 +15,7 @@ use self::asks::{AskKind, PendingAsks};
 use self::idle::{Idle, STOP_GRACE, STOP_TASKS_WAIT};
 use self::next::NextClaude;
 use self::running::RunningClaude;
-use super::ctx::{CONTROL_TIMEOUT, SessionContext, Tell, deliver};
+use super::ctx::{CONTROL_TIMEOUT, Reply, SessionContext, Tell, deliver};
 use super::settings::Settings;
 use super::tools::EditorTools;
 use crate::claude::wire::{
@@ -35,6 +35,20 @@ mod idle;
 mod jobs;
 mod next;
 mod running;
+
+/// What the editor asks of claude's background work (`jobs.rs`).
+pub(crate) enum Request {
+    /// `_session/async_task/stop`: one of claude's background jobs, by its task id.
+    StopTask { task_id: String, reply: Reply<bool> },
+    /// ACP v2's `tool_call/cancel`: the background job a tool call started, by the call's id.
+    CancelToolCall {
+        tool_call_id: String,
+        reply: Reply<()>,
+    },
+    /// `session/cancel` of one of its subagents' child sessions: that subagent stops, the rest
+    /// goes on.
+    CancelSubagent { task_id: String },
+}
 
 /// What the running claude's own tasks report back.
 pub(super) enum Done {
@@ -200,6 +214,9 @@ impl Claude {
             sdk_mcp_servers: tools.sdk_servers(),
             system_prompt: prompt.replace.clone().map(|text| vec![text]),
             append_system_prompt: prompt.append.clone(),
+            // A subagent's words are shown where they can be: in its child session, or tagged.
+            forward_subagent_text: ctx.editor.supports_subagents()
+                || ctx.flags.forward_subagent_text,
         };
         let initialize = handle.request(request, CONTROL_TIMEOUT);
         // Then the toggles that are on (Fast mode, ultracode), before any prompt can follow, and
@@ -371,7 +388,13 @@ impl Claude {
             ControlAction::AskPermission(ask) => {
                 self.path
                     .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
-                let asker = self.asker.clone();
+                let mut asker = self.asker.clone();
+                // A subagent's call is asked on its child session, where its card is.
+                if let Some(agent) = ask.agent_id.as_deref()
+                    && ctx.editor.supports_subagents()
+                {
+                    asker.session_id = crate::domain::subagent_session_id(&ctx.id, agent);
+                }
                 let tell = self.tell.clone();
                 let rid = request_id.clone();
                 let task = tokio::spawn(async move {
