@@ -8,6 +8,16 @@ use std::path::Path;
 
 use super::HistoryError;
 
+/// The record claude's `/rename` appends.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CustomTitle<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    custom_title: &'a str,
+    session_id: &'a str,
+}
+
 /// Names `session_id` `title` in its transcript; `false` when claude stored no conversation under
 /// it (no transcript is made for a name alone: claude refuses to resume one holding no
 /// conversation).
@@ -20,11 +30,12 @@ pub(crate) fn write_title(
     let Some((file, _)) = super::find(config_dir, session_id) else {
         return Ok(false);
     };
-    let record = serde_json::json!({
-        "type": "custom-title",
-        "customTitle": title,
-        "sessionId": session_id,
-    });
+    let record = CustomTitle {
+        kind: "custom-title",
+        custom_title: title,
+        session_id,
+    };
+    let record = serde_json::to_string(&record).expect("a record of strings serialises");
     // The whole line in one append, as claude appends its own.
     let line = format!("{record}\n");
     OpenOptions::new()

@@ -76,9 +76,9 @@ async fn a_name_given_before_the_first_prompt_is_claudes_and_a_new_process_lists
     let text = std::fs::read_to_string(&transcript).expect("claude stored the conversation");
     let last_name = text
         .lines()
+        .rev()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|l| l["type"] == "custom-title")
-        .last();
+        .find(|l| l["type"] == "custom-title");
     assert_eq!(
         last_name.map(|l| l["customTitle"].clone()),
         Some(json!(NAME))
