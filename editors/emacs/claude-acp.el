@@ -7,8 +7,8 @@
 ;; adds "Claude Code (claude-acp)" as an agent of its own in `M-x agent-shell'.  Load it from your
 ;; init file (before or after agent-shell: the settings apply once agent-shell is loaded).
 ;;
-;; Checked against agent-shell 0.50.1 (agent-shell.el) and the Anthropic agent of 0.48.1
-;; (agent-shell-anthropic.el); see README.md for what each agent-shell version needs.
+;; Tested with agent-shell 0.63.6 in Emacs 30.1; see README.md for what each agent-shell
+;; version needs.
 
 ;;; Code:
 

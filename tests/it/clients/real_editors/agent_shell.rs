@@ -137,6 +137,10 @@ async fn agent_shell_runs_claude_acp_and_its_permissions_in_emacs() {
     ws.answer_permission("y").await;
     ws.answered("Wrote allow-once.txt as asked.").await;
     ws.wait_for_file(&path, &content).await;
+    assert!(
+        ws.edits_through_the_editor(),
+        "the editor's fs capabilities did not reach claude-acp: claude wrote the file itself"
+    );
 
     // Reject: agent-shell answers and interrupts the turn; the file is not written.
     let (path, _) = ws.script_write("rejected.txt", "Left rejected.txt alone.");

@@ -123,6 +123,10 @@ async fn codecompanion_runs_claude_acp_and_its_permissions_in_neovim() {
     ws.choose("g2", "Accept").await;
     ws.replied("Wrote allow-once.txt as asked.").await;
     ws.wait_for_file(&path, &content).await;
+    assert!(
+        ws.edits_through_the_editor(),
+        "the editor's fs capabilities did not reach claude-acp: claude wrote the file itself"
+    );
 
     // Reject: claude is told no and says so; the file is not written.
     let (path, _) = ws.script_write("rejected.txt", "Left rejected.txt alone.");

@@ -115,7 +115,7 @@ fn the_editor_readmes_name_the_plugin_releases_the_tests_run() {
                 version => format!("{name} {version}"),
             };
             assert!(
-                text.contains(&named),
+                text.to_lowercase().contains(&named.to_lowercase()),
                 "{readme} does not name {named:?} (tests/editors/plugins.tsv)"
             );
         }
@@ -278,6 +278,15 @@ impl Workspace {
             .once(),
         );
         (path, content)
+    }
+
+    /// Whether claude was offered claude-acp's Write, i.e. the editor declared
+    /// `fs.writeTextFile` and the session started on "Review in editor".
+    fn edits_through_the_editor(&self) -> bool {
+        self.mock
+            .requests()
+            .iter()
+            .any(|r| r.tool_names().iter().any(|t| t == EDITOR_WRITE))
     }
 
     /// The model answers a prompt containing `word` with `answer`, streamed.
