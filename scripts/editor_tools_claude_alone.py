@@ -15,9 +15,11 @@ only at the end, so a failure can shift the pairing; none did in the runs quoted
 API is reached (the base URL is a closed loopback port); each claude is killed at `system/init`."""
 import json, os, select, shutil, statistics, subprocess, sys, tempfile, time
 
+import pinned_claude
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-CLAUDE = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "target/claude-code/2.1.332/node_modules/.bin/claude")
+CLAUDE = sys.argv[2] if len(sys.argv) > 2 else pinned_claude.path()
 TOOLS = [{"name": name, "description": f"{name} through the editor",
           "inputSchema": {"type": "object", "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]}}
          for name in ("Read", "Write", "Edit", "Bash", "TaskStop")]

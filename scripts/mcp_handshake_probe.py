@@ -12,9 +12,10 @@ With `plain`, claude 2.1.332 sends only the MCP `initialize` (before its initial
 first prompt's way. With `status`, both come at once, before any prompt.
 """
 import json, os, select, shutil, subprocess, sys, tempfile, time
+import pinned_claude
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 mode = sys.argv[1] if len(sys.argv) > 1 else "status"
-CLAUDE = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "target/claude-code/2.1.332/node_modules/.bin/claude")
+CLAUDE = sys.argv[2] if len(sys.argv) > 2 else pinned_claude.path()
 scratch = tempfile.mkdtemp(prefix="mcp-probe-")
 for sub in ("home", "work"):
     os.makedirs(os.path.join(scratch, sub))

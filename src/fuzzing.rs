@@ -160,7 +160,7 @@ pub(crate) struct InstantCore;
 #[async_trait]
 impl AgentCore for InstantCore {
     fn features(&self) -> AgentFeatures {
-        crate::session::features()
+        crate::session::config::features()
     }
     async fn authenticate(
         &self,

@@ -113,7 +113,7 @@ pub async fn decide(
         }
         if mode == "plan" {
             return Decision::plain(deny(format!(
-                "{builtin} runs only read-only commands in plan mode: present the plan with ExitPlanMode first."
+                "Permission to use {builtin} has been denied in plan mode, which runs only read-only commands: present the plan with ExitPlanMode first."
             )));
         }
     }

@@ -12,15 +12,20 @@
 //!   editor's buffer, and claude's own "always" suggestion for an edit (accept edits for the
 //!   session).
 //! - An allow rule covering the path allows.
-//! - "Always reject" puts a rule for the built-in (`Edit(//path)`) in force; claude does not
-//!   apply it to an MCP tool, so it is applied here before any ask.
+//! - A file outside the workspace is offered what claude's own tool suggests there, so "always"
+//!   covers its folder: `Read(//folder/**)` for a Read, accepting edits with the folder added
+//!   for an edit.
+//! - "Always reject" puts a rule for the built-in (`Read(//folder/**)`, `Edit(//path)`) in force;
+//!   claude does not apply it to an MCP tool, so it is applied here before any ask.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::decision::{Asking, Decision, allowed_input, call_update, deny, tool_call};
 use super::in_force::{Behavior, RulesInForce};
 use super::{options, reply};
-use crate::claude::wire::{CanUseTool, PermissionDecision, PermissionUpdate};
+use crate::claude::wire::{
+    CanUseTool, PermissionDecision, PermissionRule, PermissionUpdate, UpdateKind,
+};
 use crate::editor_tools::fs::EditorFiles;
 
 /// Decides one call of `builtin` (Read, Write or Edit) served by the editor, in permission mode
@@ -102,7 +107,12 @@ pub async fn decide(
     shown.tool_name = builtin.to_owned();
     shown.display_name = None;
     shown.mcp_server = None;
-    shown.permission_suggestions = Vec::new();
+    // claude's own suggestions for a file outside the workspace, so "always" covers its folder
+    // as claude's own tool's answer does.
+    shown.permission_suggestions = match (&written, inside) {
+        (Some(written), false) => outside_suggestions(builtin, written, asking.cwd),
+        _ => Vec::new(),
+    };
     let choices = options::build(&shown, asking.cwd);
     let ruled_out: Vec<String> = choices.deny_rules.iter().map(|r| r.setting()).collect();
     if asking.rules.denies_all(&ruled_out) {
@@ -124,7 +134,7 @@ pub async fn decide(
         "Write" | "Edit" if (mode == "acceptEdits" && inside && !protected) || allowed_by_rule => {
             return allow();
         }
-        "Write" | "Edit" => {
+        "Write" | "Edit" if inside => {
             shown.permission_suggestions = vec![
                 // claude's own suggestion for "always allow" of an edit (`b_write_allow`, seq 10).
                 PermissionUpdate::set_mode_for_session("acceptEdits"),
@@ -142,6 +152,37 @@ pub async fn decide(
     let reason = shown.decision_reason.clone();
     let answer = asking.ask(call, choices.options.clone(), reason).await;
     reply::answer(&mut shown, &choices, answer, asking.rules)
+}
+
+/// What claude suggests for "always allow" of its own `builtin` on `written` (absolute), a file
+/// outside the workspace: a Read rule for the file's folder and everything in it
+/// (`Read(//dir/**)`), or for an edit, accepting edits with the folder added to the workspace;
+/// each for this session.
+fn outside_suggestions(builtin: &str, written: &Path, cwd: &Path) -> Vec<PermissionUpdate> {
+    let file = super::path_rules::lexically_normal(written);
+    let Some(dir) = file.parent().map(|d| d.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    match builtin {
+        "Read" => vec![PermissionUpdate::new(UpdateKind::AddRules {
+            rules: vec![PermissionRule {
+                tool_name: "Read".into(),
+                rule_content: Some(format!(
+                    "/{}/**",
+                    crate::translate::rule_path(&dir, cwd).trim_end_matches('/')
+                )),
+            }],
+            behavior: "allow".into(),
+            destination: "session".into(),
+        })],
+        _ => vec![
+            PermissionUpdate::set_mode_for_session("acceptEdits"),
+            PermissionUpdate::new(UpdateKind::AddDirectories {
+                directories: vec![dir],
+                destination: "session".into(),
+            }),
+        ],
+    }
 }
 
 /// A rule as settings spell it.

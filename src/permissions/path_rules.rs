@@ -1,6 +1,6 @@
 //! claude's `Read(...)` and `Edit(...)` rules applied to a path, as claude reads them: the rule's
 //! content is a gitignore-style pattern (`**/.env`, `src/**`, `*.key`), rooted by its start —
-//! `//abs` at the file system's root, `~/` at the home directory, `/` at the project (the cwd),
+//! `//abs` at the file system's root (on Windows `//c/x` at `C:\x`, claude's POSIX form), `~/` at the home directory, `/` at the project (the cwd),
 //! anything else (`./x`, `x`) at each root of the workspace, where a pattern without a `/` matches
 //! a name at any depth. A pattern that matches a directory matches everything inside it.
 //!
@@ -10,6 +10,8 @@
 //! path only, exactly.
 
 use std::path::{Component, Path, PathBuf};
+
+use crate::platform::os::Os;
 
 /// Which side a match leans to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +88,8 @@ pub(crate) fn matches(pattern: &str, place: &Place<'_>, lean: Lean) -> bool {
 /// The pattern's root (`None`: each root of the workspace) and the pattern left.
 fn rooted(pattern: &str, place: &Place<'_>) -> (Option<PathBuf>, String) {
     if let Some(rest) = pattern.strip_prefix("//") {
-        return (Some(PathBuf::from("/")), format!("/{rest}"));
+        let (root, pattern) = absolute_root(rest, Os::CURRENT);
+        return (Some(root), pattern);
     }
     if let Some(rest) = pattern.strip_prefix("~/") {
         let home = place.home.map(Path::to_path_buf);
@@ -110,8 +113,40 @@ fn rooted(pattern: &str, place: &Place<'_>) -> (Option<PathBuf>, String) {
     (None, pattern.to_owned())
 }
 
+/// The root and the pattern of an absolute rule's content, `rest` being what follows its `//`. On
+/// Windows claude matches a path in its POSIX form (`C:\x` as `/c/x`, `\\server\share\x` as
+/// `//server/share/x`), so `//c/Users/me/**` is rooted at `C:\` with
+/// `/Users/me/**` left, and `///server/share/x` at `\\server\share\`.
+fn absolute_root(rest: &str, os: Os) -> (PathBuf, String) {
+    if os == Os::Windows {
+        let b = rest.as_bytes();
+        if b.first().is_some_and(u8::is_ascii_alphabetic) && (b.len() == 1 || b[1] == b'/') {
+            let drive = format!("{}:\\", (b[0] as char).to_ascii_uppercase());
+            let pattern = match rest[1..].trim_start_matches('/') {
+                "" => "/**".to_owned(),
+                left => format!("/{left}"),
+            };
+            return (PathBuf::from(drive), pattern);
+        }
+        if let Some(unc) = rest.strip_prefix('/') {
+            let mut parts = unc.splitn(3, '/');
+            if let (Some(server), Some(share)) = (parts.next(), parts.next())
+                && !server.is_empty()
+                && !share.is_empty()
+            {
+                let left = parts.next().unwrap_or("**");
+                return (
+                    PathBuf::from(format!("\\\\{server}\\{share}\\")),
+                    format!("/{left}"),
+                );
+            }
+        }
+    }
+    (PathBuf::from("/"), format!("/{rest}"))
+}
+
 /// `path` with `.` and `..` taken away as written (a `..` past the root stays at the root).
-fn lexically_normal(path: &Path) -> PathBuf {
+pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
@@ -274,6 +309,39 @@ mod tests {
         assert!(!narrow("[!ab].txt", "/w/proj/a.txt"));
         assert!(!narrow("build/", "/w/proj/build"));
         assert!(narrow("build/", "/w/proj/build/out.o"));
+    }
+
+    #[test]
+    fn a_windows_rule_names_a_drive_as_claude_spells_it() {
+        let w = Os::Windows;
+        let root = |rest: &str| {
+            let (root, pattern) = absolute_root(rest, w);
+            (root.to_string_lossy().into_owned(), pattern)
+        };
+        let expect = |root: &str, pattern: &str| (root.to_owned(), pattern.to_owned());
+        assert_eq!(
+            root("c/Users/me/**"),
+            expect(r"C:\", "/Users/me/**"),
+            "claude writes C:\\Users\\me as /c/Users/me"
+        );
+        assert_eq!(root("C/Users/me/a.txt"), expect(r"C:\", "/Users/me/a.txt"));
+        assert_eq!(root("d/**"), expect(r"D:\", "/**"));
+        assert_eq!(root("d"), expect(r"D:\", "/**"), "the whole drive");
+        assert_eq!(
+            root("/server/share/docs/**"),
+            expect(r"\\server\share\", "/docs/**"),
+            "a UNC path, //server/share in claude's form"
+        );
+        assert_eq!(
+            root("cache/x"),
+            expect("/", "/cache/x"),
+            "a longer first name is no drive"
+        );
+        assert_eq!(
+            absolute_root("c/Users/me/**", Os::Linux),
+            (PathBuf::from("/"), "/c/Users/me/**".to_owned()),
+            "elsewhere /c is a folder"
+        );
     }
 
     #[test]

@@ -19,17 +19,19 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use self::claude::Claude;
+pub(crate) use self::claude::Request as JobRequest;
 pub(crate) use self::ctx::Reply;
 use self::ctx::{SessionContext, Tell};
 use self::settings::{ClaudeModel, SettingReply, Settings, Toggle};
 pub(crate) use self::settings::{OpenedOptions, Switches};
 use self::tools::EditorTools;
+pub(crate) use self::turn::Request as TurnRequest;
 use self::turn::{Parts, Turns};
 use super::config::AdapterConfig;
 use super::spawn::{SessionFlags, Start};
 use crate::claude::wire::ModelInfo;
 use crate::domain::McpServer;
-use crate::domain::{AgentError, ConfigOption, EditorClient, PromptBlock, StopReason, TurnOutcome};
+use crate::domain::{AgentError, ConfigOption, EditorClient, StopReason};
 use crate::editor_tools::fs::EditLog;
 use crate::editor_tools::setting::{self, ServedBy};
 use crate::history::RewindPoint;
@@ -45,34 +47,10 @@ mod turn;
 
 /// What the rest of the adapter asks of a session.
 pub(crate) enum Command {
-    Prompt {
-        blocks: Vec<PromptBlock>,
-        reply: Reply<TurnOutcome>,
-        written: Option<crate::domain::AnswerWritten>,
-        inserted: Option<crate::domain::Inserted>,
-    },
-    Cancel,
-    /// `_session/steering`: into the running turn, or per `idle` when none runs.
-    Steer {
-        blocks: Vec<PromptBlock>,
-        idle: crate::domain::IdleBehavior,
-        reply: Reply<crate::domain::SteerOutcome>,
-    },
-    /// `session/cancel` of one of its subagents' child sessions: that subagent stops, the rest
-    /// goes on.
-    CancelSubagent {
-        task_id: String,
-    },
-    /// `_session/async_task/stop`: one of claude's background jobs, by its task id.
-    StopTask {
-        task_id: String,
-        reply: Reply<bool>,
-    },
-    /// ACP v2's `tool_call/cancel`: the background job a tool call started, by the call's id.
-    CancelToolCall {
-        tool_call_id: String,
-        reply: Reply<()>,
-    },
+    /// A prompt, a cancel or a steer: the turn's ([`turn::Request`]).
+    Turn(TurnRequest),
+    /// One of claude's background jobs or subagents stopped ([`claude::Request`]).
+    Job(JobRequest),
     SetMode {
         mode: String,
         reply: Reply<()>,
@@ -355,41 +333,14 @@ impl SessionActor {
 
     async fn on_command(&mut self, cmd: Command) {
         match cmd {
-            Command::Prompt {
-                blocks,
-                reply,
-                written,
-                inserted,
-            } => {
+            Command::Turn(request) => {
                 let (turns, mut p) = self.parts();
-                turns.start(&mut p, blocks, reply, written, inserted);
+                turns.on_request(&mut p, request);
             }
-            Command::Cancel => {
-                let (turns, mut p) = self.parts();
-                turns.cancel(&mut p);
-            }
-            Command::Steer {
-                blocks,
-                idle,
-                reply,
-            } => {
-                let (turns, mut p) = self.parts();
-                turns.steer(&mut p, blocks, idle, reply);
-            }
-            Command::StopTask { task_id, reply } => {
-                self.claude.stop_task(&self.tools, task_id, reply);
-            }
-            Command::CancelToolCall {
-                tool_call_id,
-                reply,
-            } => {
-                let task_id = self.turns.translator.background_task_of(&tool_call_id);
+            Command::Job(request) => {
+                let translator = &self.turns.translator;
                 self.claude
-                    .cancel_tool_call(&self.tools, tool_call_id, task_id, reply);
-            }
-            Command::CancelSubagent { task_id } => {
-                let runs = self.turns.translator.subagent_runs(&task_id);
-                self.claude.cancel_subagent(&self.ctx, task_id, runs);
+                    .on_request(&self.ctx, &self.tools, translator, request);
             }
             Command::SetMode { mode, reply } => self.set_mode(mode, SettingReply::Mode(reply)),
             Command::SetConfigOption { id, value, reply } => {

@@ -10,11 +10,11 @@ mod login;
 pub(crate) mod meta;
 pub(crate) mod modes;
 pub(crate) mod options_cache;
+mod requests;
 pub(crate) mod spawn;
 mod stored;
 pub(crate) mod trust;
 
-pub(crate) use self::config::features;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use incoming::{ControlAction, classify as classify_control_request};
 
@@ -22,16 +22,15 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
-use self::actor::{Closed, Command, SessionActor, SessionSpec};
+use self::actor::{Closed, Command, SessionActor, SessionSpec, TurnRequest};
 use self::config::AdapterConfig;
 use self::listing::OpenSession;
 use self::spawn::{Start, SystemPromptParts};
 use crate::domain::{
-    AgentCore, AgentError, AgentFeatures, AnswerWritten, ConfigOption, EditorClient, Gateway,
-    Inserted, NewSession, PromptBlock, ProviderRoute, SessionOpened, SessionPage, TurnOutcome,
+    AgentError, AnswerWritten, EditorClient, Inserted, NewSession, PromptBlock, SessionOpened,
+    SessionPage, TurnOutcome,
 };
 use crate::editor_tools::setting::{FILE_EDITS, ServedBy, TERMINAL};
 use crate::history::{self, HistoryError};
@@ -290,7 +289,7 @@ impl Sessions {
     }
 
     /// Runs `blocks` as a prompt of `session_id`; `written` and `inserted` as the actor's
-    /// [`Command::Prompt`] takes them.
+    /// [`TurnRequest::Prompt`] takes them.
     pub(super) async fn run_prompt(
         &self,
         session_id: &str,
@@ -306,11 +305,13 @@ impl Sessions {
                 .expect("listing lock")
                 .prompted(&blocks);
         }
-        self.ask(session_id, |reply| Command::Prompt {
-            blocks,
-            reply,
-            written,
-            inserted,
+        self.ask(session_id, |reply| {
+            Command::Turn(TurnRequest::Prompt {
+                blocks,
+                reply,
+                written,
+                inserted,
+            })
         })
         .await
     }
@@ -333,268 +334,5 @@ fn history_error(e: HistoryError) -> AgentError {
         | HistoryError::OptionLikeSessionId(_)
         | HistoryError::InvalidCursor(_) => AgentError::InvalidParams(e.to_string()),
         other => AgentError::Internal(other.to_string()),
-    }
-}
-
-#[async_trait]
-impl AgentCore for Sessions {
-    fn features(&self) -> AgentFeatures {
-        AgentFeatures {
-            auth_status: Some(self.login.current()),
-            ..features()
-        }
-    }
-
-    async fn authenticate(
-        &self,
-        method_id: &str,
-        gateway: Option<Gateway>,
-    ) -> Result<(), AgentError> {
-        self.log_in(method_id, gateway).await
-    }
-
-    fn provider_route(&self) -> ProviderRoute {
-        self.config.route.shown()
-    }
-
-    async fn set_provider(&self, provider_id: &str, gateway: Gateway) -> Result<(), AgentError> {
-        Sessions::set_provider(self, provider_id, gateway).await
-    }
-
-    async fn disable_provider(&self, provider_id: &str) -> Result<(), AgentError> {
-        Sessions::disable_provider(self, provider_id).await;
-        Ok(())
-    }
-
-    async fn new_session(&self, req: NewSession) -> Result<SessionOpened, AgentError> {
-        self.open(uuid::Uuid::new_v4().to_string(), req, Start::New)
-            .await
-    }
-
-    async fn load_session(
-        &self,
-        session_id: &str,
-        req: NewSession,
-    ) -> Result<SessionOpened, AgentError> {
-        directories::check_cwd(&req.cwd)?;
-        // The replay too: two loads of one id each replay the whole thread, one after the other.
-        let _one_at_a_time = self.lifecycle.lock(session_id).await;
-        let dir = self.config_dir()?;
-        let (id, cwd) = (session_id.to_owned(), req.cwd.clone());
-        let file = tokio::task::spawn_blocking(move || history::transcript(&dir, &cwd, &id))
-            .await
-            .map_err(|e| AgentError::Internal(e.to_string()))?
-            .map_err(history_error)?;
-        let cwd = req.cwd.clone();
-        // claude starts first and gets ready while the thread is replayed: for the first session
-        // ever the answer waits for claude's models, and a long thread takes a while to send.
-        let starting = self
-            .start_session(session_id.to_owned(), req, Start::Resume)
-            .await?;
-        // The whole thread first, then the response: that is how the editor knows it is complete.
-        self.replay_to_editor(session_id, file, cwd).await?;
-        self.run_session(starting).await
-    }
-
-    async fn resume_session(
-        &self,
-        session_id: &str,
-        req: NewSession,
-    ) -> Result<SessionOpened, AgentError> {
-        directories::check_cwd(&req.cwd)?;
-        let _one_at_a_time = self.lifecycle.lock(session_id).await;
-        self.stored(session_id).await?;
-        self.open(session_id.to_owned(), req, Start::Resume).await
-    }
-
-    async fn fork_session(
-        &self,
-        session_id: &str,
-        req: NewSession,
-    ) -> Result<SessionOpened, AgentError> {
-        directories::check_cwd(&req.cwd)?;
-        self.stored(session_id).await?;
-        let start = Start::Fork {
-            from: session_id.to_owned(),
-        };
-        self.open(uuid::Uuid::new_v4().to_string(), req, start)
-            .await
-    }
-
-    async fn list_sessions(
-        &self,
-        cwd: Option<PathBuf>,
-        cursor: Option<String>,
-    ) -> Result<SessionPage, AgentError> {
-        let dir = self.config_dir()?;
-        // The first page also shows the sessions open here that claude has not stored yet.
-        let open: Vec<OpenSession> = match cursor {
-            Some(_) => Vec::new(),
-            None => self
-                .sessions
-                .lock()
-                .expect("session registry lock")
-                .values()
-                .map(|h| h.listed.lock().expect("listing lock").clone())
-                .collect(),
-        };
-        let listings = self.listings.clone();
-        let mut page = tokio::task::spawn_blocking(move || {
-            let page = listings.page(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
-            Ok(listing::with_open_sessions(
-                page,
-                open,
-                cwd.as_deref(),
-                |id| history::is_listed(&dir, cwd.as_deref(), id),
-            ))
-        })
-        .await
-        .map_err(|e| AgentError::Internal(e.to_string()))?
-        .map_err(history_error)?;
-        self.add_open_session_roots(&mut page);
-        Ok(page)
-    }
-
-    async fn close_session(&self, session_id: &str) -> Result<(), AgentError> {
-        let _one_at_a_time = self.lifecycle.lock(session_id).await;
-        let handle = self
-            .sessions
-            .lock()
-            .expect("session registry lock")
-            .remove(session_id)
-            .ok_or_else(|| AgentError::UnknownSession(session_id.to_owned()))?;
-        let (tx, rx) = oneshot::channel();
-        if handle.commands.send(Command::Close { reply: tx }).is_ok() {
-            let _ = rx.await;
-        }
-        Ok(())
-    }
-
-    async fn delete_session(&self, session_id: &str) -> Result<(), AgentError> {
-        self.delete(session_id).await
-    }
-
-    async fn logout(&self) -> Result<(), AgentError> {
-        self.log_out().await
-    }
-
-    async fn prompt(
-        &self,
-        session_id: &str,
-        blocks: Vec<PromptBlock>,
-        written: Option<crate::domain::AnswerWritten>,
-    ) -> Result<TurnOutcome, AgentError> {
-        self.run_prompt(session_id, blocks, written, None).await
-    }
-
-    async fn prompt_inserted(
-        &self,
-        session_id: &str,
-        blocks: Vec<PromptBlock>,
-        inserted: crate::domain::Inserted,
-    ) -> Result<TurnOutcome, AgentError> {
-        self.run_prompt(session_id, blocks, None, Some(inserted))
-            .await
-    }
-
-    async fn steer(
-        &self,
-        session_id: &str,
-        blocks: Vec<PromptBlock>,
-        idle: crate::domain::IdleBehavior,
-    ) -> Result<crate::domain::SteerOutcome, AgentError> {
-        let blank = blocks
-            .iter()
-            .all(|b| matches!(b, PromptBlock::Text(text) if text.trim().is_empty()));
-        if blank {
-            return Err(AgentError::InvalidParams(
-                "_session/steering: the prompt is empty".into(),
-            ));
-        }
-        crate::translate::check_prompt(&blocks).map_err(AgentError::InvalidParams)?;
-        self.ask(session_id, |reply| Command::Steer {
-            blocks,
-            idle,
-            reply,
-        })
-        .await
-    }
-
-    async fn stop_async_task(&self, session_id: &str, task_id: &str) -> Result<bool, AgentError> {
-        let task_id = task_id.to_owned();
-        self.ask(session_id, |reply| Command::StopTask { task_id, reply })
-            .await
-    }
-
-    async fn cancel_tool_call(
-        &self,
-        session_id: &str,
-        tool_call_id: &str,
-    ) -> Result<(), AgentError> {
-        let tool_call_id = tool_call_id.to_owned();
-        self.ask(session_id, |reply| Command::CancelToolCall {
-            tool_call_id,
-            reply,
-        })
-        .await
-    }
-
-    fn cancel(&self, session_id: &str) {
-        match self.handle(session_id) {
-            Ok(h) => {
-                let _ = h.commands.send(Command::Cancel);
-            }
-            // A subagent's child session: its parent stops that subagent only.
-            Err(_) => match crate::domain::parse_subagent_session_id(session_id)
-                .and_then(|(parent, task)| Some((self.handle(parent).ok()?, task)))
-            {
-                Some((h, task)) => {
-                    let task_id = task.to_owned();
-                    let _ = h.commands.send(Command::CancelSubagent { task_id });
-                }
-                None => tracing::debug!("session/cancel for unknown session {session_id}"),
-            },
-        }
-    }
-
-    async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), AgentError> {
-        let mode = mode_id.to_owned();
-        self.ask(session_id, |reply| Command::SetMode { mode, reply })
-            .await
-    }
-
-    async fn set_config_option(
-        &self,
-        session_id: &str,
-        config_id: &str,
-        value: &str,
-    ) -> Result<Vec<ConfigOption>, AgentError> {
-        let (id, value) = (config_id.to_owned(), value.to_owned());
-        self.ask(session_id, |reply| Command::SetConfigOption {
-            id,
-            value,
-            reply,
-        })
-        .await
-    }
-
-    async fn shutdown(&self) {
-        let handles: Vec<SessionHandle> = self
-            .sessions
-            .lock()
-            .expect("session registry lock")
-            .drain()
-            .map(|(_, h)| h)
-            .collect();
-        let mut waits = Vec::new();
-        for h in handles {
-            let (tx, rx) = oneshot::channel();
-            if h.commands.send(Command::Close { reply: tx }).is_ok() {
-                waits.push(rx);
-            }
-        }
-        for w in waits {
-            let _ = w.await;
-        }
     }
 }

@@ -584,7 +584,7 @@ fn each_seam_has_one_test_double() {
         [
             "src/acp/shared/client.rs: EditorClient for ",
             "src/fuzzing.rs: AgentCore for ",
-            "src/session/mod.rs: AgentCore for ",
+            "src/session/requests.rs: AgentCore for ",
             "src/testing/editor.rs: EditorClient for ",
         ],
         "the editor's test double is src/testing/editor.rs, the agent core's InstantCore"

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Command, SessionActor, SessionSpec};
+use super::{Command, SessionActor, SessionSpec, TurnRequest};
 use crate::claude::ClaudeCommand;
 use crate::domain::{
     AgentError, ContentChunk, PromptBlock, SessionUpdate, StopReason, TurnOutcome,
@@ -83,12 +83,12 @@ impl Session {
         let (reply, ended) = oneshot::channel();
         let blocks = vec![PromptBlock::Text(text.into())];
         self.commands
-            .send(Command::Prompt {
+            .send(Command::Turn(TurnRequest::Prompt {
                 blocks,
                 reply,
                 written: None,
                 inserted: None,
-            })
+            }))
             .expect("session runs");
         ended
     }
@@ -144,7 +144,7 @@ async fn cancel_interrupts_claude_and_the_same_claude_serves_the_next_prompt() {
     let mut s = open("interrupt");
     let turn = s.prompt("tell me a story");
     s.next_agent_text().await;
-    s.commands.send(Command::Cancel).unwrap();
+    s.commands.send(Command::Turn(TurnRequest::Cancel)).unwrap();
     assert_eq!(ended(turn).await.unwrap(), StopReason::Cancelled);
 
     let next = ended(s.prompt("again")).await;
@@ -161,7 +161,7 @@ async fn cancel_interrupts_claude_and_the_same_claude_serves_the_next_prompt() {
 async fn a_claude_that_ignores_the_interrupt_is_stopped_and_the_turn_ends_cancelled() {
     let s = open("hang");
     let turn = s.prompt("hello");
-    s.commands.send(Command::Cancel).unwrap();
+    s.commands.send(Command::Turn(TurnRequest::Cancel)).unwrap();
     assert_eq!(ended(turn).await.unwrap(), StopReason::Cancelled);
 }
 
@@ -254,7 +254,10 @@ async fn a_panic_in_a_session_fails_its_prompt_stops_its_claude_and_other_sessio
     );
     // The session whose task panicked still answers: a prompt starts a new claude.
     let again = broken.prompt("are you there?");
-    broken.commands.send(Command::Cancel).unwrap();
+    broken
+        .commands
+        .send(Command::Turn(TurnRequest::Cancel))
+        .unwrap();
     assert_eq!(ended(again).await.unwrap(), StopReason::Cancelled);
     assert_eq!(broken.launcher.starts().len(), 2);
 }
@@ -272,7 +275,7 @@ async fn a_model_change_claude_never_answers_fails_naming_it_and_does_not_delay_
         })
         .unwrap();
     let cancelled_at = tokio::time::Instant::now();
-    s.commands.send(Command::Cancel).unwrap();
+    s.commands.send(Command::Turn(TurnRequest::Cancel)).unwrap();
     assert_eq!(ended(turn).await.unwrap(), StopReason::Cancelled);
     // On the paused clock: the cancel's deadline, not the change's time limit behind it.
     assert!(

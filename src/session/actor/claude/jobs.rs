@@ -12,11 +12,11 @@ use serde_json::Value;
 
 use super::super::ctx::{CONTROL_TIMEOUT, Reply, SessionContext};
 use super::super::tools::EditorTools;
-use super::Claude;
+use super::{Claude, Request};
 use crate::claude::ClaudeError;
 use crate::claude::wire::OutboundControl;
 use crate::domain::{AgentError, SessionUpdate};
-use crate::translate::{self, JobEnd};
+use crate::translate::{self, JobEnd, TurnTranslator};
 
 /// claude's answer to a control request already sent.
 type ControlAnswer = Pin<Box<dyn Future<Output = Result<Value, ClaudeError>> + Send>>;
@@ -25,6 +25,31 @@ type ControlAnswer = Pin<Box<dyn Future<Output = Result<Value, ClaudeError>> + S
 const OUTPUT_SHOWN: u64 = 256 * 1024;
 
 impl Claude {
+    /// The editor's request about claude's background work; `translator` says which jobs and
+    /// subagents claude runs, and which tool call started which.
+    pub(in crate::session::actor) fn on_request(
+        &self,
+        ctx: &SessionContext,
+        tools: &EditorTools,
+        translator: &TurnTranslator,
+        request: Request,
+    ) {
+        match request {
+            Request::StopTask { task_id, reply } => self.stop_task(tools, task_id, reply),
+            Request::CancelToolCall {
+                tool_call_id,
+                reply,
+            } => {
+                let task_id = translator.background_task_of(&tool_call_id);
+                self.cancel_tool_call(tools, tool_call_id, task_id, reply);
+            }
+            Request::CancelSubagent { task_id } => {
+                let runs = translator.subagent_runs(&task_id);
+                self.cancel_subagent(ctx, task_id, runs);
+            }
+        }
+    }
+
     /// A background command ended: its card gets the output claude wrote to its file (read
     /// off the loop) and its status.
     pub(in crate::session::actor) fn background_job_ended(
@@ -50,12 +75,7 @@ impl Claude {
     /// (`stop_task`, foreground or background; a foreground one's Task call then fails and the
     /// turn goes on). Nothing happens for a subagent that does not run (`runs`: the translation
     /// follows claude's subagents).
-    pub(in crate::session::actor) fn cancel_subagent(
-        &self,
-        ctx: &SessionContext,
-        task_id: String,
-        runs: bool,
-    ) {
+    fn cancel_subagent(&self, ctx: &SessionContext, task_id: String, runs: bool) {
         let Some(handle) = self.handle().filter(|_| runs) else {
             tracing::debug!(session = %ctx.id, task_id, "cancel of a subagent that does not run");
             return;
@@ -71,12 +91,7 @@ impl Claude {
     /// Asks claude to stop job `task_id`; answers whether it did (false: no claude runs, or no
     /// such job runs: claude acknowledges a stop of any id, so its own list of the jobs that run,
     /// `system/background_tasks_changed`, decides).
-    pub(in crate::session::actor) fn stop_task(
-        &self,
-        tools: &EditorTools,
-        task_id: String,
-        reply: Reply<bool>,
-    ) {
+    fn stop_task(&self, tools: &EditorTools, task_id: String, reply: Reply<bool>) {
         let stopping = self.stop_job(tools, task_id);
         tokio::spawn(async move {
             let _ = reply.send(stopping.await);
@@ -87,7 +102,7 @@ impl Claude {
     /// [`Self::stop_task`] stops it (its card ends `cancelled` when claude says it stopped); any
     /// other call, or one whose job already ended, is refused with invalid params. `task_id`: the
     /// job the call started, as the translation knows it.
-    pub(in crate::session::actor) fn cancel_tool_call(
+    fn cancel_tool_call(
         &self,
         tools: &EditorTools,
         tool_call_id: String,

@@ -15,7 +15,7 @@ use self::asks::{AskKind, PendingAsks};
 use self::idle::{Idle, STOP_GRACE, STOP_TASKS_WAIT};
 use self::next::NextClaude;
 use self::running::RunningClaude;
-use super::ctx::{CONTROL_TIMEOUT, SessionContext, Tell, deliver};
+use super::ctx::{CONTROL_TIMEOUT, Reply, SessionContext, Tell, deliver};
 use super::settings::Settings;
 use super::tools::EditorTools;
 use crate::claude::wire::{
@@ -35,6 +35,20 @@ mod idle;
 mod jobs;
 mod next;
 mod running;
+
+/// What the editor asks of claude's background work (`jobs.rs`).
+pub(crate) enum Request {
+    /// `_session/async_task/stop`: one of claude's background jobs, by its task id.
+    StopTask { task_id: String, reply: Reply<bool> },
+    /// ACP v2's `tool_call/cancel`: the background job a tool call started, by the call's id.
+    CancelToolCall {
+        tool_call_id: String,
+        reply: Reply<()>,
+    },
+    /// `session/cancel` of one of its subagents' child sessions: that subagent stops, the rest
+    /// goes on.
+    CancelSubagent { task_id: String },
+}
 
 /// What the running claude's own tasks report back.
 pub(super) enum Done {

@@ -21,8 +21,8 @@ use super::settings::Settings;
 use super::tools::EditorTools;
 use crate::claude::wire::ClaudeMessage;
 use crate::domain::{
-    AgentError, AnswerWritten, Inserted, PromptBlock, SessionUpdate, StopReason, TurnOutcome,
-    TurnState, TurnUsage,
+    AgentError, AnswerWritten, IdleBehavior, Inserted, PromptBlock, SessionUpdate, SteerOutcome,
+    StopReason, TurnOutcome, TurnState, TurnUsage,
 };
 use crate::history;
 use crate::translate::{TurnSignal, TurnTranslator};
@@ -42,6 +42,26 @@ pub(super) const ANSWER_ORDER_WAIT: Duration = Duration::from_secs(2);
 /// Resolves once the latest answer given is queued to the editor; shared by the next answer
 /// and by the session's loop, which holds claude's output until then.
 pub(super) type AnswersWritten = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
+
+/// What the editor asks of the turn.
+pub(crate) enum Request {
+    /// `session/prompt`: `written` is told when the answer is queued to the editor, `inserted`
+    /// the prompt's message id once it is in the conversation.
+    Prompt {
+        blocks: Vec<PromptBlock>,
+        reply: Reply<TurnOutcome>,
+        written: Option<AnswerWritten>,
+        inserted: Option<Inserted>,
+    },
+    /// `session/cancel`.
+    Cancel,
+    /// `_session/steering`: into the running turn, or per `idle` when none runs.
+    Steer {
+        blocks: Vec<PromptBlock>,
+        idle: IdleBehavior,
+        reply: Reply<SteerOutcome>,
+    },
+}
 
 /// What the turns claude-acp runs itself report back.
 pub(super) enum Done {
@@ -186,8 +206,26 @@ impl Turns {
         self.answers_written = None;
     }
 
+    /// The editor's request, handled.
+    pub(super) fn on_request(&mut self, p: &mut Parts<'_>, request: Request) {
+        match request {
+            Request::Prompt {
+                blocks,
+                reply,
+                written,
+                inserted,
+            } => self.start(p, blocks, reply, written, inserted),
+            Request::Cancel => self.cancel(p),
+            Request::Steer {
+                blocks,
+                idle,
+                reply,
+            } => self.steer(p, blocks, idle, reply),
+        }
+    }
+
     /// A prompt from the editor: it starts now, or waits behind the turn that runs.
-    pub(super) fn start(
+    fn start(
         &mut self,
         p: &mut Parts<'_>,
         blocks: Vec<PromptBlock>,
@@ -283,7 +321,7 @@ impl Turns {
     }
 
     /// `session/cancel`: the running turn and every prompt waiting behind it end as cancelled.
-    pub(super) fn cancel(&mut self, p: &mut Parts<'_>) {
+    fn cancel(&mut self, p: &mut Parts<'_>) {
         let Some(turn) = self.turn.as_mut() else {
             self.cancel_claudes_own_turn(p);
             return;

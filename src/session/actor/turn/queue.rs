@@ -80,7 +80,7 @@ impl Turns {
 
     /// `_session/steering`: into the turn claude runs now (at once, or once the ask the editor
     /// shows is answered, so that it stays asked); with none, per `idle`.
-    pub(in crate::session::actor) fn steer(
+    pub(super) fn steer(
         &mut self,
         p: &mut Parts<'_>,
         blocks: Vec<PromptBlock>,

@@ -89,11 +89,6 @@ struct Decided {
     shown: String,
 }
 
-/// Calls claude-acp is still known to decide more loosely than claude, one a line as the report
-/// names them: printed on each run rather than failing it. A call listed here that is no longer
-/// looser fails the test until it is taken off, so that it cannot come back unseen.
-const KNOWN_LOOSER: &str = include_str!("differential/known_looser.txt");
-
 #[tokio::test]
 async fn editor_tools_are_never_looser_than_claudes_own() {
     let started = Instant::now();
@@ -104,11 +99,6 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
         run_side(Side::Claude, &mock, &scenarios)
     );
     let elapsed = started.elapsed();
-    let known: BTreeSet<&str> = KNOWN_LOOSER
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .collect();
     let claude: BTreeMap<&str, &Decided> = claude.iter().map(|d| (d.key.as_str(), d)).collect();
     // A `date -s` claude ran would set the clock (the tests may run as root): it must have met
     // the stand-in that only records it.
@@ -119,7 +109,6 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
         date.shown
     );
     let mut looser = Vec::new();
-    let mut still_known = Vec::new();
     let mut stricter = Vec::new();
     let mut same: BTreeMap<String, usize> = BTreeMap::new();
     let mut alike = Vec::new();
@@ -136,10 +125,7 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
             ours.shown
         );
         if ours.outcome > theirs.outcome {
-            match known.contains(ours.key.as_str()) {
-                true => still_known.push(line),
-                false => looser.push(line),
-            }
+            looser.push(line);
         } else if ours.outcome < theirs.outcome {
             stricter.push(line);
         } else {
@@ -149,16 +135,14 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
     }
     let mut report = vec![format!(
         "differential permissions: {} calls compared in {:.1} s (claude {}), same: {same:?}; \
-         {} LOOSER, {} known looser, {} stricter",
+         {} LOOSER, {} stricter",
         editor.len(),
         elapsed.as_secs_f64(),
         crate::support::real_cli::pinned_version(),
         looser.len(),
-        still_known.len(),
         stricter.len()
     )];
     report.extend(looser.iter().map(|l| format!("LOOSER {l}")));
-    report.extend(still_known.iter().map(|l| format!("KNOWN LOOSER {l}")));
     report.extend(stricter.iter().map(|l| format!("stricter {l}")));
     let report = report.join("\n");
     println!("{report}");
@@ -172,23 +156,11 @@ async fn editor_tools_are_never_looser_than_claudes_own() {
         "the corpus holds {} calls",
         editor.len()
     );
-    let still: BTreeSet<&str> = editor
-        .iter()
-        .filter(|d| known.contains(d.key.as_str()))
-        .filter(|d| d.outcome > claude[d.key.as_str()].outcome)
-        .map(|d| d.key.as_str())
-        .collect();
-    let stale: Vec<&str> = known.difference(&still).copied().collect();
     assert!(
         looser.is_empty(),
         "{} calls claude-acp decides more loosely than claude:\n{}",
         looser.len(),
         looser.join("\n")
-    );
-    assert!(
-        stale.is_empty(),
-        "calls known_looser.txt lists that claude-acp no longer decides more loosely (take them off):\n{}",
-        stale.join("\n")
     );
 }
 

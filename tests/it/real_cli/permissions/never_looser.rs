@@ -357,3 +357,95 @@ async fn accept_edits_leaves_protected_files_asked_and_denied_ones_refused() {
         SECRET
     );
 }
+
+/// "Always reject" of a file outside the workspace covers its folder, as claude's own Read's
+/// answer does (claude suggests `Read(//folder/**)` there): later in the session another file of
+/// that folder is refused unasked to the editor's Read, Write and the terminal's `cat`, while a
+/// file elsewhere outside is still asked about.
+#[tokio::test]
+async fn always_reject_of_a_file_outside_covers_its_folder() {
+    let t = Trial::new();
+    let folder = t.outside.join("reject");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("first.txt"), SECRET).unwrap();
+    std::fs::write(folder.join("other.txt"), SECRET).unwrap();
+    t.c.on_request(
+        "session/request_permission",
+        choose_permission("reject_always"),
+    );
+    let id = t.run(json!({}), &[read(folder.join("first.txt"))]).await;
+    let label = asks(&t.c)[0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "reject_always")
+        .map(|o| o["name"].to_string())
+        .unwrap_or_default();
+    t.c.on_request(
+        "session/request_permission",
+        choose_permission("reject_once"),
+    );
+    let calls = [
+        read(folder.join("other.txt")),
+        (
+            "mcp__acp__Write",
+            json!({"file_path": folder.join("new.txt"), "content": "x"}),
+        ),
+        bash(&format!("cat {}", folder.join("other.txt").display())),
+        read(t.outside.join("secret.txt")),
+    ];
+    let blocks = calls
+        .iter()
+        .map(|(name, input)| Block::ToolUse {
+            name: (*name).to_owned(),
+            input: input.clone(),
+        })
+        .collect();
+    t.mock
+        .push_rule(Rule::on_prompt("again", Reply::blocks(blocks)).once());
+    turn(&t.c, &id, "again").await;
+    let asked = t.asked();
+    assert_eq!(
+        asked.len(),
+        2,
+        "only the file elsewhere is asked: {asked:#?}"
+    );
+    assert!(
+        t.terminals.created().is_empty(),
+        "{:?}",
+        t.terminals.created()
+    );
+    assert!(t.buffers.writes().is_empty());
+    assert!(!t.results().iter().any(|r| r.contains(SECRET)));
+    assert!(
+        label.contains(&format!("Read(/{}/**)", folder.display())),
+        "{label}"
+    );
+}
+
+/// In plan mode the terminal runs only what claude runs unasked there: a command that writes
+/// (`touch`, `sort -o`) or reads outside is refused, not run and not asked, with a refusal the
+/// model reads as one; a read-only command runs.
+#[tokio::test]
+async fn plan_mode_refuses_commands_that_write_or_read_outside() {
+    let t = Trial::new();
+    t.run(
+        json!({"permissionMode": "plan"}),
+        &[
+            bash("touch plan_touched.txt"),
+            bash("sort -o plan_sorted.txt notes.txt"),
+            bash("cat ../outside/secret.txt"),
+            bash("cat notes.txt"),
+        ],
+    )
+    .await;
+    let ran: Vec<String> = t.terminals.created().into_iter().map(|(c, _)| c).collect();
+    assert_eq!(ran, ["cat notes.txt"]);
+    assert!(t.asked().is_empty(), "{:#?}", t.asked());
+    let refused = t
+        .results()
+        .iter()
+        .filter(|r| r.starts_with("Permission to use Bash has been denied in plan mode"))
+        .count();
+    assert_eq!(refused, 3, "{:#?}", t.results());
+}

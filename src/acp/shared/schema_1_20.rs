@@ -1,0 +1,129 @@
+//! What ACP schema 1.20.0 carries that the pinned SDK (schema 1.17) lacks, written by hand from
+//! 1.20.0's definitions: the schema crate of 1.20 cannot sit beside the SDK's `=1.17.0` pin in
+//! one build. Each type names the definition it follows; the definitions themselves are vendored
+//! in `src/acp/tests/schema_1_20/` (`v1.json`, `v2.json`), and the conformance test and the
+//! integration tests check what these types write against them. Where the SDK has a type (behind
+//! its `unstable_*` features) it is used instead: nothing here repeats one.
+
+// Until the handlers of issue 42 and 43 use each of them (the tests do).
+#![cfg_attr(not(test), allow(dead_code))]
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::domain::AgentError;
+
+/// `CursorId`: one position in a session's timeline, made by the agent and never reused.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct CursorId(pub(crate) String);
+
+/// `CursorForkCapabilities`: `session/fork` accepts the cursor.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CursorForkCapabilities {}
+
+/// `CursorCapabilities`: the methods that accept a cursor now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CursorCapabilities {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) fork: Option<CursorForkCapabilities>,
+}
+
+/// `CursorAnchorPosition`: before or after the anchoring entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum CursorAnchorPosition {
+    Before,
+    After,
+}
+
+/// `CursorMessageAnchor`: a message the editor holds, by its `messageId`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CursorMessageAnchor {
+    pub(crate) message_id: String,
+    pub(crate) position: CursorAnchorPosition,
+}
+
+/// `CursorAnchor`: where a cursor is, relative to something the editor holds (the message
+/// anchors; the schema's tool-call and compaction anchors are not sent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum CursorAnchor {
+    UserMessage(CursorMessageAnchor),
+    AgentMessage(CursorMessageAnchor),
+}
+
+/// `CursorUpdate`: a cursor announced (with its anchor, on its first update) or its
+/// capabilities changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CursorUpdate {
+    pub(crate) cursor_id: CursorId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) capabilities: Option<CursorCapabilities>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) anchor: Option<CursorAnchor>,
+}
+
+/// `ReplayComplete` (v2): the replay `session/resume {replayFrom}` asked for is over.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ReplayComplete {}
+
+/// The `SessionUpdate` variants of 1.20 the SDK's enum lacks, in the `sessionUpdate`-tagged form
+/// of `session/update`'s `update`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "sessionUpdate", rename_all = "snake_case")]
+pub(crate) enum SessionUpdate1_20 {
+    CursorUpdate(CursorUpdate),
+    /// v2 only.
+    ReplayComplete(ReplayComplete),
+}
+
+/// `IdempotencyKey` (v2 `session/prompt`): one prompt's submission across retries, 1 to 255
+/// characters, scoped to its session.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    /// The key a prompt's params carry (`idempotencyKey`), if any; a key of the wrong type or
+    /// length is invalid params, never ignored (a retry would run the prompt twice).
+    pub(crate) fn of_params(params: &Value) -> Result<Option<Self>, AgentError> {
+        match params.get("idempotencyKey") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(key)) if (1..=255).contains(&key.chars().count()) => {
+                Ok(Some(Self(key.clone())))
+            }
+            Some(_) => Err(AgentError::InvalidParams(
+                "idempotencyKey must be a string of 1 to 255 characters".into(),
+            )),
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// `ForkSessionRequest.cursorId` (1.20): the point a fork starts from, if not the end.
+pub(crate) fn fork_cursor(params: &Value) -> Result<Option<CursorId>, AgentError> {
+    match params.get("cursorId") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(id)) if !id.is_empty() => Ok(Some(CursorId(id.clone()))),
+        Some(_) => Err(AgentError::InvalidParams(
+            "cursorId must be a cursor's id, a non-empty string".into(),
+        )),
+    }
+}
+
+/// `ClientSessionCapabilities.cursors` (v1, 1.20): the editor takes `cursor_update`s.
+pub(crate) fn declares_cursors(client_capabilities: &Value) -> bool {
+    client_capabilities
+        .get("session")
+        .and_then(|session| session.get("cursors"))
+        .is_some_and(Value::is_object)
+}
+
+#[cfg(test)]
+mod tests;
