@@ -23,9 +23,10 @@ const ERRORS: &[&str] = &[
 /// The shell's prompt (`:shell-prompt` of the config's agent).
 const PROMPT: &str = "Claude> ";
 
-fn init_file(scratch: &std::path::Path) -> std::path::PathBuf {
+/// The init file loading `agent_shell` (a checkout's name in `tests/editors/plugins.tsv`).
+fn init_file(scratch: &std::path::Path, agent_shell: &str) -> std::path::PathBuf {
     let dirs: Vec<String> = [
-        plugin("agent-shell", |d| elisp_version(&d.join("agent-shell.el"))),
+        plugin(agent_shell, |d| elisp_version(&d.join("agent-shell.el"))),
         plugin("acp.el", |d| elisp_version(&d.join("acp.el"))),
         plugin("shell-maker", |d| elisp_version(&d.join("shell-maker.el"))),
     ]
@@ -83,11 +84,23 @@ impl Workspace {
 #[tokio::test]
 #[ignore = "needs emacs 29.1+, tmux and the editor plugins (.ci/test installs and runs it)"]
 async fn agent_shell_runs_claude_acp_and_its_permissions_in_emacs() {
+    in_emacs("agent-shell").await;
+}
+
+/// The release before agent-shell's list of agents held functions (0.60.2), and the last the
+/// README named before.
+#[tokio::test]
+#[ignore = "needs emacs 29.1+, tmux and the editor plugins (.ci/test installs and runs it)"]
+async fn agent_shell_0_50_runs_claude_acp_and_its_permissions_in_emacs() {
+    in_emacs("agent-shell-0.50.1").await;
+}
+
+async fn in_emacs(agent_shell: &str) {
     let emacs = program("emacs", INSTALL);
     let emacs_version = version(&emacs, "GNU Emacs ");
     assert!(emacs_version >= vec![29, 1], "{INSTALL}: {emacs_version:?}");
     let mut ws = Workspace::new();
-    let init = init_file(&ws.env.home_dir());
+    let init = init_file(&ws.env.home_dir(), agent_shell);
     ws.open(&format!(
         "exec {} -nw -Q -l {}",
         sh_quote(&emacs.display().to_string()),
