@@ -267,6 +267,7 @@ mod tests {
                 sdk_mcp_servers: vec![],
                 system_prompt: None,
                 append_system_prompt: None,
+                forward_subagent_text: false,
             },
             OutboundControl::Interrupt,
             OutboundControl::InterruptAll {

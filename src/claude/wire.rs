@@ -209,6 +209,9 @@ pub struct UserEcho {
     pub message: UserEchoMessage,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub parent_tool_use_id: Option<String>,
+    /// The line's id in claude's transcript.
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub uuid: Option<String>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub tool_use_result: Option<Value>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
@@ -392,6 +395,9 @@ pub struct CanUseTool {
     pub requires_user_interaction: bool,
     #[serde(default)]
     pub mcp_server: Option<Value>,
+    /// The subagent whose call it is (its task id), for a call of a subagent's.
+    #[serde(default)]
+    pub agent_id: Option<String>,
 }
 
 /// `{"type":"control_response"}`, either direction.

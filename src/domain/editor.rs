@@ -149,6 +149,12 @@ pub trait EditorClient: Send + Sync + 'static {
         false
     }
 
+    /// Whether the editor declared ACP's `subagents`: a subagent's own output goes to its child
+    /// session, and claude is asked to forward it.
+    fn supports_subagents(&self) -> bool {
+        false
+    }
+
     /// Whether the editor declared boolean config options (`session.configOptions.boolean`).
     fn supports_boolean_options(&self) -> bool {
         false

@@ -66,6 +66,20 @@ pub enum SessionUpdate {
     /// A subagent claude runs (a Task/Agent call), as a child session of this one: only to
     /// editors that declared ACP's `subagents` (dropped for the others).
     Subagent(SubagentUpdate),
+    /// An update of a subagent's own, told on its child session (`session_id`) instead of this
+    /// one: its text, thinking and tool calls (only to editors that declared `subagents`).
+    InSubagent {
+        session_id: String,
+        update: Box<SessionUpdate>,
+    },
+    /// A message another session sent to this one (a subagent's instructions from its parent),
+    /// as ACP's `session_message`: only to editors that declared `subagents`.
+    MessageFrom {
+        message_id: String,
+        sender: String,
+        recipient: String,
+        text: String,
+    },
 }
 
 /// The id of block `index` of claude's API message `api_message` as a message of its own (a

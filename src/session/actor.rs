@@ -180,6 +180,7 @@ impl SessionActor {
             let mut translator = TurnTranslator::new(cwd.clone());
             translator.forward_subagent_text(flags.forward_subagent_text);
             translator.name_session(&id);
+            translator.route_subagents(editor.supports_subagents());
             translator
         };
         let ctx = SessionContext {

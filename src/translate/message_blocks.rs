@@ -1,8 +1,42 @@
 //! Which message of claude's a text or thinking chunk is part of: block `index` of an API
 //! message, named alike whether the block is streamed live or read back from a transcript, which
-//! stores one line per block, in order.
+//! stores one line per block, in order; and what of an assembled block streaming already relayed.
+
+use std::collections::HashMap;
 
 use crate::domain::{ContentChunk, SessionUpdate};
+
+/// The main thread's message being streamed.
+#[derive(Default)]
+pub(super) struct Stream {
+    pub(super) message_id: Option<String>,
+    /// The index of the block most recently started: the next assembled line is that block.
+    pub(super) block: Option<u64>,
+    /// Bytes of text or thinking relayed per block index.
+    pub(super) relayed: HashMap<u64, usize>,
+}
+
+impl Stream {
+    /// What streaming did not already relay of an assembled text or thinking block (block
+    /// `index` of API message `message`).
+    pub(super) fn rest(
+        &self,
+        text: &str,
+        (streamed, message): (bool, Option<&str>),
+        index: u64,
+        thought: bool,
+    ) -> Option<SessionUpdate> {
+        let relayed = if streamed {
+            self.relayed.get(&index).copied().unwrap_or(0)
+        } else {
+            0
+        };
+        // None: the deltas do not line up with the assembled text; sending it again would
+        // duplicate it.
+        let rest = text.get(relayed..)?;
+        (!rest.is_empty()).then(|| chunk(rest.to_owned(), thought, message, index))
+    }
+}
 
 /// The API message of the last main-thread assistant line, and how many lines of it came before
 /// that one.

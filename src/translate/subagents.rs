@@ -1,12 +1,16 @@
 //! claude's subagents as ACP child sessions: each local agent task claude starts
 //! (`system/task_started`, task type `local_agent`, in the foreground or the background) is
 //! announced running, and its end (`system/task_notification`: completed, stopped, failed) is
-//! told once. Pure; whether the editor gets them is the ACP edge's business.
+//! told once. For an editor that follows child sessions, a subagent's own output (its lines carry
+//! `parent_tool_use_id`, the Agent call that runs it) goes to its child session: the instructions
+//! it was given, its text and thinking, its tool calls. Pure; whether the editor gets them is the
+//! ACP edge's business.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use crate::claude::wire::SystemMessage;
-use crate::domain::{SubagentState, SubagentUpdate, subagent_session_id};
+use super::message_blocks::{StoredBlocks, chunk};
+use crate::claude::wire::{AssistantMessage, ContentBlock, SystemMessage, UserContent, UserEcho};
+use crate::domain::{SessionUpdate, SubagentState, SubagentUpdate, subagent_session_id};
 
 /// The subagents of one session that run.
 #[derive(Debug, Default)]
@@ -14,19 +18,105 @@ pub(crate) struct Subagents {
     /// The parent session's id, which names the children.
     parent: String,
     running: HashSet<String>,
+    /// Whether a subagent's own output goes to its child session.
+    children: bool,
+    /// The Agent call that runs each subagent -> the subagent's task id.
+    calls: HashMap<String, String>,
+    /// Which block of its API message each line of a subagent's is, per subagent.
+    blocks: HashMap<String, StoredBlocks>,
 }
 
 impl Subagents {
     pub(crate) fn new(parent: &str) -> Self {
         Subagents {
             parent: parent.to_owned(),
-            running: HashSet::new(),
+            ..Subagents::default()
         }
+    }
+
+    /// Sends each subagent's own output to its child session from now on.
+    pub(super) fn route_to_children(&mut self, on: bool) {
+        self.children = on;
     }
 
     /// Whether claude's task `task_id` is a subagent that runs.
     pub(crate) fn runs(&self, task_id: &str) -> bool {
         self.running.contains(task_id)
+    }
+
+    /// The child session of the subagent that the Agent call `call` runs, where the editor
+    /// follows child sessions.
+    pub(super) fn child_of(&self, call: Option<&str>) -> Option<String> {
+        let task = self.calls.get(call?).filter(|_| self.children)?;
+        Some(subagent_session_id(&self.parent, task))
+    }
+
+    /// A subagent's assistant line: its text and thinking go to its child session (`child`);
+    /// the blocks left (its tool uses) are returned for the caller to show there.
+    pub(super) fn own_words(
+        &mut self,
+        child: &str,
+        a: &mut AssistantMessage,
+        out: &mut Vec<SessionUpdate>,
+    ) -> Vec<ContentBlock> {
+        let message = a.message.id.clone();
+        let blocks = std::mem::take(&mut a.message.content);
+        let single = blocks.len() == 1;
+        let line = match single {
+            true => self
+                .blocks
+                .entry(child.to_owned())
+                .or_default()
+                .line_of(message.as_deref()),
+            false => 0,
+        };
+        let mut rest = Vec::new();
+        for (position, block) in blocks.into_iter().enumerate() {
+            let index = if single { line } else { position as u64 };
+            let (text, thought) = match block {
+                ContentBlock::Text { text } => (text, false),
+                ContentBlock::Thinking { thinking, .. } => (thinking, true),
+                other => {
+                    rest.push(other);
+                    continue;
+                }
+            };
+            if !text.is_empty() {
+                let update = chunk(text, thought, message.as_deref(), index);
+                out.push(in_child(Some(child), update));
+            }
+        }
+        rest
+    }
+
+    /// A subagent's instructions (claude's `user` line of text under its Agent call) as the
+    /// message its child session received from this one.
+    pub(super) fn instructions(&self, u: &UserEcho) -> Option<SessionUpdate> {
+        let child = self.child_of(u.parent_tool_use_id.as_deref())?;
+        let text = match &u.message.content {
+            UserContent::Text(text) => text.clone(),
+            UserContent::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        };
+        if text.is_empty() {
+            return None;
+        }
+        let message = SessionUpdate::MessageFrom {
+            message_id: u
+                .uuid
+                .clone()
+                .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+            sender: self.parent.clone(),
+            recipient: child.clone(),
+            text,
+        };
+        Some(in_child(Some(&child), message))
     }
 
     /// A subagent started or ended, as claude's `system` line says.
@@ -35,6 +125,9 @@ impl Subagents {
         match s.subtype.as_str() {
             "task_started" if s.str_field("task_type") == Some("local_agent") => {
                 self.running.insert(task_id.to_owned());
+                if let Some(call) = s.str_field("tool_use_id") {
+                    self.calls.insert(call.to_owned(), task_id.to_owned());
+                }
                 Some(SubagentUpdate {
                     session_id: subagent_session_id(&self.parent, task_id),
                     title: s.str_field("description").map(str::to_owned),
@@ -43,6 +136,7 @@ impl Subagents {
                 })
             }
             "task_notification" if self.running.remove(task_id) => {
+                self.forget(task_id);
                 let state = match s.str_field("status") {
                     Some("completed") => SubagentState::Completed,
                     Some("stopped") => SubagentState::Cancelled,
@@ -58,9 +152,28 @@ impl Subagents {
     pub(crate) fn claude_ended(&mut self) -> Vec<SubagentUpdate> {
         let mut gone: Vec<String> = self.running.drain().collect();
         gone.sort();
+        self.calls.clear();
+        self.blocks.clear();
         gone.iter()
             .map(|task| ended(&self.parent, task, SubagentState::Gone))
             .collect()
+    }
+
+    fn forget(&mut self, task_id: &str) {
+        self.calls.retain(|_, task| task != task_id);
+        self.blocks
+            .remove(&subagent_session_id(&self.parent, task_id));
+    }
+}
+
+/// `update`, told on the child session `child` if there is one, else on this session.
+pub(super) fn in_child(child: Option<&str>, update: SessionUpdate) -> SessionUpdate {
+    match child {
+        Some(child) => SessionUpdate::InSubagent {
+            session_id: child.to_owned(),
+            update: Box::new(update),
+        },
+        None => update,
     }
 }
 

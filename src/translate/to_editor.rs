@@ -22,8 +22,10 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use super::message_blocks::Stream;
 use super::plan::{self, TaskList};
 use super::session_info::InitInfo;
+use super::subagents::in_child;
 use super::tool_result::{ToolResult, tool_result_update};
 use super::tools::tool_call_for;
 use super::turn_end::{self, ContextTokens, TurnEnd};
@@ -57,18 +59,10 @@ pub(crate) struct Translation {
 struct PendingTool {
     name: String,
     main_thread: bool,
+    /// The child session of the subagent whose call it is, where its card is shown.
+    child: Option<String>,
     /// Kept only for the Task* tools, whose result is read against their input.
     input: Option<Value>,
-}
-
-/// The main thread's message being streamed.
-#[derive(Default)]
-struct Stream {
-    message_id: Option<String>,
-    /// The index of the block most recently started: the next assembled line is that block.
-    block: Option<u64>,
-    /// Bytes of text or thinking relayed per block index.
-    relayed: HashMap<u64, usize>,
 }
 
 /// Translates one session's claude output. One per session; `start_turn` at each prompt.
@@ -127,6 +121,11 @@ impl TurnTranslator {
     /// The session's id, which names its subagents' child sessions.
     pub(crate) fn name_session(&mut self, id: &str) {
         self.subagents = super::subagents::Subagents::new(id);
+    }
+
+    /// Sends each subagent's own output (text, thinking, tool calls) to its child session.
+    pub(crate) fn route_subagents(&mut self, on: bool) {
+        self.subagents.route_to_children(on);
     }
 
     /// Whether claude's task `task_id` is a subagent that runs.
@@ -295,6 +294,14 @@ impl TurnTranslator {
     /// Takes the message by value: a tool use's input moves into its tool call (a Write's input
     /// holds the whole file).
     fn on_assistant(&mut self, mut a: AssistantMessage, out: &mut Translation) {
+        if let Some(child) = self.subagents.child_of(a.parent_tool_use_id.as_deref()) {
+            for block in self.subagents.own_words(&child, &mut a, &mut out.updates) {
+                if let ContentBlock::ToolUse { id, name, input } = block {
+                    self.on_tool_use(&a, &id, &name, input, out);
+                }
+            }
+            return;
+        }
         let main_thread = a.parent_tool_use_id.is_none();
         let message_id = a.message.id.clone();
         let streamed = main_thread && message_id.is_some() && message_id == self.stream.message_id;
@@ -324,15 +331,15 @@ impl TurnTranslator {
                 position as u64
             };
             match block {
-                ContentBlock::Text { text } if main_thread => {
-                    self.relay_rest(&text, (streamed, message_id.as_deref()), index, false, out)
-                }
-                ContentBlock::Thinking { thinking, .. } if main_thread => self.relay_rest(
-                    &thinking,
+                ContentBlock::Text { text } if main_thread => out.updates.extend(self.stream.rest(
+                    &text,
                     (streamed, message_id.as_deref()),
                     index,
-                    true,
-                    out,
+                    false,
+                )),
+                ContentBlock::Thinking { thinking, .. } if main_thread => out.updates.extend(
+                    self.stream
+                        .rest(&thinking, (streamed, message_id.as_deref()), index, true),
                 ),
                 ContentBlock::Text { text } if self.forward_subagent_text && !text.is_empty() => {
                     if let Some(parent) = &a.parent_tool_use_id {
@@ -347,36 +354,6 @@ impl TurnTranslator {
                 }
                 _ => {}
             }
-        }
-    }
-
-    /// Sends what streaming did not already relay of an assembled text or thinking block (block
-    /// `index` of API message `message`).
-    fn relay_rest(
-        &self,
-        text: &str,
-        (streamed, message): (bool, Option<&str>),
-        index: u64,
-        thought: bool,
-        out: &mut Translation,
-    ) {
-        let relayed = if streamed {
-            self.stream.relayed.get(&index).copied().unwrap_or(0)
-        } else {
-            0
-        };
-        let rest = match text.get(relayed..) {
-            Some(rest) => rest,
-            // The deltas do not line up with the assembled text; sending it again would duplicate it.
-            None => return,
-        };
-        if !rest.is_empty() {
-            out.updates.push(super::message_blocks::chunk(
-                rest.to_owned(),
-                thought,
-                message,
-                index,
-            ));
         }
     }
 
@@ -398,9 +375,14 @@ impl TurnTranslator {
             .flatten();
         let kept = plan::is_task_tool(name).then(|| input.clone());
         let mut call = tool_call_for(name, id, input, &self.cwd, meta);
-        // A subagent's call is its own card, linked to the Task call that runs the subagent.
-        call.parent_tool_call = a.parent_tool_use_id.clone();
-        out.updates.push(SessionUpdate::ToolCall(call));
+        // A subagent's call is its own card: in its child session, or here linked to the Task
+        // call that runs the subagent.
+        let child = self.subagents.child_of(a.parent_tool_use_id.as_deref());
+        if child.is_none() {
+            call.parent_tool_call = a.parent_tool_use_id.clone();
+        }
+        let call = SessionUpdate::ToolCall(call);
+        out.updates.push(in_child(child.as_deref(), call));
         if let Some(entries) = todo_plan {
             out.updates.push(SessionUpdate::Plan { entries });
         }
@@ -410,6 +392,7 @@ impl TurnTranslator {
             PendingTool {
                 name: super::tools::shown_name(name).to_owned(),
                 main_thread,
+                child,
                 input,
             },
         );
@@ -435,18 +418,19 @@ impl TurnTranslator {
                     text: format!("Running for {}…", elapsed(seconds)),
                 }]
             });
-        out.updates
-            .push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
-                id,
-                status: Some(ToolStatus::InProgress),
-                content,
-                elapsed_seconds: Some(seconds),
-                async_task_id: None,
-                ..ToolCallUpdate::default()
-            }));
+        let update = SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+            id,
+            status: Some(ToolStatus::InProgress),
+            content,
+            elapsed_seconds: Some(seconds),
+            async_task_id: None,
+            ..ToolCallUpdate::default()
+        });
+        out.updates.push(in_child(tool.child.as_deref(), update));
     }
 
     fn on_user(&mut self, u: UserEcho, out: &mut Translation) {
+        out.updates.extend(self.subagents.instructions(&u));
         let UserContent::Blocks(blocks) = u.message.content else {
             return;
         };
@@ -516,7 +500,8 @@ impl TurnTranslator {
                     }]);
                 }
             }
-            out.updates.push(SessionUpdate::ToolCallUpdate(update));
+            let update = SessionUpdate::ToolCallUpdate(update);
+            out.updates.push(in_child(tool.child.as_deref(), update));
             if let Some(entries) = plan {
                 out.updates.push(SessionUpdate::Plan { entries });
             }
@@ -562,16 +547,16 @@ impl TurnTranslator {
             }
             // A command or subagent started running (its permission, if any, was given).
             "task_started" => {
-                if let Some(id) = s
+                if let Some((id, tool)) = s
                     .str_field("tool_use_id")
-                    .filter(|id| self.tools.contains_key(*id))
+                    .and_then(|id| self.tools.get_key_value(id))
                 {
-                    out.updates
-                        .push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
-                            id: id.to_owned(),
-                            status: Some(ToolStatus::InProgress),
-                            ..ToolCallUpdate::default()
-                        }));
+                    let update = SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+                        id: id.to_owned(),
+                        status: Some(ToolStatus::InProgress),
+                        ..ToolCallUpdate::default()
+                    });
+                    out.updates.push(in_child(tool.child.as_deref(), update));
                 }
             }
             _ => {}

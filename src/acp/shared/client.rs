@@ -170,13 +170,6 @@ impl AcpEditor {
         R::Response::from_json(&method, answer).map_err(editor_error)
     }
 
-    /// Whether the editor declared ACP's (unstable) `subagents`: it is told of each subagent.
-    fn supports_subagents(&self) -> bool {
-        self.capabilities
-            .get()
-            .is_some_and(|c| c.subagents.is_some())
-    }
-
     /// A request before the user, until the returned guard says it was answered or is dropped
     /// (v2's turn `requires_action` meanwhile; the same request in both versions otherwise).
     fn ask_opened(&self, session_id: &str) -> OpenAsk<'_> {
@@ -194,6 +187,15 @@ impl EditorClient for AcpEditor {
     fn session_update(&self, session_id: &str, update: SessionUpdate) {
         // ACP: compaction updates only to editors that declared them; others get a line of text.
         let update = match update {
+            // ACP: a child session's traffic only to editors that declared `subagents`.
+            SessionUpdate::InSubagent { session_id, update } if self.supports_subagents() => {
+                return self.session_update(&session_id, *update);
+            }
+            SessionUpdate::InSubagent { .. } | SessionUpdate::MessageFrom { .. }
+                if !self.supports_subagents() =>
+            {
+                return;
+            }
             SessionUpdate::Compaction { status, .. } if !self.supports_compaction() => {
                 SessionUpdate::agent_text(compaction_text(status))
             }
@@ -215,6 +217,13 @@ impl EditorClient for AcpEditor {
         );
         self.form()
             .session_update(&self.outbound, session_id, update, may_be_large);
+    }
+
+    /// Whether the editor declared ACP's `subagents`: it is told of each subagent.
+    fn supports_subagents(&self) -> bool {
+        self.capabilities
+            .get()
+            .is_some_and(|c| c.subagents.is_some())
     }
 
     fn turn_state(&self, session_id: &str, state: TurnState) {

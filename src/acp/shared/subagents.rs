@@ -1,6 +1,7 @@
 //! A subagent as ACP's (unstable) `subagent_update`: the child session's id, its title and
 //! description, leave to cancel it (`session/cancel` on the child stops that subagent only), and
-//! its work state (running, or idle with how it ended).
+//! its work state (running, or idle with how it ended); the instructions its parent gave it as
+//! the child's `session_message`.
 
 use agent_client_protocol::v1::schema as acp;
 
@@ -41,6 +42,23 @@ pub fn subagent_update(subagent: SubagentUpdate) -> acp::SessionUpdate {
         );
     }
     acp::SessionUpdate::SubagentUpdate(update)
+}
+
+/// A message `sender` sent to session `recipient`, as the recipient's transcript shows it
+/// (ACP's `session_message`, the whole message in one upsert).
+pub fn session_message(
+    message_id: String,
+    sender: String,
+    recipient: String,
+    text: String,
+) -> acp::SessionUpdate {
+    let content = acp::ContentBlock::Text(acp::TextContent::new(text));
+    acp::SessionUpdate::SessionMessage(
+        acp::SessionMessage::new(message_id)
+            .sender_session_id(acp::SessionId::new(sender))
+            .recipient_session_id(acp::SessionId::new(recipient))
+            .content(vec![content]),
+    )
 }
 
 #[cfg(test)]

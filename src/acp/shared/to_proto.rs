@@ -58,6 +58,14 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
         }
         SessionUpdate::Notice(notice) => U::Notice(self::notice(notice)),
         SessionUpdate::Subagent(subagent) => super::subagents::subagent_update(subagent),
+        // The child's id is the caller's (the editor's client sends it under that id).
+        SessionUpdate::InSubagent { update, .. } => session_update(*update),
+        SessionUpdate::MessageFrom {
+            message_id,
+            sender,
+            recipient,
+            text,
+        } => super::subagents::session_message(message_id, sender, recipient, text),
     }
 }
 

@@ -149,6 +149,16 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             description: None,
             state: SubagentState::Running,
         }),
+        SessionUpdate::InSubagent {
+            session_id: "s/subagent/a".into(),
+            update: Box::new(SessionUpdate::agent_text("x")),
+        },
+        SessionUpdate::MessageFrom {
+            message_id: "m".into(),
+            sender: "s".into(),
+            recipient: "s/subagent/a".into(),
+            text: "x".into(),
+        },
     ];
     for u in &all {
         match u {
@@ -166,7 +176,9 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::SessionInfo { .. }
             | SessionUpdate::Compaction { .. }
             | SessionUpdate::Notice(_)
-            | SessionUpdate::Subagent(_) => {}
+            | SessionUpdate::Subagent(_)
+            | SessionUpdate::InSubagent { .. }
+            | SessionUpdate::MessageFrom { .. } => {}
         }
     }
     all

@@ -19,6 +19,13 @@ pub enum OutboundControl {
         /// Added to the end of claude's system prompt (or of the one replacing it).
         #[serde(rename = "appendSystemPrompt", skip_serializing_if = "Option::is_none")]
         append_system_prompt: Option<String>,
+        /// Sends a subagent's text and thinking too (the Agent SDK's `forwardSubagentText`),
+        /// not only its tool calls.
+        #[serde(
+            rename = "forwardSubagentText",
+            skip_serializing_if = "std::ops::Not::not"
+        )]
+        forward_subagent_text: bool,
     },
     Interrupt,
     /// An interrupt that also drops the user messages still waiting in claude's queue (claude

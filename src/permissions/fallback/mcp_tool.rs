@@ -59,6 +59,7 @@ impl PermissionCall {
             // Only AskUserQuestion needs the user's input rather than a yes or no.
             requires_user_interaction: self.tool_name == "AskUserQuestion",
             mcp_server: None,
+            agent_id: None,
             tool_name: self.tool_name,
             input: self.input,
             tool_use_id: self.tool_use_id,

@@ -97,10 +97,13 @@ async fn a_subagent_is_a_subagent_update_on_its_parent_and_states_of_its_own() {
                 "state": {"state": "idle", "stopReason": "end_turn"}}),
         ]
     );
+    // The subagent's own words (its report) are the child's.
     assert_eq!(
         c.updates(&child),
         [
             json!({"sessionUpdate": "state_update", "state": "running"}),
+            json!({"sessionUpdate": "agent_message_chunk", "messageId": "msg_bgagent_sub:0",
+                "content": {"type": "text", "text": "subagent-report: all fine"}}),
             json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
         ]
     );

@@ -7,8 +7,10 @@
 use regex_automata::meta::Regex;
 use serde_json::Value;
 
-/// Keywords that check nothing themselves: descriptions, and `definitions` (reached by `$ref`).
+/// Keywords that check nothing themselves: descriptions, `definitions` (reached by `$ref`), and
+/// OpenAPI's `discriminator` (a hint for the `oneOf` beside it, which does the checking).
 const NOT_CHECKS: &[&str] = &[
+    "discriminator",
     "$schema",
     "$id",
     "title",

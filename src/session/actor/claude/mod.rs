@@ -214,6 +214,9 @@ impl Claude {
             sdk_mcp_servers: tools.sdk_servers(),
             system_prompt: prompt.replace.clone().map(|text| vec![text]),
             append_system_prompt: prompt.append.clone(),
+            // A subagent's words are shown where they can be: in its child session, or tagged.
+            forward_subagent_text: ctx.editor.supports_subagents()
+                || ctx.flags.forward_subagent_text,
         };
         let initialize = handle.request(request, CONTROL_TIMEOUT);
         // Then the toggles that are on (Fast mode, ultracode), before any prompt can follow, and
@@ -385,7 +388,13 @@ impl Claude {
             ControlAction::AskPermission(ask) => {
                 self.path
                     .saw_can_use_tool(ask.tool_use_id.as_deref().unwrap_or_default());
-                let asker = self.asker.clone();
+                let mut asker = self.asker.clone();
+                // A subagent's call is asked on its child session, where its card is.
+                if let Some(agent) = ask.agent_id.as_deref()
+                    && ctx.editor.supports_subagents()
+                {
+                    asker.session_id = crate::domain::subagent_session_id(&ctx.id, agent);
+                }
                 let tell = self.tell.clone();
                 let rid = request_id.clone();
                 let task = tokio::spawn(async move {
