@@ -305,11 +305,11 @@ impl Workspace {
     }
 
     /// The model answers a prompt containing `word` with [`STORY`], slowly enough (about 20
-    /// seconds in all) to be cancelled mid-stream.
+    /// seconds in all) to be cancelled mid-stream on a loaded machine.
     fn script_story(&self, word: &str) {
         let story = Reply::text(STORY)
             .chunk_chars(4)
-            .chunk_delay(Duration::from_millis(80));
+            .chunk_delay(Duration::from_millis(200));
         let owned = word.to_owned();
         self.mock.push_rule(
             Rule::when(
