@@ -7,8 +7,8 @@
 ;; adds "Claude Code (claude-acp)" as an agent of its own in `M-x agent-shell'.  Load it from your
 ;; init file (before or after agent-shell: the settings apply once agent-shell is loaded).
 ;;
-;; Checked against agent-shell 0.50.1 (agent-shell.el) and the Anthropic agent of 0.48.1
-;; (agent-shell-anthropic.el); see README.md for what each agent-shell version needs.
+;; Tested with agent-shell 0.63.6 in Emacs 30.1; see README.md for what each agent-shell
+;; version needs.
 
 ;;; Code:
 
@@ -37,14 +37,23 @@ the program up with `executable-find'): then give the absolute path, e.g.
 (defvar claude-acp-environment
   '(;; claude 2.1.332 offers its TodoWrite/Task tools, which agent-shell shows as plans, only
     ;; with this set.
-    "CLAUDE_CODE_ENABLE_TODO_TOOLS=1"
-    ;; claude-acp's log level (stdout is the protocol, so claude-acp logs to stderr, which
-    ;; agent-shell keeps in its log, or to the --log-file of `claude-acp-start').
-    "RUST_LOG=info")
+    "CLAUDE_CODE_ENABLE_TODO_TOOLS=1")
   "Extra environment for claude-acp and its claude, as \"NAME=value\" strings.
 agent-shell adds these to Emacs' own environment, e.g.
 \"ANTHROPIC_MODEL=sonnet\" for a default model or
-\"ANTHROPIC_BASE_URL=https://gateway.example.com\" for a gateway.")
+\"ANTHROPIC_BASE_URL=https://gateway.example.com\" for a gateway.
+claude-acp logs to stderr, which agent-shell shows in the shell's Notices,
+or to the --log-file of `claude-acp-start'.  Its level is RUST_LOG's:
+info unless set, and warn for agent-shell's own Claude Code agent (so
+Notices holds only what you should act on) unless set here, e.g.
+\"RUST_LOG=info\".")
+
+(defun claude-acp--stock-environment ()
+  "`claude-acp-environment' for agent-shell's own agent: warnings only on stderr."
+  (if (seq-some (lambda (variable) (string-prefix-p "RUST_LOG=" variable))
+                claude-acp-environment)
+      claude-acp-environment
+    (append claude-acp-environment '("RUST_LOG=warn"))))
 
 (defvar claude-acp-default-session-mode-id nil
   "Mode the `claude-acp-start' agent switches to when a shell starts, or nil.
@@ -65,7 +74,7 @@ One of \"default\", \"acceptEdits\", \"plan\", \"bypassPermissions\".")
   ;;       (agent-shell-anthropic-make-authentication :api-key (getenv "ANTHROPIC_API_KEY")))
   (setq agent-shell-anthropic-authentication
         (agent-shell-anthropic-make-authentication :login t))
-  (setq agent-shell-anthropic-claude-environment claude-acp-environment)
+  (setq agent-shell-anthropic-claude-environment (claude-acp--stock-environment))
   ;; Default mode for new shells ("default", "acceptEdits", "plan", "bypassPermissions"):
   ;; (setq agent-shell-anthropic-default-session-mode-id "acceptEdits")
   ;; Leave `agent-shell-anthropic-default-model-id' nil: agent-shell sets it with
@@ -98,13 +107,25 @@ One of \"default\", \"acceptEdits\", \"plan\", \"bypassPermissions\".")
    :default-session-mode-id (lambda () claude-acp-default-session-mode-id)
    :install-instructions "cargo install --path . in a claude-acp checkout, then claude-acp login."))
 
+(defun claude-acp--ours-p (entry)
+  "Whether ENTRY of `agent-shell-agent-configs' is the claude-acp agent.
+Since agent-shell 0.60.2 (July 2026) the list holds functions that make
+a configuration (agent-shell calls each on every use), and configuration
+alists only from older versions or a user's own setq."
+  (if (functionp entry)
+      (eq entry 'claude-acp-agent-config)
+    (eq (alist-get :identifier entry) 'claude-acp)))
+
 (defun claude-acp--register ()
-  "Add the claude-acp agent to `agent-shell-agent-configs' (once)."
+  "Add the claude-acp agent to `agent-shell-agent-configs' (once).
+A function where the list already holds functions (agent-shell 0.60.2
+and later), so the entry follows later changes to the settings above; the
+configuration itself otherwise, which every agent-shell takes."
   (setq agent-shell-agent-configs
-        (cons (claude-acp-agent-config)
-              (seq-remove (lambda (config)
-                            (eq (alist-get :identifier config) 'claude-acp))
-                          agent-shell-agent-configs))))
+        (cons (if (seq-some #'functionp agent-shell-agent-configs)
+                  #'claude-acp-agent-config
+                (claude-acp-agent-config))
+              (seq-remove #'claude-acp--ours-p agent-shell-agent-configs))))
 
 (defun claude-acp-start ()
   "Start an agent-shell on Claude Code through claude-acp."

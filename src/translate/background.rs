@@ -24,6 +24,9 @@ pub(crate) struct JobEnd {
     /// Where claude wrote a command's output (a subagent's file is its whole transcript, never
     /// shown: its report is the summary).
     pub(crate) output_file: Option<String>,
+    /// Closed by a resumed claude, which found it unfinished in the conversation after the claude
+    /// that ran it ended (`reason: "unfinished_at_resume"`, the pinned claude).
+    pub(crate) unfinished_at_resume: bool,
 }
 
 /// What a background job runs.
@@ -37,6 +40,9 @@ enum Job {
 #[derive(Debug, Default)]
 pub(crate) struct BackgroundJobs {
     running: HashMap<String, (String, Job)>,
+    /// Jobs that were running when their claude ended, whose cards failed then: a resumed claude
+    /// may still say what became of them.
+    ended_with_claude: HashMap<String, (String, Job)>,
 }
 
 impl BackgroundJobs {
@@ -88,6 +94,7 @@ impl BackgroundJobs {
 
     /// claude ended: its jobs ended with it, each card failed (no notification will come).
     pub(crate) fn claude_ended(&mut self) -> Vec<ToolCallUpdate> {
+        self.ended_with_claude.extend(self.running.clone());
         let mut gone: Vec<(String, String)> = self
             .running
             .drain()
@@ -110,7 +117,12 @@ impl BackgroundJobs {
             return None;
         }
         let task_id = s.str_field("task_id")?;
-        let (tool_call_id, job) = self.running.remove(task_id)?;
+        let unfinished_at_resume = s.str_field("reason") == Some("unfinished_at_resume");
+        let (tool_call_id, job) = match self.running.remove(task_id) {
+            Some(running) => running,
+            None if unfinished_at_resume => self.ended_with_claude.remove(task_id)?,
+            None => return None,
+        };
         Some(JobEnd {
             tool_call_id,
             task_id: task_id.to_owned(),
@@ -121,6 +133,7 @@ impl BackgroundJobs {
                 .str_field("output_file")
                 .filter(|_| job == Job::Command)
                 .map(str::to_owned),
+            unfinished_at_resume,
         })
     }
 }
@@ -129,6 +142,13 @@ impl BackgroundJobs {
 /// claude's summary.
 pub(crate) fn job_end_update(end: &JobEnd, output: Option<String>) -> ToolCallUpdate {
     let mut content = Vec::new();
+    if end.unfinished_at_resume {
+        content.push(ToolContent::Text {
+            text: "Unfinished: claude stopped while this ran, and the claude that resumed the \
+                   session found no end to it."
+                .into(),
+        });
+    }
     if let Some(output) = output.filter(|o| !o.trim().is_empty()) {
         content.push(ToolContent::Text {
             text: super::tool_result::fenced_text(output),
@@ -159,6 +179,35 @@ mod tests {
 
     fn system(v: Value) -> SystemMessage {
         serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn a_job_claude_ended_with_is_closed_by_the_resumed_claudes_notification() {
+        let mut jobs = BackgroundJobs::default();
+        let structured = json!({"backgroundTaskId": "b1"});
+        jobs.started("t1", Some(&structured));
+        assert_eq!(jobs.claude_ended().len(), 1);
+        let other = json!({"type": "system", "subtype": "task_notification", "task_id": "b1",
+            "status": "stopped", "summary": "late"});
+        assert_eq!(
+            jobs.ended(&system(other)),
+            None,
+            "only a resume's word counts"
+        );
+        let note = json!({"type": "system", "subtype": "task_notification", "task_id": "b1",
+            "tool_use_id": "t1", "status": "stopped", "reason": "unfinished_at_resume",
+            "summary": "Background shell command"});
+        let end = jobs.ended(&system(note)).expect("the card is closed");
+        assert!(end.unfinished_at_resume && end.stopped);
+        assert_eq!(end.tool_call_id, "t1");
+        let update = job_end_update(&end, None);
+        assert_eq!(update.status, Some(ToolStatus::Cancelled));
+        let shown = format!("{:?}", update.content);
+        assert!(
+            shown.contains("Unfinished: claude stopped while this ran"),
+            "{shown}"
+        );
+        assert!(shown.contains("Background shell command"), "{shown}");
     }
 
     #[test]

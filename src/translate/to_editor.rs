@@ -191,7 +191,10 @@ impl TurnTranslator {
         }
         self.totals.on_result(r);
         let end = TurnEnd {
-            updates: usage.into_iter().collect(),
+            updates: turn_end::unchecked_denials(r)
+                .into_iter()
+                .chain(usage)
+                .collect(),
             outcome: turn_end::outcome(r),
             usage: turn_end::turn_usage(r),
             rate_limits: self.rate_limits,

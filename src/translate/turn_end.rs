@@ -3,7 +3,10 @@
 use serde_json::Value;
 
 use crate::claude::wire::ResultMessage;
-use crate::domain::{RateLimits, SessionUpdate, StopReason, TurnUsage, Usage};
+use crate::domain::{
+    RateLimits, SessionUpdate, StopReason, ToolCallUpdate, ToolContent, ToolStatus, TurnUsage,
+    Usage,
+};
 
 /// The end of a turn: updates to send first (the usage), then the prompt's answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,6 +92,34 @@ fn claude_error(r: &ResultMessage) -> String {
     }
 }
 
+/// The cards of the calls claude's auto mode refused without its safety check
+/// (`permission_denials[].auto_mode_unchecked`, the pinned claude): claude's tool result told the
+/// model so; the card tells the user, in place of that text, that the call was not judged unsafe
+/// and what would run it.
+pub(crate) fn unchecked_denials(r: &ResultMessage) -> Vec<SessionUpdate> {
+    r.permission_denials
+        .iter()
+        .filter_map(|denial| {
+            let id = denial.get("tool_use_id").and_then(Value::as_str)?;
+            let why = match denial.get("auto_mode_unchecked").and_then(Value::as_str)? {
+                "no_check_in_session" => "claude's safety check does not run in this session",
+                "no_verdict" => "claude's safety check gave no verdict on it (as in an outage)",
+                _ => "claude's safety check did not judge it",
+            };
+            let text = format!(
+                "Not run: {why}, so claude refused the call without judging it (it was not found \
+                 unsafe). In another permission mode you are asked instead."
+            );
+            Some(SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+                id: id.to_owned(),
+                status: Some(ToolStatus::Failed),
+                content: Some(vec![ToolContent::Text { text }]),
+                ..ToolCallUpdate::default()
+            }))
+        })
+        .collect()
+}
+
 /// The tokens of the turn, from the result's `usage`.
 pub(crate) fn turn_usage(r: &ResultMessage) -> Option<TurnUsage> {
     let usage = r.usage.as_ref()?;
@@ -136,6 +167,38 @@ mod tests {
 
     fn result(v: Value) -> ResultMessage {
         serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn a_call_refused_without_the_safety_check_says_so_on_its_card() {
+        let r = result(
+            json!({"type": "result", "subtype": "success", "permission_denials": [
+                {"tool_name": "Bash", "tool_use_id": "t1", "tool_input": {"command": "touch x"},
+                 "auto_mode_unchecked": "no_check_in_session"},
+                {"tool_name": "Write", "tool_use_id": "t2", "tool_input": {}},
+                {"tool_name": "Bash", "tool_use_id": "t3", "tool_input": {},
+                 "auto_mode_unchecked": "no_verdict"},
+            ]}),
+        );
+        let updates = unchecked_denials(&r);
+        let texts: Vec<(String, String)> = updates
+            .iter()
+            .map(|u| match u {
+                SessionUpdate::ToolCallUpdate(u) => match u.content.as_deref() {
+                    Some([ToolContent::Text { text }]) => (u.id.clone(), text.clone()),
+                    other => panic!("{other:?}"),
+                },
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(texts.len(), 2, "a denial the user decided is left as it is");
+        assert_eq!(texts[0].0, "t1");
+        assert!(
+            texts[0].1.contains("does not run in this session"),
+            "{}",
+            texts[0].1
+        );
+        assert!(texts[1].1.contains("no verdict"), "{}", texts[1].1);
     }
 
     #[test]

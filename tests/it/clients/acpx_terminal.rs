@@ -7,37 +7,11 @@
 //! Needs tmux (Debian `tmux`), Node.js and npm; `.ci/test` installs them and runs it.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::support::tmux::Tmux;
+
 use super::editor_configs::{ADAPTER, acpx_scratch, ensure_acpx, repo, sh_quote, write_executable};
-
-/// A tmux server of the test's own (its socket in the test's directory), killed when dropped.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn command(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .args(["-S", &self.socket])
-            .args(args)
-            .output()
-            .unwrap_or_else(|e| panic!("tmux: {e}. This test needs tmux (apt-get install tmux)."))
-    }
-
-    /// What the pane shows, its scrollback included.
-    fn screen(&self) -> String {
-        let out = self.command(&["capture-pane", "-p", "-J", "-S", "-2000", "-t", "acpx"]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.command(&["kill-server"]);
-    }
-}
 
 #[tokio::test]
 #[ignore = "needs tmux (installed by .ci/test, which runs it)"]
@@ -72,21 +46,14 @@ async fn acpx_at_a_terminal_asks_its_user_once_per_edit() {
         config = q(&home.join(".claude")),
         cli = q(&client_dir.join("node_modules/acpx/dist/cli.js")),
     );
-    let tmux = Tmux {
-        socket: scratch.path().join("tmux.sock").display().to_string(),
-    };
-    let started = tmux.command(&[
-        "new-session",
-        "-d",
-        "-s",
+    let tmux = Tmux::start(
+        tokio::process::Command::new("tmux"),
+        &scratch.path().join("tmux.sock"),
         "acpx",
-        "-x",
-        "200",
-        "-y",
-        "50",
+        (200, 50),
         &line,
-    ]);
-    assert!(started.status.success(), "tmux new-session: {started:?}");
+    )
+    .await;
 
     let deadline = Instant::now() + Duration::from_secs(90);
     let mut answered = 0;
@@ -99,7 +66,7 @@ async fn acpx_at_a_terminal_asks_its_user_once_per_edit() {
         // Each question ends in "(y/N)"; one not yet answered gets the user's "y".
         if screen.matches("(y/N)").count() > answered {
             answered += 1;
-            tmux.command(&["send-keys", "-t", "acpx", "y", "Enter"]);
+            tmux.keys(&["y", "Enter"]);
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };

@@ -254,3 +254,50 @@ async fn a_cancel_with_no_prompt_running_ends_the_ask_of_claudes_own_turn() {
     c.quit(WAIT).await;
     assert_eq!(s.prompt_responses(), 2);
 }
+
+/// A job running when its claude dies: its card fails then, and the claude that resumes the
+/// session finds the job unfinished in the conversation and says so (`task_notification` with
+/// `reason: "unfinished_at_resume"`): the card then says it never finished, with claude's words.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_job_its_claude_died_with_is_shown_unfinished_once_claude_resumes() {
+    use crate::support::real_session::kill_claude;
+    let s = RealSession::start(vec![
+        Rule::on_prompt("start the job", background_bash("sleep 300")),
+        Rule::on_tool_result(Reply::text("Started it.")),
+        Rule::always(Reply::text("Noted.")),
+    ])
+    .await;
+    job_started(&s).await;
+    let c = &s.client;
+    kill_claude(c.pid());
+    c.wait_for_update(
+        |u| u["update"]["sessionUpdate"] == "tool_call_update" && u["update"]["status"] == "failed",
+        WAIT,
+    )
+    .await;
+    let _ = s.prompt("are you back").await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let card = bash_card(&s);
+        let shown = card["content"].to_string();
+        if shown.contains("Unfinished: claude stopped while this ran") {
+            assert!(
+                ["failed", "cancelled"].contains(&card["status"].as_str().unwrap_or("")),
+                "{card}"
+            );
+            assert!(
+                shown.contains("didn't finish"),
+                "claude's own words: {card}"
+            );
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the card never said the job was unfinished: {card}\n{}",
+            c.diagnostics()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    c.quit(WAIT).await;
+}

@@ -35,6 +35,7 @@ pub mod real_session;
 pub mod session_end;
 pub mod standin;
 pub mod stream_json;
+pub mod tmux;
 pub mod v2_schema;
 
 /// One test per claude CI runs (the oldest, the middle, the previous and the pinned version) for each

@@ -227,3 +227,35 @@ async fn auto_recovers_from_a_broken_stdio_channel(version: &str) {
             .count();
     assert_eq!(prompt_responses, 1, "one prompt, one response");
 }
+
+/// claude's plan mode hands a command that writes to its safety check, which does not run here
+/// (no account): claude refuses the call unjudged and says so in the turn's `permission_denials`
+/// (`auto_mode_unchecked`). The call's card tells the user it was not found unsafe and that
+/// another mode asks instead, where it showed the text meant for the model.
+#[tokio::test]
+async fn a_call_refused_without_claudes_safety_check_says_so_on_its_card() {
+    let e = Editor::start(&[], false).await;
+    e.switch_mode("session/set_mode", "plan").await;
+    e.mock.push_rule(
+        Rule::on_prompt(
+            "touch it",
+            crate::support::real_editor::bash("touch touched.txt"),
+        )
+        .once(),
+    );
+    e.mock
+        .push_rule(Rule::on_tool_result(Reply::text("Blocked.")));
+    let _ = e.c.prompt(&e.id, "touch it").await;
+    assert!(!e.path("touched.txt").exists());
+    assert!(e.asks().is_empty(), "{:#?}", e.asks());
+    let cards: Vec<String> =
+        e.c.updates_of_kind(&e.id, "tool_call_update")
+            .iter()
+            .map(|u| u["content"].to_string())
+            .collect();
+    let last = cards.last().cloned().unwrap_or_default();
+    assert!(
+        last.contains("it was not found unsafe") && last.contains("does not run in this session"),
+        "the card's last word: {last}\n{cards:#?}"
+    );
+}
