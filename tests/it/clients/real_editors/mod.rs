@@ -153,9 +153,11 @@ fn version(program: &Path, prefix: &str) -> Vec<u32> {
 /// A project the user opens in the editor: the mock API, claude's environment, `claude-acp` on
 /// PATH (the built binary, as `cargo install` would put it there), and the editor in a tmux pane.
 struct Workspace {
+    // First, so it is dropped first: killing the tmux server needs its socket, which lives in
+    // `env`'s folder, gone once `env` is dropped.
+    tmux: Option<Tmux>,
     mock: MockApi,
     env: ClaudeEnv,
-    tmux: Option<Tmux>,
 }
 
 impl Workspace {
@@ -173,9 +175,9 @@ impl Workspace {
             .unwrap_or_default();
         let env = env.with_env("PATH", format!("{}:{path}", bin.display()));
         Workspace {
+            tmux: None,
             mock,
             env,
-            tmux: None,
         }
     }
 
