@@ -170,6 +170,12 @@ impl AcpEditor {
         R::Response::from_json(&method, answer).map_err(editor_error)
     }
 
+    /// Whether the editor declared ACP's `plan`: the plan goes as `plan_update` and
+    /// `plan_removed`.
+    fn supports_plan_operations(&self) -> bool {
+        self.capabilities.get().is_some_and(|c| c.plan.is_some())
+    }
+
     /// A request before the user, until the returned guard says it was answered or is dropped
     /// (v2's turn `requires_action` meanwhile; the same request in both versions otherwise).
     fn ask_opened(&self, session_id: &str) -> OpenAsk<'_> {
@@ -194,6 +200,13 @@ impl EditorClient for AcpEditor {
             SessionUpdate::InSubagent { .. } | SessionUpdate::MessageFrom { .. }
                 if !self.supports_subagents() =>
             {
+                return;
+            }
+            // ACP: plan operations for editors that declared `plan`, the whole `plan` for others.
+            SessionUpdate::Plan { entries } if self.supports_plan_operations() => {
+                let update = to_proto::plan_operation(entries);
+                self.form()
+                    .sdk_update(&self.outbound, session_id, update, false);
                 return;
             }
             SessionUpdate::Compaction { status, .. } if !self.supports_compaction() => {

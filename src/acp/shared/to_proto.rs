@@ -275,6 +275,22 @@ pub fn tool_call_update(mut u: ToolCallUpdate) -> acp::ToolCallUpdate {
     acp::ToolCallUpdate::new(u.id, fields).meta(meta)
 }
 
+/// The id of a session's one item plan: claude keeps one to-do list per session, replaced whole.
+pub const ITEM_PLAN_ID: &str = "plan";
+
+/// The session's plan as a plan operation, for an editor that declared `plan`: the whole list
+/// (`plan_update` of items), or, once claude's list is empty, `plan_removed`.
+pub fn plan_operation(entries: Vec<PlanEntry>) -> acp::SessionUpdate {
+    if entries.is_empty() {
+        return acp::SessionUpdate::PlanRemoved(acp::PlanRemoved::new(ITEM_PLAN_ID));
+    }
+    let entries = entries.into_iter().map(plan_entry).collect();
+    acp::SessionUpdate::PlanUpdate(acp::PlanUpdate::new(acp::PlanUpdateContent::items(
+        ITEM_PLAN_ID,
+        entries,
+    )))
+}
+
 fn plan_entry(e: PlanEntry) -> acp::PlanEntry {
     let priority = match e.priority {
         PlanPriority::High => acp::PlanEntryPriority::High,

@@ -25,6 +25,7 @@ mod nothing_outlives;
 mod notices;
 mod options;
 mod permissions;
+mod plans;
 mod powershell;
 mod progress;
 mod rewind;
