@@ -37,7 +37,7 @@ pub async fn run(
     let code = tokio::select! {
         result = acp::serve(core.clone(), connection, protocol) => {
             if let Err(e) = result {
-                tracing::warn!("ACP connection ended: {e}");
+                tracing::info!("ACP connection ended: {e}");
             }
             0
         }

@@ -201,7 +201,7 @@ async fn supervise(
                 watched
             }
             Err(_) => {
-                tracing::warn!(pid, "claude closed its stdout but kept running; stopping it");
+                tracing::info!(pid, "claude closed its stdout but kept running; stopping it");
                 stdout_closed_first = Some(true);
                 group::kill_group(pid);
                 exited.await
@@ -228,7 +228,7 @@ async fn supervise(
         if events.is_held_back() {
             continue;
         }
-        tracing::warn!(
+        tracing::info!(
             pid,
             "claude's stdout stayed open after it exited; dropping the rest"
         );

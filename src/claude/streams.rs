@@ -78,7 +78,7 @@ pub(crate) async fn read_stdout_with<R>(
             Ok(0) => return,
             Ok(_) => {}
             Err(error) => {
-                tracing::warn!(%error, "reading claude's stdout failed");
+                tracing::info!(%error, "reading claude's stdout failed");
                 return;
             }
         }
@@ -192,7 +192,7 @@ impl SkipLog {
             .unwrap_or_default();
         let line = excerpt_of(line, len, 200);
         if self.warned.len() < 64 && self.warned.insert(kind.to_owned()) {
-            tracing::warn!(%error, %line, "skipping {kind} from claude (logged once)");
+            tracing::info!(%error, %line, "skipping {kind} from claude (logged once)");
         } else {
             tracing::debug!(%error, %line, "skipping {kind} from claude");
         }

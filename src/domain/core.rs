@@ -19,6 +19,10 @@ pub struct AgentFeatures {
     pub fork_session: bool,
     /// `session/delete`: claude's stored conversation can be removed.
     pub delete_session: bool,
+    /// `session/set_title`: a session is named as claude's own `/rename` names it.
+    pub session_title: bool,
+    /// `session/status`: whether a session is open here or only stored.
+    pub session_status: bool,
     /// `additionalDirectories` on session lifecycle requests (claude's `--add-dir`).
     pub additional_directories: bool,
     /// `logout`: claude's own logout can be run.
@@ -73,6 +77,15 @@ impl ApiKind {
             ApiKind::Vertex => "vertex",
         }
     }
+}
+
+/// Where a session is (`session/status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionStatus {
+    /// In memory here: its actor runs (its claude may be idle and stopped).
+    Open,
+    /// Only in claude's store: `session/load` or `session/resume` opens it.
+    Saved,
 }
 
 /// The one provider of `providers/*`: claude has one route for all its requests.
@@ -167,6 +180,19 @@ pub trait AgentCore: Send + Sync + 'static {
     async fn delete_session(&self, session_id: &str) -> Result<(), AgentError> {
         Err(AgentError::MethodNotFound(format!(
             "session/delete is not supported (session {session_id})"
+        )))
+    }
+    /// `session/set_title`: names the session (its title trimmed); the title it has now.
+    async fn set_session_title(&self, session_id: &str, title: &str) -> Result<String, AgentError> {
+        let _ = title;
+        Err(AgentError::MethodNotFound(format!(
+            "session/set_title is not supported (session {session_id})"
+        )))
+    }
+    /// `session/status`: open here, or only stored; it starts and loads nothing.
+    async fn session_status(&self, session_id: &str) -> Result<SessionStatus, AgentError> {
+        Err(AgentError::MethodNotFound(format!(
+            "session/status is not supported (session {session_id})"
         )))
     }
     /// `logout`: signs the user out of claude.

@@ -9,6 +9,9 @@ pub enum AgentError {
     /// No such session in this adapter (JSON-RPC -32602, naming the id).
     #[error("unknown session id: {0}")]
     UnknownSession(String),
+    /// No session of that id, open or stored (ACP's resource-not-found, -32002).
+    #[error("no session {0}: it is not open here and claude stored no conversation under it")]
+    SessionNotFound(String),
     /// claude needs the user to log in (ACP auth_required, -32000).
     #[error("{0}")]
     AuthRequired(String),

@@ -13,7 +13,7 @@ mod update;
 
 pub use core::{
     AgentCore, AgentFeatures, ApiKind, AuthMethodInfo, AuthStatusInfo, Gateway, MAIN_PROVIDER,
-    ProviderRoute, VertexTarget,
+    ProviderRoute, SessionStatus, VertexTarget,
 };
 pub use editor::{
     EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,

@@ -145,7 +145,7 @@ pub(crate) fn load_editor_edits(path: &Path) -> EditorEdits {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return EditorEdits::default(),
         Err(e) => {
-            tracing::warn!(
+            tracing::info!(
                 "ignoring the unreadable editor edits record {}: {e}",
                 path.display()
             );
@@ -153,7 +153,7 @@ pub(crate) fn load_editor_edits(path: &Path) -> EditorEdits {
         }
     };
     serde_json::from_str(&text).unwrap_or_else(|e| {
-        tracing::warn!(
+        tracing::info!(
             "ignoring the broken editor edits record {}: {e}",
             path.display()
         );

@@ -21,6 +21,7 @@ mod paths;
 mod replay;
 mod rewind;
 mod thread;
+mod title;
 
 #[cfg(test)]
 mod tests;
@@ -43,6 +44,7 @@ pub(crate) use replay::{stream as stream_replay, transcript};
 pub(crate) use rewind::{
     RewindPoint, StoredPrompt, pending_rewind, prompts, record_rewind, set_aside,
 };
+pub(crate) use title::write_title;
 #[cfg(test)]
 pub(crate) use {editor_edits::MAX_KEPT_BYTES, replay::replay_file};
 

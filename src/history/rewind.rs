@@ -142,7 +142,7 @@ fn load_record(transcript: &Path) -> Option<RewindPoint> {
     match serde_json::from_str(&text) {
         Ok(point) => Some(point),
         Err(e) => {
-            tracing::warn!(
+            tracing::info!(
                 "ignoring the unreadable rewind record {}: {e}",
                 path.display()
             );

@@ -93,7 +93,9 @@ impl PermissionAsker {
             if let Some(handle) = handle {
                 let request = OutboundControl::ApplyFlagSettings { settings };
                 if let Err(e) = handle.request(request, RULE_TIMEOUT).await {
-                    tracing::warn!("claude did not take the deny rule: {e}");
+                    tracing::warn!(
+                        "an \"Always reject\" answer is not in force in claude (it did not take the deny rule: {e}): the same call may be asked again"
+                    );
                 }
             }
         }
@@ -114,7 +116,7 @@ impl PermissionAsker {
             {
                 Ok(answer) => match RulesInForce::from_claude(&answer, &self.sources) {
                     Some(rules) => return rules,
-                    None => tracing::warn!("claude's permission rules not read: {answer}"),
+                    None => tracing::info!("claude's permission rules not read: {answer}"),
                 },
                 Err(e) => tracing::debug!("claude did not list its permission rules: {e}"),
             }

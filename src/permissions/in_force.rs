@@ -246,7 +246,10 @@ impl RulesInForce {
             match serde_json::from_str::<Value>(&text) {
                 Ok(settings) => found.add_settings(&settings, source, sources, user.as_deref()),
                 Err(_) => {
-                    tracing::warn!(file = %file.display(), "settings not read: not JSON");
+                    tracing::warn!(
+                        file = %file.display(),
+                        "this settings file is not JSON: until it is fixed, its rules are not read and no rule allows a call unasked"
+                    );
                     found.doubt = true;
                 }
             }

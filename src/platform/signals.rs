@@ -23,7 +23,7 @@ mod imp {
     pub(crate) async fn termination() -> Termination {
         let listen = |kind: SignalKind| {
             signal(kind)
-                .inspect_err(|error| tracing::warn!(%error, "cannot listen for a signal"))
+                .inspect_err(|error| tracing::info!(%error, "cannot listen for a signal"))
                 .ok()
         };
         let (mut term, mut int, mut hup, mut quit) = (
@@ -72,7 +72,7 @@ mod imp {
             windows::ctrl_logoff(),
             windows::ctrl_shutdown(),
         ) else {
-            tracing::warn!("cannot listen for console control events");
+            tracing::info!("cannot listen for console control events");
             return std::future::pending().await;
         };
         let name = tokio::select! {

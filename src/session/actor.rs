@@ -295,7 +295,7 @@ impl SessionActor {
             Some(internal) = self.inbox.recv() => self.on_internal(internal).await,
             Some(mode) = self.mode_changes.recv() => self.settings.mode_changed(&self.ctx, mode),
             () = sleep_until(deadline) => {
-                tracing::warn!(session = %self.ctx.id, "claude did not end the turn after an interrupt; stopping it");
+                tracing::info!(session = %self.ctx.id, "claude did not end the turn after an interrupt; stopping it");
                 self.claude.stop();
                 let (turns, mut p) = self.parts();
                 turns.finish(&mut p, Ok(StopReason::Cancelled));

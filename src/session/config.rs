@@ -75,6 +75,8 @@ pub(crate) fn features() -> AgentFeatures {
         fork_session: true,
         close_session: true,
         delete_session: true,
+        session_title: true,
+        session_status: true,
         additional_directories: true,
         logout: true,
         system_prompt: true,

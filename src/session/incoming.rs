@@ -26,7 +26,7 @@ pub(crate) enum ControlAction {
 pub(crate) fn classify(req: InboundControlRequest) -> ControlAction {
     let subtype = req.subtype().to_owned();
     if let Some(reason) = req.unreadable {
-        tracing::warn!(%subtype, %reason, "a control request of claude's cannot be read; refusing it");
+        tracing::info!(%subtype, %reason, "a control request of claude's cannot be read; refusing it");
         return match subtype.as_str() {
             // Fail closed, and the model learns why.
             "can_use_tool" => ControlAction::Reply(

@@ -42,6 +42,11 @@ impl OpenSession {
         self.updated = SystemTime::now();
     }
 
+    /// The user named it (`session/set_title`): no prompt renames it.
+    pub(crate) fn named(&mut self, title: &str) {
+        self.title = Some(title.to_owned());
+    }
+
     /// Whether it belongs in a listing for `cwd` (every cwd when `None`).
     fn in_cwd(&self, cwd: Option<&Path>) -> bool {
         let Some(cwd) = cwd else { return true };

@@ -135,6 +135,17 @@ impl AgentCore for Sessions {
         Ok(page)
     }
 
+    async fn set_session_title(&self, session_id: &str, title: &str) -> Result<String, AgentError> {
+        self.set_title(session_id, title).await
+    }
+
+    async fn session_status(
+        &self,
+        session_id: &str,
+    ) -> Result<crate::domain::SessionStatus, AgentError> {
+        self.status(session_id).await
+    }
+
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError> {
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
         let handle = self

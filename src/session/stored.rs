@@ -1,18 +1,71 @@
 //! claude's stored conversation, for the editor: `session/load`'s replay (the stored thread
-//! handed to the editor as it is read), and `session/delete` (the session's claude ends first, so
-//! nothing writes the conversation again, then claude's stored conversation goes).
+//! handed to the editor as it is read), `session/delete` (the session's claude ends
+//! first, so nothing writes the conversation again, then claude's stored conversation goes), a
+//! session's name (`session/set_title`) and whether it is open or only stored (`session/status`).
 
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::actor::Command;
+use super::actor::{Command, TurnRequest};
 use super::{Sessions, history_error};
-use crate::domain::AgentError;
+use crate::domain::{AgentError, SessionStatus};
 use crate::history;
 
 impl Sessions {
+    /// Names the session as claude's `/rename` does, in its transcript; an open session is told
+    /// too, and one whose conversation claude has not stored yet keeps the name until it has.
+    pub(super) async fn set_title(
+        &self,
+        session_id: &str,
+        title: &str,
+    ) -> Result<String, AgentError> {
+        let title = title.trim().to_owned();
+        if title.is_empty() {
+            return Err(AgentError::InvalidParams(
+                "session/set_title: the title is empty".into(),
+            ));
+        }
+        history::check_session_id(session_id).map_err(history_error)?;
+        let _one_at_a_time = self.lifecycle.lock(session_id).await;
+        if let Ok(handle) = self.handle(session_id) {
+            handle.listed.lock().expect("listing lock").named(&title);
+            let name = title.clone();
+            self.ask(session_id, |reply| {
+                Command::Turn(TurnRequest::SetTitle { title: name, reply })
+            })
+            .await?;
+            return Ok(title);
+        }
+        let (dir, id, name) = (self.config_dir()?, session_id.to_owned(), title.clone());
+        let written = tokio::task::spawn_blocking(move || history::write_title(&dir, &id, &name))
+            .await
+            .map_err(|e| AgentError::Internal(e.to_string()))?
+            .map_err(history_error)?;
+        match written {
+            true => Ok(title),
+            false => Err(AgentError::SessionNotFound(session_id.to_owned())),
+        }
+    }
+
+    /// Open while its actor runs here, saved while only claude's store has it: read, never
+    /// started or loaded.
+    pub(super) async fn status(&self, session_id: &str) -> Result<SessionStatus, AgentError> {
+        if self.handle(session_id).is_ok() {
+            return Ok(SessionStatus::Open);
+        }
+        history::check_session_id(session_id).map_err(history_error)?;
+        let (dir, id) = (self.config_dir()?, session_id.to_owned());
+        let stored = tokio::task::spawn_blocking(move || history::find(&dir, &id).is_some())
+            .await
+            .map_err(|e| AgentError::Internal(e.to_string()))?;
+        match stored {
+            true => Ok(SessionStatus::Saved),
+            false => Err(AgentError::SessionNotFound(session_id.to_owned())),
+        }
+    }
+
     /// Sends the thread stored in `file` to the editor, in order.
     pub(super) async fn replay_to_editor(
         &self,

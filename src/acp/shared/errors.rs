@@ -11,6 +11,9 @@ pub fn to_rpc(err: AgentError) -> Error {
         AgentError::UnknownSession(id) => {
             Error::new(-32602, message).data(serde_json::json!({ "sessionId": id }))
         }
+        AgentError::SessionNotFound(id) => {
+            Error::new(-32002, message).data(serde_json::json!({ "sessionId": id }))
+        }
         AgentError::AuthRequired(_) => Error::new(-32000, message),
         AgentError::QueueFull { .. } => Error::new(-32602, message),
         AgentError::MethodNotFound(_) => Error::new(-32601, message),

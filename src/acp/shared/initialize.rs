@@ -24,6 +24,12 @@ pub(crate) fn initialize_response(
     if f.delete_session {
         session = session.delete(acp::SessionDeleteCapabilities::new());
     }
+    if f.session_title {
+        session.title = Some(acp::SessionTitleCapabilities::new());
+    }
+    if f.session_status {
+        session.status = Some(acp::SessionStatusCapabilities::new());
+    }
     if f.additional_directories {
         session =
             session.additional_directories(acp::SessionAdditionalDirectoriesCapabilities::new());

@@ -406,6 +406,13 @@ pub fn stop_reason(r: StopReason) -> acp::StopReason {
     }
 }
 
+pub fn session_status(s: crate::domain::SessionStatus) -> acp::SessionStatus {
+    match s {
+        crate::domain::SessionStatus::Open => acp::SessionStatus::Open,
+        crate::domain::SessionStatus::Saved => acp::SessionStatus::Saved,
+    }
+}
+
 /// The one provider of `providers/list`: claude's route, which may be turned off (`required`
 /// false: `providers/disable` gives claude the environment's route again).
 pub fn provider(route: crate::domain::ProviderRoute) -> acp::ProviderInfo {

@@ -115,7 +115,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     fn start_skipping(&mut self) {
-        tracing::warn!(
+        tracing::info!(
             cap = self.cap,
             "an editor line is longer than the cap; answering -32600 and skipping it"
         );
@@ -143,7 +143,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             return None;
         }
         if line.len() > self.cap {
-            tracing::warn!(
+            tracing::info!(
                 cap = self.cap,
                 "an editor line is longer than the cap; answering -32600"
             );
@@ -158,7 +158,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     .ok()
                     .filter(|m| m.method.is_some())
                     .and_then(|m| m.id);
-                tracing::warn!(
+                tracing::info!(
                     at = error.utf8_error().valid_up_to(),
                     "an editor line is not UTF-8; answering -32700"
                 );

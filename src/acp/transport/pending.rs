@@ -169,7 +169,7 @@ impl PendingRequests {
                 id = %format_args!("{ID_PREFIX}{n}"),
                 "an answer to a request withdrawn or failed before it came; ignored"
             ),
-            false => tracing::warn!(
+            false => tracing::info!(
                 id = %format_args!("{ID_PREFIX}{n}"),
                 "the editor answered a request id we never sent; ignored"
             ),

@@ -42,7 +42,7 @@ pub(super) fn refusal(line: &str) -> Option<Refusal> {
     let envelope = match parsed {
         Ok(envelope) => envelope?,
         Err(error) if error.is_syntax() || error.is_eof() => {
-            tracing::warn!(
+            tracing::info!(
                 bytes = line.len(),
                 column = error.column(),
                 "an editor line is not JSON; answering -32700"
@@ -57,7 +57,7 @@ pub(super) fn refusal(line: &str) -> Option<Refusal> {
         Err(_) => return None,
     };
     let problem = envelope.request_problem()?;
-    tracing::warn!(
+    tracing::info!(
         problem,
         "an editor request has the wrong shape; answering -32600"
     );

@@ -48,6 +48,8 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/list",
     "session/close",
     "session/delete",
+    "session/set_title",
+    "session/status",
     "session/prompt",
     "session/set_mode",
     "session/set_config_option",
@@ -199,6 +201,21 @@ pub(crate) fn agent(
         c.delete_session(&req.session_id.0)
             .await
             .map(|()| acp::DeleteSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::SetSessionTitleRequest|
+     -> acp::SetSessionTitleResponse {
+        c.set_session_title(&req.session_id.0, &req.title)
+            .await
+            .map(acp::SetSessionTitleResponse::new)
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::SessionStatusRequest|
+     -> acp::SessionStatusResponse {
+        let status = c.session_status(&req.session_id.0).await?;
+        Ok(acp::SessionStatusResponse::new(to_proto::session_status(
+            status,
+        )))
     });
     // By hand, not `spawned!`: the session is told when its answer is queued to the editor, so
     // that a prompt waiting behind it shows nothing before this one is answered.

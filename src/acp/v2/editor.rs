@@ -92,7 +92,7 @@ impl V2Editor {
                 Err(call) => {
                     match serde_json::to_value(acp::SessionUpdate::ToolCallUpdate(*call)) {
                         Ok(v1) => self.send(outbound, session_id, v1, beyond, may_be_large),
-                        Err(e) => tracing::warn!("session update not sent: {e}"),
+                        Err(e) => tracing::debug!("session update not sent: {e}"),
                     }
                 }
             }
@@ -100,7 +100,7 @@ impl V2Editor {
         }
         match serde_json::to_value(to_proto::session_update(update)) {
             Ok(v1) => self.send(outbound, session_id, v1, beyond, may_be_large),
-            Err(e) => tracing::warn!("session update not sent: {e}"),
+            Err(e) => tracing::debug!("session update not sent: {e}"),
         }
     }
 
@@ -287,7 +287,7 @@ impl EditorForm for V2Editor {
     ) {
         match serde_json::to_value(update) {
             Ok(update) => self.write_sdk_update(outbound, session_id, update, may_be_large),
-            Err(e) => tracing::warn!("session update not sent: {e}"),
+            Err(e) => tracing::debug!("session update not sent: {e}"),
         }
     }
 

@@ -18,7 +18,9 @@ use crate::acp::shared::extensions::{
 };
 use crate::acp::shared::reply::reply_later;
 use crate::acp::shared::{from_proto, initialize, to_proto};
-use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened, StopReason};
+use crate::domain::{
+    AgentCore, AgentError, ConfigOption, SessionOpened, SessionStatus, StopReason,
+};
 
 /// The methods of the v2 schema this agent has a handler for (the conformance test checks the
 /// schema's against it); every other is answered "method not found".
@@ -36,6 +38,8 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/list",
     "session/close",
     "session/delete",
+    "session/set_title",
+    "session/status",
     "session/prompt",
     "session/set_config_option",
     "session/cancel",
@@ -93,6 +97,8 @@ pub(crate) fn initialize_response(
     for (on, name, value) in [
         (f.delete_session, "delete", json!({})),
         (f.fork_session, "fork", json!({})),
+        (f.session_title, "title", json!({})),
+        (f.session_status, "status", json!({})),
         (f.additional_directories, "additionalDirectories", json!({})),
         (
             f.system_prompt,
@@ -322,6 +328,25 @@ pub(crate) fn agent(
      -> v2::DeleteSessionResponse {
         c.delete_session(&req.session_id.0).await.map_err(to_rpc)?;
         Ok(v2::DeleteSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: v2::SetSessionTitleRequest|
+     -> v2::SetSessionTitleResponse {
+        let title = c
+            .set_session_title(&req.session_id.0, &req.title)
+            .await
+            .map_err(to_rpc)?;
+        Ok(v2::SetSessionTitleResponse::new(title))
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: v2::SessionStatusRequest|
+     -> v2::SessionStatusResponse {
+        let status = c.session_status(&req.session_id.0).await.map_err(to_rpc)?;
+        let status = match status {
+            SessionStatus::Open => v2::SessionStatus::Open,
+            SessionStatus::Saved => v2::SessionStatus::Saved,
+        };
+        Ok(v2::SessionStatusResponse::new(status))
     });
     let builder = spawned!(builder, core, |c,
                                            req: v2::PromptRequest|

@@ -198,7 +198,7 @@ async fn read_pages(
             _ => return Ok(Some(ids)),
         };
     }
-    tracing::warn!(
+    tracing::info!(
         path = %path_of(endpoint),
         "the gateway's model listing still had more pages after {MAX_PAGES}; using what was read"
     );

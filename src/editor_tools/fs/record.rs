@@ -58,7 +58,7 @@ impl State {
             return;
         };
         if let Err(e) = history::save_editor_edits(file, edits) {
-            tracing::warn!(session = %self.session_id, "the editor edits record was not saved: {e}");
+            tracing::info!(session = %self.session_id, "the editor edits record was not saved: {e}");
         }
     }
 }
@@ -130,7 +130,7 @@ impl EditLog {
         tokio::task::spawn_blocking(move || work(&mut log.lock()))
             .await
             .unwrap_or_else(|e| {
-                tracing::warn!("the editor edits record could not be used: {e}");
+                tracing::info!("the editor edits record could not be used: {e}");
                 T::default()
             })
     }

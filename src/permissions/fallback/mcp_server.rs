@@ -199,7 +199,7 @@ async fn accept_loop(listener: TcpListener, gate: Arc<TokenGate>, shutdown: Canc
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
                 Err(error) => {
-                    tracing::warn!("MCP permission server: accept failed: {error}");
+                    tracing::debug!("MCP permission server: accept failed: {error}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }

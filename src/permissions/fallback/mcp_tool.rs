@@ -144,7 +144,7 @@ impl ServerHandler for PermissionTool {
             Ok(call) => call,
             Err(why) => {
                 // Deny rather than fail: a failed call could leave claude unsure what to do.
-                tracing::warn!("malformed permission request from claude: {why}");
+                tracing::info!("malformed permission request from claude: {why}");
                 let deny = PermissionDecision::Deny {
                     message: format!("claude-acp could not read the permission request: {why}"),
                     interrupt: false,

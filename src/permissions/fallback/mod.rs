@@ -90,7 +90,7 @@ impl PermissionPath {
         } = self
             && let Some(symptom) = detector.on_message(message)
         {
-            tracing::warn!(session = %session, "{symptom}");
+            tracing::info!(session = %session, "{symptom}");
             *seen = Some(symptom);
         }
     }
@@ -117,7 +117,7 @@ impl PermissionPath {
             *seen = BreakDetector::on_exit(stderr_tail);
         }
         let symptom = self.take_break()?;
-        tracing::warn!(session = %session, "{symptom}");
+        tracing::info!(session = %session, "{symptom}");
         Some(symptom)
     }
 

@@ -204,7 +204,7 @@ pub(crate) fn forget_removal(path: &std::path::Path) {
 fn file_line(sign: char, path: &std::path::Path) -> Option<String> {
     let text = path.to_str().filter(|t| !t.contains(['\n', '\r']));
     if text.is_none() {
-        tracing::warn!(path = %path.display(), "the reaper cannot be told about this file");
+        tracing::debug!(path = %path.display(), "the reaper cannot be told about this file");
     }
     text.map(|text| format!("f{sign}{text}"))
 }
@@ -356,7 +356,7 @@ fn signal_group(pgid: i32, signal: i32) {
         let err = io::Error::last_os_error();
         // ESRCH: every member is already dead, which is what we wanted.
         if err.raw_os_error() != Some(libc::ESRCH) {
-            tracing::warn!(pgid, error = %err, "could not signal a process group of claude's");
+            tracing::info!(pgid, error = %err, "could not signal a process group of claude's");
         }
     }
 }

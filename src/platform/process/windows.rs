@@ -86,7 +86,10 @@ impl Tree {
     pub(crate) fn kill(&self) {
         // SAFETY: the job handle is open until drop.
         if unsafe { TerminateJobObject(self.job, KILLED_EXIT_CODE) } == 0 {
-            tracing::warn!(error = %io::Error::last_os_error(), "could not end claude's job");
+            tracing::warn!(
+                error = %io::Error::last_os_error(),
+                "could not end claude's job: its processes may still run (end them in Task Manager)"
+            );
         }
     }
 }

@@ -70,7 +70,7 @@ impl SessionActor {
         if self.turns.runs_uncancelled()
             && let Some(symptom) = self.claude.take_break_on_exit(&self.ctx, &info.stderr_tail)
         {
-            tracing::warn!(session = %self.ctx.id, status = %info.status, "switching after claude exited");
+            tracing::info!(session = %self.ctx.id, status = %info.status, "switching after claude exited");
             let (turns, mut p) = self.parts();
             turns.switch_to_mcp_and_retry(&mut p, symptom);
             return;

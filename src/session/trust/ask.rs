@@ -92,7 +92,7 @@ pub(crate) async fn ask(
         Ok(PermissionOutcome::Selected { option_id }) => option_id == TRUST,
         Ok(PermissionOutcome::Cancelled) => false,
         Err(e) => {
-            tracing::warn!(session = %session_id, "the workspace trust ask failed: {e}");
+            tracing::info!(session = %session_id, "the workspace trust ask failed: {e}");
             false
         }
     };

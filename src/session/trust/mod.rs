@@ -109,7 +109,9 @@ pub(crate) fn check(cwd: &Path, flags: &SessionFlags, stores: Option<Stores>) ->
             // Trusted in claude's terminal: what runs now is what it trusted.
             None => {
                 if let Err(e) = stores.record(cwd, &shown) {
-                    tracing::warn!("could not record the workspace's trust: {e}");
+                    tracing::warn!(
+                        "could not record what this trusted workspace runs ({e}): you may be asked to trust it again"
+                    );
                 }
                 return None;
             }
@@ -165,7 +167,10 @@ pub(crate) fn ask_in_background(
                 let (cwd, shown) = (untrusted.cwd.clone(), untrusted.shown.clone());
                 let kept = tokio::task::spawn_blocking(move || stores.trust(&cwd, &shown)).await;
                 if let Ok(Err(e)) = kept {
-                    tracing::warn!(session = %id, "the workspace's trust was not kept: {e}");
+                    tracing::warn!(
+                        session = %id,
+                        "the workspace's trust was not saved ({e}): you will be asked again in the next session"
+                    );
                 }
             }
             if !apply.await {

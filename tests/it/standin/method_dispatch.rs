@@ -40,7 +40,8 @@ fn params(method: &str, s: &Standin, open: &str, stored: &str) -> Value {
         "session/load" | "session/resume" | "session/fork" => {
             json!({"sessionId": stored, "cwd": cwd, "mcpServers": []})
         }
-        "session/close" | "session/delete" => json!({"sessionId": open}),
+        "session/close" | "session/delete" | "session/status" => json!({"sessionId": open}),
+        "session/set_title" => json!({"sessionId": open, "title": "Named"}),
         "session/prompt" => json!({"sessionId": open, "prompt": [{"type": "text", "text": "hi"}]}),
         "_session/async_task/stop" => json!({"sessionId": open, "asyncTaskId": "b1"}),
         "_session/steering" => {

@@ -37,6 +37,7 @@ mod session_close;
 mod session_delete;
 mod session_model;
 mod session_options;
+mod session_status;
 mod session_title;
 mod sessions;
 mod setting_changes;

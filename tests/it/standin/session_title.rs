@@ -62,3 +62,127 @@ async fn claudes_stored_title_wins_over_the_prompt() {
     let info = c.wait_for_update(is_info, Duration::from_secs(5)).await;
     assert_eq!(info["update"]["title"], "an old question");
 }
+
+fn custom_titles(transcript: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(transcript)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["type"] == "custom-title")
+        .collect()
+}
+
+#[tokio::test]
+async fn a_stored_session_is_named_as_claude_names_it_and_a_new_adapter_lists_the_name() {
+    let s = Standin::new("text");
+    let id = "7d9f1c2a-0000-4000-8000-000000000042";
+    write_session(
+        &s.config_dir(),
+        &s.work,
+        id,
+        "an old question",
+        "an old answer",
+    );
+    let c = s.adapter(&[]);
+    let init = c.initialize().await;
+    let caps = &init["agentCapabilities"]["sessionCapabilities"];
+    assert_eq!(caps["title"], json!({}), "{init}");
+
+    let named = c
+        .request(
+            "session/set_title",
+            json!({"sessionId": id, "title": "  Login work \n"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(named, json!({"title": "Login work"}));
+    let transcript =
+        crate::support::history::project_dir(&s.config_dir(), &s.work).join(format!("{id}.jsonl"));
+    assert_eq!(
+        custom_titles(&transcript),
+        vec![json!({"type": "custom-title", "customTitle": "Login work", "sessionId": id})],
+        "claude's own /rename record"
+    );
+    assert!(
+        s.pids().is_empty(),
+        "naming a stored session starts no claude"
+    );
+
+    let empty = c
+        .request(
+            "session/set_title",
+            json!({"sessionId": id, "title": " \t"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(empty.code, -32602, "{}", empty.message);
+    let unknown = c
+        .request(
+            "session/set_title",
+            json!({"sessionId": "7d9f1c2a-0000-4000-8000-0000000000ff", "title": "x"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code, -32002, "{}", unknown.message);
+
+    let other = s.adapter(&[]);
+    other.initialize().await;
+    let list = other
+        .request("session/list", json!({"cwd": s.work}))
+        .await
+        .unwrap();
+    assert_eq!(list["sessions"][0]["title"], "Login work", "{list}");
+}
+
+#[tokio::test]
+async fn an_open_session_keeps_its_name_over_the_generated_title_and_no_empty_transcript_is_made() {
+    let s = Standin::new("text");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    let named = c
+        .request(
+            "session/set_title",
+            json!({"sessionId": id, "title": "Release notes"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(named["title"], "Release notes");
+    let info = c.wait_for_update(is_info, Duration::from_secs(5)).await;
+    assert_eq!(info["update"]["title"], "Release notes");
+    let transcript =
+        crate::support::history::project_dir(&s.config_dir(), &s.work).join(format!("{id}.jsonl"));
+    assert!(
+        !transcript.exists(),
+        "a name alone makes no transcript: claude would refuse the session id"
+    );
+    let list = c
+        .request("session/list", json!({"cwd": s.work}))
+        .await
+        .unwrap();
+    assert_eq!(list["sessions"][0]["title"], "Release notes", "{list}");
+
+    c.prompt(&id, "Draft the notes").await.unwrap();
+    // claude stored the conversation with the turn (the stand-in stores none itself).
+    s.store_conversation(&id, "Draft the notes");
+    c.prompt(&id, "Shorter").await.unwrap();
+    let titles: Vec<Value> = c
+        .updates_of_kind(&id, "session_info_update")
+        .iter()
+        .map(|u| u["title"].clone())
+        .collect();
+    assert_eq!(
+        titles,
+        vec![json!("Release notes")],
+        "no generated title replaced the name"
+    );
+    assert_eq!(
+        custom_titles(&transcript).len(),
+        1,
+        "written once claude stored the turn"
+    );
+    assert_eq!(
+        custom_titles(&transcript)[0]["customTitle"],
+        "Release notes"
+    );
+}

@@ -28,7 +28,7 @@ pub(super) fn ask(
     let request = match elicitation(&session_id, ask) {
         Ok(request) => request,
         Err(why) => {
-            tracing::warn!(session = %session_id, server = %server, "MCP elicitation declined: {why}");
+            tracing::info!(session = %session_id, server = %server, "MCP elicitation declined: {why}");
             let notice = translate::elicitation_declined(&server, why);
             editor.session_update(&session_id, SessionUpdate::Notice(notice));
             deliver(handle.respond_success(request_id, ElicitationAnswer::Decline.to_value()));

@@ -161,7 +161,7 @@ impl Claude {
             set_aside_transcript(ctx);
         }
         if let Err(e) = crate::history::set_aside_no_conversation(&next.set_aside_no_conversation) {
-            tracing::warn!(session = %ctx.id, "could not set aside claude's transcript that holds no conversation: {e}");
+            tracing::info!(session = %ctx.id, "could not set aside claude's transcript that holds no conversation: {e}");
         }
         let start = next.start;
         let (mut permission_args, mcp_file) = self
@@ -229,13 +229,13 @@ impl Claude {
         tokio::spawn(async move {
             match initialize.await {
                 Ok(reply) => tell.tell(Done::Initialized(reply)),
-                Err(e) => tracing::warn!("claude did not answer initialize: {e}"),
+                Err(e) => tracing::info!("claude did not answer initialize: {e}"),
             }
             if let Some(Err(e)) = match toggles {
                 Some(applied) => Some(applied.await),
                 None => None,
             } {
-                tracing::warn!("claude did not take the session's toggles: {e}");
+                tracing::info!("claude did not take the session's toggles: {e}");
             }
             if let Ok(reply) = claude_settings.await {
                 settings_read(reply);
@@ -444,7 +444,7 @@ impl Claude {
         );
         tokio::spawn(async move {
             if let Err(e) = interrupt.await {
-                tracing::warn!("interrupt not acknowledged: {e}");
+                tracing::debug!("interrupt not acknowledged: {e}");
             }
         });
     }
@@ -583,6 +583,6 @@ fn set_aside_transcript(ctx: &SessionContext) {
     if let Some(dir) = &ctx.config.claude_config_dir
         && let Err(e) = crate::history::set_aside(dir, &ctx.id)
     {
-        tracing::warn!(session = %ctx.id, "could not set the rewound transcript aside: {e}");
+        tracing::info!(session = %ctx.id, "could not set the rewound transcript aside: {e}");
     }
 }

@@ -486,7 +486,7 @@ impl Settings {
             let request = OutboundControl::SetModel { model: Some(first) };
             tokio::spawn(async move {
                 if let Err(e) = handle.request(request, CONTROL_TIMEOUT).await {
-                    tracing::warn!("claude did not take the gateway's model: {e}");
+                    tracing::info!("claude did not take the gateway's model: {e}");
                 }
             });
         }

@@ -31,6 +31,7 @@ mod ledger;
 mod local;
 mod own;
 mod queue;
+mod title;
 
 /// How long claude may take to end a turn after an interrupt before it is stopped outright.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
@@ -61,6 +62,8 @@ pub(crate) enum Request {
         idle: IdleBehavior,
         reply: Reply<SteerOutcome>,
     },
+    /// `session/set_title`: the user names the session.
+    SetTitle { title: String, reply: Reply<()> },
 }
 
 /// What the turns claude-acp runs itself report back.
@@ -162,8 +165,8 @@ pub(super) struct Turns {
     queue: PromptQueue,
     /// The latest answer given, until it is queued to the editor: claude's output waits for it.
     answers_written: Option<AnswersWritten>,
-    /// Whether the editor was told the title (once, after the first turn).
-    title_announced: bool,
+    /// The title the editor is told: once after the first turn, or the user's name.
+    title: title::SessionTitle,
     /// claude's output translated for the editor.
     pub(super) translator: TurnTranslator,
     tell: Tell<Done>,
@@ -175,7 +178,7 @@ impl Turns {
             turn: None,
             queue: PromptQueue::default(),
             answers_written: None,
-            title_announced: false,
+            title: title::SessionTitle::default(),
             translator,
             tell,
         }
@@ -221,6 +224,7 @@ impl Turns {
                 idle,
                 reply,
             } => self.steer(p, blocks, idle, reply),
+            Request::SetTitle { title, reply } => self.title.name(p.ctx, title, reply),
         }
     }
 
@@ -410,8 +414,7 @@ impl Turns {
             // claude stored this turn on from the rewind point: its transcript now says it all.
             p.claude.turn_stored();
         }
-        if outcome.is_ok() && !self.title_announced {
-            self.title_announced = true;
+        if outcome.is_ok() && self.title.turn_stored(p.ctx) {
             announce_title_then_reply(p.ctx, &turn.blocks, turn.reply, outcome, before);
             return;
         }

@@ -216,7 +216,7 @@ impl Turns {
                 // Started now so the next prompt finds it warm; after dropping the first prompt
                 // the next prompt starts afresh instead (see `Claude::ensure`).
                 if warm && let Err(e) = p.ensure_claude() {
-                    tracing::warn!(session = %p.ctx.id, "claude did not start after a rewind: {e}");
+                    tracing::info!(session = %p.ctx.id, "claude did not start after a rewind: {e}");
                 }
                 p.ctx.tell_editor(SessionUpdate::agent_text(message));
                 Ok(StopReason::EndTurn)

@@ -148,7 +148,7 @@ impl Turns {
         tokio::spawn(async move {
             if let Err(e) = sent.await {
                 // The exit event that follows ends the turn with claude's status and stderr.
-                tracing::warn!(session = %session, "prompt not delivered to claude: {e}");
+                tracing::info!(session = %session, "prompt not delivered to claude: {e}");
             }
         });
         uuid
