@@ -151,7 +151,7 @@ fn a_markdown_plan_update_carries_its_files_path_as_1_20_does() {
     let plan = PlanMarkdown {
         plan_id: "plan-file".into(),
         content: "# Fix\n".into(),
-        path: Some("/home/u/.claude/plans/fix.md".into()),
+        path: Some("/plans/fix.md".into()),
     };
     let update = serde_json::to_value(SessionUpdate1_20::PlanUpdate {
         plan: PlanContent::Markdown(plan),
@@ -160,7 +160,7 @@ fn a_markdown_plan_update_carries_its_files_path_as_1_20_does() {
     assert_eq!(
         update,
         json!({"sessionUpdate": "plan_update", "plan": {"type": "markdown",
-            "planId": "plan-file", "content": "# Fix\n", "path": "/home/u/.claude/plans/fix.md"}})
+            "planId": "plan-file", "content": "# Fix\n", "path": "/plans/fix.md"}})
     );
     for version in ["v1", "v2"] {
         let defs = definitions(version);
