@@ -12,6 +12,7 @@ use serde_json::Value;
 const NOT_CHECKS: &[&str] = &[
     "discriminator",
     "$schema",
+    "$comment",
     "$id",
     "title",
     "description",
