@@ -118,6 +118,9 @@ pub trait EditorClient: Send + Sync + 'static {
         false
     }
 
+    /// The replay of a stored thread is over (ACP v2's `replay_complete`, which v1 has not).
+    fn replay_complete(&self, _session_id: &str) {}
+
     /// Resolves when the editor has taken enough of what was sent that more may follow. Sessions
     /// wait on it before reading claude's next message: an editor that stops reading then stops
     /// claude (through its stdout pipe) instead of growing the adapter.

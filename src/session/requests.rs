@@ -73,6 +73,8 @@ impl AgentCore for Sessions {
             .await?;
         // The whole thread first, then the response: that is how the editor knows it is complete.
         self.replay_to_editor(session_id, file, cwd).await?;
+        // ACP v2: after the replay's last update, before the answer and the live session.
+        self.editor.replay_complete(session_id);
         self.run_session(starting).await
     }
 

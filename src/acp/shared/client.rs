@@ -75,6 +75,9 @@ pub(crate) trait EditorForm: Send + Sync {
         false
     }
 
+    /// A replay of stored history is over, for an editor whose version says so.
+    fn replay_complete(&self, _outbound: &Outbound, _session_id: &str) {}
+
     /// A request that waits on the user (a permission, a form) went to the editor.
     fn ask_opened(&self, _outbound: &Outbound, _session_id: &str) {}
 
@@ -259,6 +262,10 @@ impl EditorClient for AcpEditor {
 
     fn follows_turns(&self) -> bool {
         self.form().follows_turns()
+    }
+
+    fn replay_complete(&self, session_id: &str) {
+        self.form().replay_complete(&self.outbound, session_id);
     }
 
     fn auth_status(&self, status: &AuthStatusInfo) {

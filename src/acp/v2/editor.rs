@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::convert::{self, Stream};
 use crate::acp::shared::client::{EditorForm, Notification};
 use crate::acp::shared::permission_request::{PermissionRequest, Version};
+use crate::acp::shared::schema_1_20::{ReplayComplete, SessionUpdate1_20};
 use crate::acp::shared::to_proto;
 use crate::acp::shared::tool_call_json::ToolCallNotification;
 use crate::acp::transport::Outbound;
@@ -301,6 +302,13 @@ impl EditorForm for V2Editor {
 
     fn follows_turns(&self) -> bool {
         true
+    }
+
+    fn replay_complete(&self, outbound: &Outbound, session_id: &str) {
+        self.end_message(session_id);
+        let update = SessionUpdate1_20::ReplayComplete(ReplayComplete {});
+        let update = serde_json::to_value(update).expect("a unit update serialises");
+        push_update(outbound, session_id, update, false);
     }
 
     fn ask_opened(&self, outbound: &Outbound, session_id: &str) {

@@ -236,6 +236,19 @@ async fn a_stored_session_resumed_with_replay_in_a_new_v2_process_tells_its_thre
     .await
     .unwrap_or_else(|e| panic!("resume: {e}\n{}", c.diagnostics()));
     let replayed = c.updates(&id);
+    let marks: Vec<usize> = (0..replayed.len())
+        .filter(|&i| replayed[i]["sessionUpdate"] == "replay_complete")
+        .collect();
+    let last_replayed = replayed.iter().rposition(|u| {
+        u["sessionUpdate"]
+            .as_str()
+            .is_some_and(|k| k.ends_with("_chunk"))
+    });
+    assert_eq!(marks.len(), 1, "replay_complete once: {replayed:#?}");
+    assert!(
+        Some(marks[0]) > last_replayed,
+        "after the thread: {replayed:#?}"
+    );
     let said: String = replayed
         .iter()
         .filter(|u| u["sessionUpdate"] == "user_message_chunk")

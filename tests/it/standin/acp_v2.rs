@@ -351,6 +351,19 @@ async fn v2_resume_with_replay_tells_the_stored_thread_first_and_without_it_just
         .unwrap();
     assert!(resumed["configOptions"].is_array(), "{resumed}");
     let replayed = c.updates(id);
+    // Marked once, after the thread's last update; the live session's own updates follow it.
+    let marks: Vec<usize> = (0..replayed.len())
+        .filter(|&i| replayed[i]["sessionUpdate"] == "replay_complete")
+        .collect();
+    let thread_end = replayed.iter().rposition(|u| {
+        let kind = u["sessionUpdate"].as_str().unwrap_or_default();
+        kind.ends_with("_chunk") || kind.starts_with("tool_call")
+    });
+    assert_eq!(marks.len(), 1, "replay_complete once: {replayed:#?}");
+    assert!(
+        Some(marks[0]) > thread_end,
+        "after the thread: {replayed:#?}"
+    );
     let users: Vec<&Value> = replayed
         .iter()
         .filter(|u| u["sessionUpdate"] == "user_message_chunk")
@@ -404,8 +417,9 @@ async fn v2_resume_with_replay_tells_the_stored_thread_first_and_without_it_just
     assert!(
         c.updates(id)
             .iter()
-            .all(|u| u["sessionUpdate"] != "user_message_chunk"),
-        "no replay without replayFrom"
+            .all(|u| u["sessionUpdate"] != "user_message_chunk"
+                && u["sessionUpdate"] != "replay_complete"),
+        "no replay without replayFrom, and no mark of one"
     );
     let bad = c
         .request(

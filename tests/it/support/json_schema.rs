@@ -13,6 +13,7 @@ const NOT_CHECKS: &[&str] = &[
     "discriminator",
     "$comment",
     "$schema",
+    "$comment",
     "$id",
     "title",
     "description",

@@ -1,11 +1,23 @@
 //! What an ACP v2 editor is sent, checked against the v2 JSON schema the pinned schema crate
-//! derives (`schemars`), with the validator of `json_schema.rs`.
+//! derives (`schemars`), with the validator of `json_schema.rs`; the updates schema 1.20 adds,
+//! against 1.20's vendored definitions (`src/acp/tests/schema_1_20/`).
 
 use agent_client_protocol_schema::v2;
 use serde_json::{Value, json};
 
 use super::acp_client::AcpClient;
 use super::json_schema;
+
+/// The kinds of update schema 1.20 adds to what the pinned SDK's schema knows.
+const SCHEMA_1_20_ONLY: &[&str] = &["replay_complete", "cursor_update"];
+
+/// Definition `name` of ACP schema 1.20's v2, as a schema to validate against.
+pub fn schema_1_20_v2(name: &str) -> Value {
+    let text = include_str!("../../../src/acp/tests/schema_1_20/v2.json");
+    let mut schema: Value = serde_json::from_str(text).expect("the vendored 1.20 schema");
+    schema["$ref"] = json!(format!("#/$defs/{name}"));
+    schema
+}
 
 /// Every violation of the v2 schema in what the adapter wrote: the answers to our requests
 /// (each against its method's response type) and every notification and request it sent.
@@ -14,9 +26,15 @@ pub fn v2_violations(c: &AcpClient, session: &str, answers: &[(&str, &Value)]) -
     let notification = schema(schemars::schema_for!(v2::UpdateSessionNotification));
     let permission = schema(schemars::schema_for!(v2::RequestPermissionRequest));
     let mut found = Vec::new();
+    let notification_1_20 = schema_1_20_v2("UpdateSessionNotification");
     for update in c.updates(session) {
         let params = json!({"sessionId": session, "update": update});
-        for v in json_schema::violations(&notification, &params) {
+        let kind = update["sessionUpdate"].as_str().unwrap_or_default();
+        let schema = match SCHEMA_1_20_ONLY.contains(&kind) {
+            true => &notification_1_20,
+            false => &notification,
+        };
+        for v in json_schema::violations(schema, &params) {
             found.push(format!("{}: {v}", update["sessionUpdate"]));
         }
     }

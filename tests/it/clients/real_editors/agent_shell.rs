@@ -102,7 +102,7 @@ async fn in_emacs(agent_shell: &str) {
     let mut ws = Workspace::new();
     let init = init_file(&ws.env.home_dir(), agent_shell);
     ws.open(&format!(
-        "exec {} -nw -Q -l {}",
+        "{} -nw -Q -l {}",
         sh_quote(&emacs.display().to_string()),
         sh_quote(&init.display().to_string())
     ))
@@ -236,6 +236,9 @@ async fn in_emacs(agent_shell: &str) {
         !stock.contains("Notices"),
         "the stock agent's claude-acp wrote to stderr:\n{stock}"
     );
+    // Quitting Emacs ends claude-acp and claude.
+    ws.tmux().keys(&["C-x", "C-c"]);
+    ws.editor_exited().await;
     eprintln!(
         "--- after the reject ---\n{after_reject}\n--- after the cancel ---\n{cancelled}\n--- the next answer ---\n{screen}\n--- the end ---\n{end}\n--- the stock agent ---\n{stock}"
     );

@@ -107,7 +107,7 @@ async fn codecompanion_runs_claude_acp_and_its_permissions_in_neovim() {
     let mut ws = Workspace::new();
     let init = init_file(&ws.env.home_dir());
     ws.open(&format!(
-        "exec {} -u {}",
+        "{} -u {}",
         sh_quote(&nvim.display().to_string()),
         sh_quote(&init.display().to_string())
     ))
@@ -169,6 +169,9 @@ async fn codecompanion_runs_claude_acp_and_its_permissions_in_neovim() {
     ws.say("Please create always-again.txt");
     let end = ws.replied("Wrote always-again.txt unasked.").await;
     ws.wait_for_file(&path, &content).await;
+    // Quitting Neovim ends claude-acp and claude.
+    ws.tmux().keys(&[":qa!", "Enter"]);
+    ws.editor_exited().await;
     eprintln!(
         "--- after the reject ---\n{after_reject}\n--- after q ---\n{stopped}\n\
          --- the next answer ---\n{next}\n--- the end ---\n{end}"

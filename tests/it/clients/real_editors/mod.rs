@@ -241,6 +241,38 @@ impl Workspace {
         }
     }
 
+    /// Waits for the editor to exit (the user quit it), then for claude-acp and its claude to
+    /// end with it.
+    async fn editor_exited(&self) {
+        self.wait("the editor to exit", &[], |s| s.contains("EDITOR-EXIT="))
+            .await;
+        #[cfg(target_os = "linux")]
+        {
+            use crate::support::procs;
+            let home = format!("HOME={}", self.env.home_dir().display());
+            let ours =
+                |pid: &u32| procs::environ(*pid).is_some_and(|e| e.split('\0').any(|v| v == home));
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                let left: Vec<String> = ["claude-acp", "stream-json"]
+                    .iter()
+                    .flat_map(|needle| procs::pids_with_cmdline_containing(needle))
+                    .filter(ours)
+                    .filter_map(procs::cmdline)
+                    .filter(|line| !line.starts_with("tmux") && !line.starts_with("sleep"))
+                    .collect();
+                if left.is_empty() {
+                    break;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "still running after the editor quit: {left:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+
     /// The model writes `name` when a prompt names it, then answers `answer`, streamed a few
     /// characters at a time. It calls the Write it is offered: claude-acp's `mcp__acp__Write`
     /// where the editor takes edits ("Review in editor"), else claude's own.
