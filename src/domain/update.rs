@@ -66,6 +66,12 @@ pub enum SessionUpdate {
     /// A subagent claude runs (a Task/Agent call), as a child session of this one: only to
     /// editors that declared ACP's `subagents` (dropped for the others).
     Subagent(SubagentUpdate),
+    /// Plan mode's plan, as claude read it from its plan file (`path`) when the user was asked
+    /// to leave plan mode: only to editors that declared `plan` (a `plan_update` of Markdown).
+    MarkdownPlan {
+        content: String,
+        path: Option<String>,
+    },
     /// An update of a subagent's own, told on its child session (`session_id`) instead of this
     /// one: its text, thinking and tool calls (only to editors that declared `subagents`).
     InSubagent {

@@ -1,9 +1,10 @@
 //! claude's to-do tools -> the editor's plan: TodoWrite replaces the whole list; TaskCreate,
 //! TaskUpdate and TaskList change a task list kept here, and the whole plan is sent after each change.
+//! Plan mode's plan file, read by ExitPlanMode, is a plan of its own, in Markdown.
 
 use serde_json::Value;
 
-use crate::domain::{PlanEntry, PlanPriority, PlanStatus};
+use crate::domain::{PlanEntry, PlanPriority, PlanStatus, SessionUpdate};
 
 /// The plan of a TodoWrite input `{todos:[{content,status,activeForm}]}`.
 pub(crate) fn todo_write_plan(input: &Value) -> Option<Vec<PlanEntry>> {
@@ -20,6 +21,28 @@ pub(crate) fn todo_write_plan(input: &Value) -> Option<Vec<PlanEntry>> {
 }
 
 /// Whether a tool feeds the task list (TodoWrite is handled on its own, from its input).
+/// Plan mode's plan, from an ExitPlanMode call's result: what claude read from its plan file
+/// (`tool_use_result.plan`) and where that file is (`filePath`), else the plan the call itself
+/// gave. `None` when there is no plan text.
+pub(crate) fn plan_file(
+    input: Option<&Value>,
+    structured: Option<&Value>,
+) -> Option<SessionUpdate> {
+    let read = structured
+        .and_then(|r| r.get("plan"))
+        .and_then(Value::as_str);
+    let given = input.and_then(|i| i.get("plan")).and_then(Value::as_str);
+    let content = read.or(given).filter(|text| !text.trim().is_empty())?;
+    let path = structured
+        .and_then(|r| r.get("filePath"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Some(SessionUpdate::MarkdownPlan {
+        content: content.to_owned(),
+        path,
+    })
+}
+
 pub(crate) fn is_task_tool(name: &str) -> bool {
     matches!(name, "TaskCreate" | "TaskUpdate" | "TaskList")
 }

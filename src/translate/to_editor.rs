@@ -61,7 +61,7 @@ struct PendingTool {
     main_thread: bool,
     /// The child session of the subagent whose call it is, where its card is shown.
     child: Option<String>,
-    /// Kept only for the Task* tools, whose result is read against their input.
+    /// Kept only for the Task* tools and ExitPlanMode, whose result is read against their input.
     input: Option<Value>,
 }
 
@@ -373,7 +373,7 @@ impl TurnTranslator {
         let todo_plan = (main_thread && name == "TodoWrite")
             .then(|| plan::todo_write_plan(&input))
             .flatten();
-        let kept = plan::is_task_tool(name).then(|| input.clone());
+        let kept = (plan::is_task_tool(name) || name == "ExitPlanMode").then(|| input.clone());
         let mut call = tool_call_for(name, id, input, &self.cwd, meta);
         // A subagent's call is its own card: in its child session, or here linked to the Task
         // call that runs the subagent.
@@ -459,6 +459,12 @@ impl TurnTranslator {
             };
             let is_error = is_error.unwrap_or(false);
             // Task tools' results are small: read them before the result moves into its update.
+            let plan_file = match (is_error, tool.main_thread, tool.name.as_str()) {
+                (false, true, "ExitPlanMode") => {
+                    plan::plan_file(tool.input.as_ref(), structured.as_ref())
+                }
+                _ => None,
+            };
             let plan = match (is_error, tool.main_thread, &tool.input) {
                 (false, true, Some(input)) => {
                     self.tasks
@@ -505,6 +511,7 @@ impl TurnTranslator {
             if let Some(entries) = plan {
                 out.updates.push(SessionUpdate::Plan { entries });
             }
+            out.updates.extend(plan_file);
         }
     }
 

@@ -61,6 +61,12 @@ pub(crate) trait EditorForm: Send + Sync {
         may_be_large: bool,
     );
 
+    /// One update in v1's JSON form, for what the SDK's types cannot write (1.20's).
+    fn json_update(&self, outbound: &Outbound, session_id: &str, update: serde_json::Value) {
+        let note = serde_json::json!({"sessionId": session_id, "update": update});
+        outbound.push_json(Notification::new("session/update", note), false);
+    }
+
     /// Where a turn stands, for an editor that [`follows_turns`](Self::follows_turns).
     fn turn_state(&self, _outbound: &Outbound, _session_id: &str, _state: TurnState) {}
 
@@ -173,8 +179,7 @@ impl AcpEditor {
         R::Response::from_json(&method, answer).map_err(editor_error)
     }
 
-    /// Whether the editor declared ACP's `plan`: the plan goes as `plan_update` and
-    /// `plan_removed`.
+    /// Whether the editor declared ACP's `plan`: the plan goes as plan operations.
     fn supports_plan_operations(&self) -> bool {
         self.capabilities.get().is_some_and(|c| c.plan.is_some())
     }
@@ -205,6 +210,12 @@ impl EditorClient for AcpEditor {
             {
                 return;
             }
+            // ACP: plan mode's plan only to editors that declared `plan`, with its file's path.
+            SessionUpdate::MarkdownPlan { content, path } if self.supports_plan_operations() => {
+                let update = to_proto::markdown_plan(content, path);
+                return self.form().json_update(&self.outbound, session_id, update);
+            }
+            SessionUpdate::MarkdownPlan { .. } => return,
             // ACP: plan operations for editors that declared `plan`, the whole `plan` for others.
             SessionUpdate::Plan { entries } if self.supports_plan_operations() => {
                 let update = to_proto::plan_operation(entries);

@@ -70,14 +70,36 @@ pub(crate) struct CursorUpdate {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct ReplayComplete {}
 
-/// The `SessionUpdate` variants of 1.20 the SDK's enum lacks, in the `sessionUpdate`-tagged form
-/// of `session/update`'s `update`.
+/// `PlanMarkdown`: a plan as Markdown, with the absolute path of the file that holds it (the
+/// SDK's lacks `path`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PlanMarkdown {
+    pub(crate) plan_id: String,
+    pub(crate) content: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) path: Option<String>,
+}
+
+/// `PlanUpdateContent`'s Markdown variant, in 1.20's form (the items are the SDK's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum PlanContent {
+    Markdown(PlanMarkdown),
+}
+
+/// The `SessionUpdate` variants of 1.20 the SDK's enum lacks or writes short of 1.20, in the
+/// `sessionUpdate`-tagged form of `session/update`'s `update`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "sessionUpdate", rename_all = "snake_case")]
 pub(crate) enum SessionUpdate1_20 {
     CursorUpdate(CursorUpdate),
     /// v2 only.
     ReplayComplete(ReplayComplete),
+    /// `PlanUpdate` of a Markdown plan with its file's path.
+    PlanUpdate {
+        plan: PlanContent,
+    },
 }
 
 /// `IdempotencyKey` (v2 `session/prompt`): one prompt's submission across retries, 1 to 255

@@ -58,6 +58,11 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
         }
         SessionUpdate::Notice(notice) => U::Notice(self::notice(notice)),
         SessionUpdate::Subagent(subagent) => super::subagents::subagent_update(subagent),
+        // The SDK's Markdown plan has no `path`: the editor's client writes 1.20's
+        // (`markdown_plan`); this is the same update short of it.
+        SessionUpdate::MarkdownPlan { content, .. } => U::PlanUpdate(acp::PlanUpdate::new(
+            acp::PlanUpdateContent::markdown(PLAN_FILE_ID, content),
+        )),
         // The child's id is the caller's (the editor's client sends it under that id).
         SessionUpdate::InSubagent { update, .. } => session_update(*update),
         SessionUpdate::MessageFrom {
@@ -277,6 +282,23 @@ pub fn tool_call_update(mut u: ToolCallUpdate) -> acp::ToolCallUpdate {
 
 /// The id of a session's one item plan: claude keeps one to-do list per session, replaced whole.
 pub const ITEM_PLAN_ID: &str = "plan";
+
+/// The id of plan mode's plan, a Markdown plan beside the to-do list.
+pub const PLAN_FILE_ID: &str = "plan-file";
+
+/// Plan mode's plan with its file's path, as 1.20 writes it (`session/update`'s `update`).
+pub fn markdown_plan(content: String, path: Option<String>) -> serde_json::Value {
+    use super::schema_1_20::{PlanContent, PlanMarkdown, SessionUpdate1_20};
+    let plan = PlanMarkdown {
+        plan_id: PLAN_FILE_ID.into(),
+        content,
+        path,
+    };
+    let update = SessionUpdate1_20::PlanUpdate {
+        plan: PlanContent::Markdown(plan),
+    };
+    serde_json::to_value(update).unwrap_or_default()
+}
 
 /// The session's plan as a plan operation, for an editor that declared `plan`: the whole list
 /// (`plan_update` of items), or, once claude's list is empty, `plan_removed`.

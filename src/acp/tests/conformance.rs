@@ -149,6 +149,10 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             description: None,
             state: SubagentState::Running,
         }),
+        SessionUpdate::MarkdownPlan {
+            content: "x".into(),
+            path: None,
+        },
         SessionUpdate::InSubagent {
             session_id: "s/subagent/a".into(),
             update: Box::new(SessionUpdate::agent_text("x")),
@@ -177,6 +181,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::Compaction { .. }
             | SessionUpdate::Notice(_)
             | SessionUpdate::Subagent(_)
+            | SessionUpdate::MarkdownPlan { .. }
             | SessionUpdate::InSubagent { .. }
             | SessionUpdate::MessageFrom { .. } => {}
         }

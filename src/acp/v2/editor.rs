@@ -292,6 +292,10 @@ impl EditorForm for V2Editor {
         }
     }
 
+    fn json_update(&self, outbound: &Outbound, session_id: &str, update: Value) {
+        self.write_sdk_update(outbound, session_id, update, false);
+    }
+
     fn turn_state(&self, outbound: &Outbound, session_id: &str, state: TurnState) {
         self.write_turn_state(outbound, session_id, state);
     }

@@ -11,6 +11,7 @@ use serde_json::Value;
 /// OpenAPI's `discriminator` (a hint for the `oneOf` beside it, which does the checking).
 const NOT_CHECKS: &[&str] = &[
     "discriminator",
+    "$comment",
     "$schema",
     "$comment",
     "$id",

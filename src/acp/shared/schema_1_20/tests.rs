@@ -145,3 +145,32 @@ fn a_fork_names_its_cursor_and_a_v1_editor_declares_cursors() {
     assert!(declares_cursors(&json!({"session": {"cursors": {}}})));
     assert!(!declares_cursors(&json!({"session": {}})));
 }
+
+#[test]
+fn a_markdown_plan_update_carries_its_files_path_as_1_20_does() {
+    let plan = PlanMarkdown {
+        plan_id: "plan-file".into(),
+        content: "# Fix\n".into(),
+        path: Some("/plans/fix.md".into()),
+    };
+    let update = serde_json::to_value(SessionUpdate1_20::PlanUpdate {
+        plan: PlanContent::Markdown(plan),
+    })
+    .unwrap();
+    assert_eq!(
+        update,
+        json!({"sessionUpdate": "plan_update", "plan": {"type": "markdown",
+            "planId": "plan-file", "content": "# Fix\n", "path": "/plans/fix.md"}})
+    );
+    for version in ["v1", "v2"] {
+        let defs = definitions(version);
+        assert!(tags(&defs, "SessionUpdate", "sessionUpdate").contains(&"plan_update".into()));
+        assert!(tags(&defs, "PlanUpdateContent", "type").contains(&"markdown".into()));
+        let mut markdown = update["plan"].clone();
+        markdown.as_object_mut().unwrap().remove("type");
+        assert_eq!(
+            shape_faults(&defs, "PlanMarkdown", &markdown),
+            Vec::<String>::new()
+        );
+    }
+}
