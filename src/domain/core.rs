@@ -23,6 +23,8 @@ pub struct AgentFeatures {
     pub session_title: bool,
     /// `session/status`: whether a session is open here or only stored.
     pub session_status: bool,
+    /// `session/options`: a new session's modes and config options without opening one.
+    pub session_options: bool,
     /// `session/archive`, `session/unarchive` and `session/list`'s `archived` filter.
     pub session_archive: bool,
     /// `additionalDirectories` on session lifecycle requests (claude's `--add-dir`).
@@ -199,6 +201,18 @@ pub trait AgentCore: Send + Sync + 'static {
         Err(AgentError::MethodNotFound(format!(
             "session/set_title is not supported (session {session_id})"
         )))
+    }
+    /// `session/options`: the modes and config options a new session of `req` would open with,
+    /// or session `session_id`'s.
+    async fn session_options(
+        &self,
+        session_id: Option<&str>,
+        req: NewSession,
+    ) -> Result<SessionOpened, AgentError> {
+        let _ = (session_id, req);
+        Err(AgentError::MethodNotFound(
+            "session/options is not supported".into(),
+        ))
     }
     /// `session/status`: open here, or only stored; it starts and loads nothing.
     async fn session_status(&self, session_id: &str) -> Result<SessionStatus, AgentError> {

@@ -234,6 +234,16 @@ impl SessionActor {
         self.parts().1.ensure_claude()
     }
 
+    /// The modes and config options this session would open with, from what is known now (the
+    /// options cache's models), its claude not started.
+    pub(crate) async fn options_unstarted(&mut self) -> Result<OpenedOptions, AgentError> {
+        let (reply, answer) = oneshot::channel();
+        self.settings.answer_options(&self.ctx, false, false, reply);
+        answer
+            .await
+            .map_err(|_| AgentError::Internal("the options were not answered".into()))?
+    }
+
     /// The turn part, and the others as a turn uses them.
     fn parts(&mut self) -> (&mut Turns, Parts<'_>) {
         let parts = Parts {

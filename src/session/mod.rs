@@ -35,6 +35,9 @@ use crate::domain::{
 use crate::editor_tools::setting::{FILE_EDITS, ServedBy, TERMINAL};
 use crate::history::{self, HistoryError};
 
+/// How long `session/options` waits for a claude starting cold to tell its models.
+const LEARN_OPTIONS_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A running session as the registry holds it.
 #[derive(Clone)]
 struct SessionHandle {
@@ -125,6 +128,18 @@ impl Sessions {
     async fn start_session(
         &self,
         session_id: String,
+        req: NewSession,
+        start: Start,
+    ) -> Result<Starting, AgentError> {
+        let mut starting = self.prepare_session(session_id, req, start).await?;
+        starting.actor.start()?;
+        Ok(starting)
+    }
+
+    /// [`Sessions::start_session`] but for starting claude.
+    async fn prepare_session(
+        &self,
+        session_id: String,
         mut req: NewSession,
         start: Start,
     ) -> Result<Starting, AgentError> {
@@ -208,8 +223,7 @@ impl Sessions {
             switches: carried.switches,
             untrusted: untrusted.clone(),
         };
-        let mut actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
-        actor.start()?;
+        let actor = SessionActor::new(spec, self.config.clone(), self.editor.clone());
         Ok(Starting {
             session_id,
             cwd: req.cwd,
@@ -217,6 +231,68 @@ impl Sessions {
             wait,
             additional_directories,
             untrusted: untrusted.map(|u| (u, req.answered.take())),
+        })
+    }
+
+    /// `session/options`: what `req` would open a new session with (without a session, and with
+    /// no claude started when claude's models are cached; else learned as `session/new` learns
+    /// them, by a session opened and closed), or what session `session_id` has.
+    pub(crate) async fn options(
+        &self,
+        session_id: Option<&str>,
+        req: NewSession,
+    ) -> Result<SessionOpened, AgentError> {
+        if let Some(id) = session_id {
+            let (modes, config_options) = self
+                .ask(id, |reply| Command::Options { wait: false, reply })
+                .await
+                .map_err(|e| match e {
+                    AgentError::UnknownSession(id) => AgentError::SessionNotFound(id),
+                    other => other,
+                })?;
+            return Ok(SessionOpened {
+                session_id: id.to_owned(),
+                modes: Some(modes),
+                config_options,
+            });
+        }
+        let id = uuid::Uuid::new_v4().to_string();
+        let cached = || {
+            self.config
+                .claude
+                .as_ref()
+                .ok()
+                .and_then(|command| self.config.options_cache.models(command))
+                .is_some()
+        };
+        if cached() || !self.config.options_cache.may_wait() {
+            let mut starting = self.prepare_session(id.clone(), req, Start::New).await?;
+            let (modes, config_options) = starting.actor.options_unstarted().await?;
+            return Ok(SessionOpened {
+                session_id: id,
+                modes: Some(modes),
+                config_options,
+            });
+        }
+        // Nothing said in it: claude stores nothing, and closing it ends its claude. Its answer
+        // may come before claude's models (as session/new's may): they are waited for here, so
+        // the answer has them and the cache serves the next call.
+        self.open(id.clone(), req, Start::New).await?;
+        let learning = async {
+            while !cached() && self.handle(&id).is_ok() {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        };
+        let _ = tokio::time::timeout(LEARN_OPTIONS_WAIT, learning).await;
+        let known = self
+            .ask(&id, |reply| Command::Options { wait: false, reply })
+            .await;
+        crate::domain::AgentCore::close_session(self, &id).await?;
+        let (modes, config_options) = known?;
+        Ok(SessionOpened {
+            session_id: id,
+            modes: Some(modes),
+            config_options,
         })
     }
 

@@ -141,6 +141,14 @@ impl AgentCore for Sessions {
         Ok(page)
     }
 
+    async fn session_options(
+        &self,
+        session_id: Option<&str>,
+        req: NewSession,
+    ) -> Result<SessionOpened, AgentError> {
+        self.options(session_id, req).await
+    }
+
     async fn set_archived(&self, session_id: &str, archived: bool) -> Result<(), AgentError> {
         self.archive(session_id, archived).await
     }

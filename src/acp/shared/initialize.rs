@@ -30,6 +30,9 @@ pub(crate) fn initialize_response(
     if f.session_archive {
         session.archive = Some(acp::SessionArchiveCapabilities::new());
     }
+    if f.session_options {
+        session.options = Some(acp::SessionOptionsCapabilities::new());
+    }
     if f.session_status {
         session.status = Some(acp::SessionStatusCapabilities::new());
     }

@@ -51,6 +51,7 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/set_title",
     "session/status",
     "session/archive",
+    "session/options",
     "session/unarchive",
     "session/prompt",
     "session/set_mode",
@@ -205,6 +206,23 @@ pub(crate) fn agent(
         c.delete_session(&req.session_id.0)
             .await
             .map(|()| acp::DeleteSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::SessionOptionsRequest|
+     -> acp::SessionOptionsResponse {
+        let session_id = req.session_id.as_ref().map(|id| id.0.to_string());
+        let new = from_proto::new_session(
+            req.cwd,
+            req.additional_directories,
+            Vec::new(),
+            None,
+            req.meta,
+        )?;
+        let opened = c.session_options(session_id.as_deref(), new).await?;
+        let (_, modes, options) = opened_parts(opened);
+        Ok(acp::SessionOptionsResponse::new()
+            .modes(modes)
+            .config_options(options))
     });
     let builder = spawned!(builder, core, |c,
                                            req: acp::ArchiveSessionRequest|

@@ -41,6 +41,7 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/set_title",
     "session/status",
     "session/archive",
+    "session/options",
     "session/unarchive",
     "session/prompt",
     "session/set_config_option",
@@ -102,6 +103,7 @@ pub(crate) fn initialize_response(
         (f.session_title, "title", json!({})),
         (f.session_status, "status", json!({})),
         (f.session_archive, "archive", json!({})),
+        (f.session_options, "options", json!({})),
         (f.additional_directories, "additionalDirectories", json!({})),
         (
             f.system_prompt,
@@ -337,6 +339,21 @@ pub(crate) fn agent(
      -> v2::DeleteSessionResponse {
         c.delete_session(&req.session_id.0).await.map_err(to_rpc)?;
         Ok(v2::DeleteSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: v2::SessionOptionsRequest|
+     -> v2::SessionOptionsResponse {
+        let session_id = req.session_id.as_ref().map(|id| id.0.to_string());
+        let mut value = serde_json::to_value(&req).map_err(|e| invalid(e.to_string()))?;
+        value.as_object_mut().map(|o| o.remove("sessionId"));
+        let new = new_session(value)?;
+        let opened = c
+            .session_options(session_id.as_deref(), new)
+            .await
+            .map_err(to_rpc)?;
+        let mut answer = opened_json(&opened);
+        answer.as_object_mut().map(|o| o.remove("sessionId"));
+        as_v2(answer)
     });
     let builder = spawned!(builder, core, |c,
                                            req: v2::ArchiveSessionRequest|

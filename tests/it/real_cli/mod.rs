@@ -24,6 +24,7 @@ mod mock_api;
 mod nothing_outlives;
 mod notices;
 mod options;
+mod options_before_a_session;
 mod permissions;
 mod plans;
 mod powershell;

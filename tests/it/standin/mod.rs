@@ -26,6 +26,7 @@ mod mcp_commands;
 mod mcp_elicitation;
 mod method_dispatch;
 mod modes;
+mod options_before_a_session;
 mod permissions;
 mod process_hygiene;
 mod progress;
