@@ -185,6 +185,7 @@ impl AgentCore for InstantCore {
         &self,
         _cwd: Option<PathBuf>,
         _cursor: Option<String>,
+        _archived: crate::domain::ArchiveFilter,
     ) -> Result<SessionPage, AgentError> {
         Ok(SessionPage {
             sessions: Vec::new(),

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use async_trait::async_trait;
 
 use super::{
-    AgentError, AnswerWritten, ConfigOption, IdleBehavior, Inserted, NewSession, PromptBlock,
-    SessionOpened, SessionPage, SteerOutcome, TurnOutcome,
+    AgentError, AnswerWritten, ArchiveFilter, ConfigOption, IdleBehavior, Inserted, NewSession,
+    PromptBlock, SessionOpened, SessionPage, SteerOutcome, TurnOutcome,
 };
 
 /// What `initialize` may claim, decided by what is built and configured.
@@ -23,6 +23,8 @@ pub struct AgentFeatures {
     pub session_title: bool,
     /// `session/status`: whether a session is open here or only stored.
     pub session_status: bool,
+    /// `session/archive`, `session/unarchive` and `session/list`'s `archived` filter.
+    pub session_archive: bool,
     /// `additionalDirectories` on session lifecycle requests (claude's `--add-dir`).
     pub additional_directories: bool,
     /// `logout`: claude's own logout can be run.
@@ -174,7 +176,16 @@ pub trait AgentCore: Send + Sync + 'static {
         &self,
         cwd: Option<PathBuf>,
         cursor: Option<String>,
+        archived: ArchiveFilter,
     ) -> Result<SessionPage, AgentError>;
+    /// `session/archive` (`archived`) and `session/unarchive`: kept across processes; an open
+    /// session is closed first.
+    async fn set_archived(&self, session_id: &str, archived: bool) -> Result<(), AgentError> {
+        let _ = archived;
+        Err(AgentError::MethodNotFound(format!(
+            "session/archive is not supported (session {session_id})"
+        )))
+    }
     async fn close_session(&self, session_id: &str) -> Result<(), AgentError>;
     /// `session/delete`: ends the session if open and removes its stored conversation.
     async fn delete_session(&self, session_id: &str) -> Result<(), AgentError> {

@@ -172,6 +172,30 @@ pub struct SessionSummary {
     pub title: Option<String>,
     /// RFC 3339.
     pub updated_at: Option<String>,
+    /// Archived (`session/archive`): listed only when the listing asks for archived ones.
+    pub archived: bool,
+}
+
+/// Which sessions `session/list` gives by their archive state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArchiveFilter {
+    /// Only those not archived.
+    #[default]
+    Exclude,
+    /// All of them.
+    Include,
+    /// Only the archived ones.
+    Only,
+}
+
+impl ArchiveFilter {
+    pub fn admits(self, archived: bool) -> bool {
+        match self {
+            ArchiveFilter::Exclude => !archived,
+            ArchiveFilter::Include => true,
+            ArchiveFilter::Only => archived,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -211,6 +211,7 @@ impl Snapshot {
                 additional_directories: Vec::new(),
                 title: scan.title,
                 updated_at: Some(crate::time::rfc3339(modified)),
+                archived: false,
             });
         }
         let page = SessionPage {

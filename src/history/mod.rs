@@ -13,6 +13,7 @@
 //! `custom-title`, `ai-title`, ...). Unknown types are ignored; a line that is not JSON (a transcript
 //! cut off mid-write) is skipped.
 
+mod archive;
 mod delete;
 mod editor_edits;
 mod lines;
@@ -28,6 +29,7 @@ mod tests;
 
 use std::path::PathBuf;
 
+pub(crate) use archive::{is_archived, set_archived};
 pub(crate) use delete::delete;
 pub(crate) use editor_edits::{
     Before, EditorEdit, EditorEdits, MAX_FILE_BYTES, editor_edits_path, load_editor_edits,

@@ -77,6 +77,7 @@ pub(crate) fn features() -> AgentFeatures {
         delete_session: true,
         session_title: true,
         session_status: true,
+        session_archive: true,
         additional_directories: true,
         logout: true,
         system_prompt: true,

@@ -78,6 +78,7 @@ pub(super) fn with_open_sessions(
             additional_directories: Vec::new(),
             title: s.title,
             updated_at: Some(crate::time::rfc3339(s.updated)),
+            archived: false,
         })
         .collect();
     sessions.append(&mut page.sessions);
@@ -104,6 +105,7 @@ mod tests {
             additional_directories: Vec::new(),
             title: Some("stored".into()),
             updated_at: None,
+            archived: false,
         }
     }
 

@@ -107,6 +107,7 @@ impl AgentCore for Sessions {
         &self,
         cwd: Option<PathBuf>,
         cursor: Option<String>,
+        archived: crate::domain::ArchiveFilter,
     ) -> Result<SessionPage, AgentError> {
         let dir = self.config_dir()?;
         // The first page also shows the sessions open here that claude has not stored yet.
@@ -123,18 +124,25 @@ impl AgentCore for Sessions {
         let listings = self.listings.clone();
         let mut page = tokio::task::spawn_blocking(move || {
             let page = listings.page(&dir, cwd.as_deref(), cursor.as_deref(), 0)?;
-            Ok(listing::with_open_sessions(
-                page,
-                open,
-                cwd.as_deref(),
-                |id| history::is_listed(&dir, cwd.as_deref(), id),
-            ))
+            let mut page = listing::with_open_sessions(page, open, cwd.as_deref(), |id| {
+                history::is_listed(&dir, cwd.as_deref(), id)
+            });
+            // A page holds fewer sessions when the filter leaves some out; its cursor goes on.
+            for s in &mut page.sessions {
+                s.archived = history::is_archived(&dir, &s.cwd, &s.session_id);
+            }
+            page.sessions.retain(|s| archived.admits(s.archived));
+            Ok(page)
         })
         .await
         .map_err(|e| AgentError::Internal(e.to_string()))?
         .map_err(history_error)?;
         self.add_open_session_roots(&mut page);
         Ok(page)
+    }
+
+    async fn set_archived(&self, session_id: &str, archived: bool) -> Result<(), AgentError> {
+        self.archive(session_id, archived).await
     }
 
     async fn set_session_title(&self, session_id: &str, title: &str) -> Result<String, AgentError> {

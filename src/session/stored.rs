@@ -49,6 +49,47 @@ impl Sessions {
         }
     }
 
+    /// Ends the session if it is open here (its claude first); whether it was. The caller holds
+    /// its lifecycle lock.
+    async fn close_open(&self, session_id: &str) -> bool {
+        let open = self
+            .sessions
+            .lock()
+            .expect("session registry lock")
+            .remove(session_id);
+        if let Some(handle) = &open {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            if handle.commands.send(Command::Close { reply: tx }).is_ok() {
+                let _ = rx.await;
+            }
+        }
+        open.is_some()
+    }
+
+    /// Archives or unarchives a session claude stored; an open one is closed first, as ACP asks.
+    pub(super) async fn archive(&self, session_id: &str, archived: bool) -> Result<(), AgentError> {
+        history::check_session_id(session_id).map_err(history_error)?;
+        let _one_at_a_time = self.lifecycle.lock(session_id).await;
+        let dir = self.config_dir()?;
+        let (stored_dir, id) = (dir.clone(), session_id.to_owned());
+        let stored = tokio::task::spawn_blocking(move || history::find(&stored_dir, &id).is_some())
+            .await
+            .map_err(|e| AgentError::Internal(e.to_string()))?;
+        let open = self.handle(session_id).is_ok();
+        if !stored && !open {
+            return Err(AgentError::SessionNotFound(session_id.to_owned()));
+        }
+        if archived {
+            self.close_open(session_id).await;
+        }
+        let id = session_id.to_owned();
+        tokio::task::spawn_blocking(move || history::set_archived(&dir, &id, archived))
+            .await
+            .map_err(|e| AgentError::Internal(e.to_string()))?
+            .map_err(history_error)?;
+        Ok(())
+    }
+
     /// Open while its actor runs here, saved while only claude's store has it: read, never
     /// started or loaded.
     pub(super) async fn status(&self, session_id: &str) -> Result<SessionStatus, AgentError> {
@@ -104,24 +145,14 @@ impl Sessions {
 
     pub(super) async fn delete(&self, session_id: &str) -> Result<(), AgentError> {
         let _one_at_a_time = self.lifecycle.lock(session_id).await;
-        let open = self
-            .sessions
-            .lock()
-            .expect("session registry lock")
-            .remove(session_id);
-        if let Some(handle) = &open {
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            if handle.commands.send(Command::Close { reply: tx }).is_ok() {
-                let _ = rx.await;
-            }
-        }
+        let open = self.close_open(session_id).await;
         let dir = self.config_dir()?;
         let id = session_id.to_owned();
         let removed = tokio::task::spawn_blocking(move || history::delete(&dir, &id))
             .await
             .map_err(|e| AgentError::Internal(e.to_string()))?
             .map_err(super::history_error)?;
-        if removed || open.is_some() {
+        if removed || open {
             tracing::info!(session = %session_id, stored = removed, "session deleted");
             Ok(())
         } else {

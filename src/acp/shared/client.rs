@@ -179,8 +179,7 @@ impl AcpEditor {
         R::Response::from_json(&method, answer).map_err(editor_error)
     }
 
-    /// Whether the editor declared ACP's `plan`: the plan goes as `plan_update` and
-    /// `plan_removed`.
+    /// Whether the editor declared ACP's `plan`: the plan goes as plan operations.
     fn supports_plan_operations(&self) -> bool {
         self.capabilities.get().is_some_and(|c| c.plan.is_some())
     }
@@ -212,13 +211,11 @@ impl EditorClient for AcpEditor {
                 return;
             }
             // ACP: plan mode's plan only to editors that declared `plan`, with its file's path.
-            SessionUpdate::MarkdownPlan { content, path } => {
-                if self.supports_plan_operations() {
-                    let update = to_proto::markdown_plan(content, path);
-                    self.form().json_update(&self.outbound, session_id, update);
-                }
-                return;
+            SessionUpdate::MarkdownPlan { content, path } if self.supports_plan_operations() => {
+                let update = to_proto::markdown_plan(content, path);
+                return self.form().json_update(&self.outbound, session_id, update);
             }
+            SessionUpdate::MarkdownPlan { .. } => return,
             // ACP: plan operations for editors that declared `plan`, the whole `plan` for others.
             SessionUpdate::Plan { entries } if self.supports_plan_operations() => {
                 let update = to_proto::plan_operation(entries);

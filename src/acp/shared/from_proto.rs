@@ -40,6 +40,22 @@ fn prompt_block(block: acp::ContentBlock) -> Option<PromptBlock> {
     })
 }
 
+/// `session/list`'s `archived`: not archived by default; a filter ACP may add later is refused
+/// rather than read as another.
+pub fn archive_filter(
+    filter: Option<acp::SessionArchiveFilter>,
+) -> Result<crate::domain::ArchiveFilter, AgentError> {
+    use crate::domain::ArchiveFilter;
+    match filter {
+        None | Some(acp::SessionArchiveFilter::Exclude) => Ok(ArchiveFilter::Exclude),
+        Some(acp::SessionArchiveFilter::Include) => Ok(ArchiveFilter::Include),
+        Some(acp::SessionArchiveFilter::Only) => Ok(ArchiveFilter::Only),
+        Some(other) => Err(AgentError::InvalidParams(format!(
+            "session/list: archived must be exclude, include or only, not {other:?}"
+        ))),
+    }
+}
+
 pub fn mcp_servers(servers: Vec<acp::McpServer>) -> Vec<McpServer> {
     servers
         .into_iter()

@@ -27,6 +27,9 @@ pub(crate) fn initialize_response(
     if f.session_title {
         session.title = Some(acp::SessionTitleCapabilities::new());
     }
+    if f.session_archive {
+        session.archive = Some(acp::SessionArchiveCapabilities::new());
+    }
     if f.session_status {
         session.status = Some(acp::SessionStatusCapabilities::new());
     }

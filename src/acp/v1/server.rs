@@ -50,6 +50,8 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/delete",
     "session/set_title",
     "session/status",
+    "session/archive",
+    "session/unarchive",
     "session/prompt",
     "session/set_mode",
     "session/set_config_option",
@@ -175,7 +177,8 @@ pub(crate) fn agent(
     let builder = spawned!(builder, core, |c,
                                            req: acp::ListSessionsRequest|
      -> acp::ListSessionsResponse {
-        let page = c.list_sessions(req.cwd, req.cursor).await?;
+        let archived = from_proto::archive_filter(req.archived)?;
+        let page = c.list_sessions(req.cwd, req.cursor, archived).await?;
         let sessions = page
             .sessions
             .into_iter()
@@ -184,6 +187,7 @@ pub(crate) fn agent(
                     .additional_directories(s.additional_directories)
                     .title(s.title)
                     .updated_at(s.updated_at)
+                    .archived(s.archived)
             })
             .collect();
         Ok(acp::ListSessionsResponse::new(sessions).next_cursor(page.next_cursor))
@@ -201,6 +205,20 @@ pub(crate) fn agent(
         c.delete_session(&req.session_id.0)
             .await
             .map(|()| acp::DeleteSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::ArchiveSessionRequest|
+     -> acp::ArchiveSessionResponse {
+        c.set_archived(&req.session_id.0, true)
+            .await
+            .map(|()| acp::ArchiveSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: acp::UnarchiveSessionRequest|
+     -> acp::UnarchiveSessionResponse {
+        c.set_archived(&req.session_id.0, false)
+            .await
+            .map(|()| acp::UnarchiveSessionResponse::new())
     });
     let builder = spawned!(builder, core, |c,
                                            req: acp::SetSessionTitleRequest|

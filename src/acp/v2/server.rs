@@ -40,6 +40,8 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/delete",
     "session/set_title",
     "session/status",
+    "session/archive",
+    "session/unarchive",
     "session/prompt",
     "session/set_config_option",
     "session/cancel",
@@ -99,6 +101,7 @@ pub(crate) fn initialize_response(
         (f.fork_session, "fork", json!({})),
         (f.session_title, "title", json!({})),
         (f.session_status, "status", json!({})),
+        (f.session_archive, "archive", json!({})),
         (f.additional_directories, "additionalDirectories", json!({})),
         (
             f.system_prompt,
@@ -301,7 +304,12 @@ pub(crate) fn agent(
      -> v2::ListSessionsResponse {
         let cwd = req.cwd.map(|p| p.0);
         let cursor = req.cursor.map(|c| c.0.to_string());
-        let page = c.list_sessions(cwd, cursor).await.map_err(to_rpc)?;
+        let archived: Option<acp::SessionArchiveFilter> = as_v1(&req.archived, "archived")?;
+        let archived = from_proto::archive_filter(archived).map_err(to_rpc)?;
+        let page = c
+            .list_sessions(cwd, cursor, archived)
+            .await
+            .map_err(to_rpc)?;
         let sessions: Vec<Value> = page
             .sessions
             .into_iter()
@@ -312,6 +320,7 @@ pub(crate) fn agent(
                     "additionalDirectories": s.additional_directories,
                     "title": s.title,
                     "updatedAt": s.updated_at,
+                    "archived": s.archived,
                 })
             })
             .collect();
@@ -328,6 +337,22 @@ pub(crate) fn agent(
      -> v2::DeleteSessionResponse {
         c.delete_session(&req.session_id.0).await.map_err(to_rpc)?;
         Ok(v2::DeleteSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: v2::ArchiveSessionRequest|
+     -> v2::ArchiveSessionResponse {
+        c.set_archived(&req.session_id.0, true)
+            .await
+            .map_err(to_rpc)?;
+        Ok(v2::ArchiveSessionResponse::new())
+    });
+    let builder = spawned!(builder, core, |c,
+                                           req: v2::UnarchiveSessionRequest|
+     -> v2::UnarchiveSessionResponse {
+        c.set_archived(&req.session_id.0, false)
+            .await
+            .map_err(to_rpc)?;
+        Ok(v2::UnarchiveSessionResponse::new())
     });
     let builder = spawned!(builder, core, |c,
                                            req: v2::SetSessionTitleRequest|

@@ -22,11 +22,15 @@ pub(crate) struct Replay {
 }
 
 pub(crate) fn replay(name: &str) -> Replay {
+    replay_for(name, TurnTranslator::new(PathBuf::from(TRANSCRIPT_CWD)))
+}
+
+/// [`replay`] through `translator`, set up as a session would.
+fn replay_for(name: &str, mut translator: TurnTranslator) -> Replay {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/transcripts")
         .join(format!("{name}.jsonl"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut translator = TurnTranslator::new(PathBuf::from(TRANSCRIPT_CWD));
     let mut replay = Replay {
         updates: vec![],
         outcomes: vec![],
@@ -129,4 +133,19 @@ transcript_snapshots!(
     o_permission_reply_variants,
     p_close_stdin_midturn,
     q_rate_limit_event,
+    r_subagent,
 );
+
+/// A subagent's run for an editor that follows child sessions: its instructions, words and
+/// tool calls go to its child (the `InSubagent` updates), where `r_subagent` (an editor
+/// without `subagents`) shows only its tool calls.
+#[test]
+fn r_subagent_children() {
+    let mut translator = TurnTranslator::new(PathBuf::from(TRANSCRIPT_CWD));
+    translator.name_session("s");
+    translator.route_subagents(true);
+    let log = replay_for("r_subagent", translator).log;
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_json_snapshot!("r_subagent_children", log);
+    });
+}

@@ -29,6 +29,7 @@ mod plans;
 mod powershell;
 mod progress;
 mod rewind;
+mod session_archive;
 mod session_title;
 mod sessions;
 mod slash_commands;

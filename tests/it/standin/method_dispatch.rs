@@ -41,6 +41,7 @@ fn params(method: &str, s: &Standin, open: &str, stored: &str) -> Value {
             json!({"sessionId": stored, "cwd": cwd, "mcpServers": []})
         }
         "session/close" | "session/delete" | "session/status" => json!({"sessionId": open}),
+        "session/archive" | "session/unarchive" => json!({"sessionId": stored}),
         "session/set_title" => json!({"sessionId": open, "title": "Named"}),
         "session/prompt" => json!({"sessionId": open, "prompt": [{"type": "text", "text": "hi"}]}),
         "_session/async_task/stop" => json!({"sessionId": open, "asyncTaskId": "b1"}),

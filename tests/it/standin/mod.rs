@@ -33,6 +33,7 @@ mod prompt_turns;
 mod queued_prompts;
 mod rewind;
 mod secrets;
+mod session_archive;
 mod session_close;
 mod session_delete;
 mod session_model;
