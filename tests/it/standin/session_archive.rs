@@ -7,6 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use crate::support::acp_client::AcpClient;
 use crate::support::history::{project_dir, write_session};
 use crate::support::standin::Standin;
+use crate::support::v2_schema::violations_1_20_v1;
 use serde_json::{Value, json};
 
 const KEPT: &str = "7d9f1c2a-0000-4000-8000-000000000051";
@@ -47,7 +48,10 @@ async fn an_archived_session_leaves_the_default_listing_in_every_process_until_u
     assert_eq!(caps["archive"], json!({}), "{init}");
     let list = async |c: &AcpClient, filter: Value| {
         let params = json!({"cwd": s.work, "archived": filter});
-        listed(&c.request("session/list", params).await.unwrap())
+        let page = c.request("session/list", params).await.unwrap();
+        let faults = violations_1_20_v1("ListSessionsResponse", &page);
+        assert_eq!(faults, Vec::<String>::new(), "{page}");
+        listed(&page)
     };
 
     let answer = c
@@ -55,6 +59,10 @@ async fn an_archived_session_leaves_the_default_listing_in_every_process_until_u
         .await
         .unwrap();
     assert_eq!(answer, json!({}));
+    assert_eq!(
+        violations_1_20_v1("ArchiveSessionResponse", &answer),
+        Vec::<String>::new()
+    );
     let mark = project_dir(&s.config_dir(), &s.work)
         .join(SHELVED)
         .join("claude-acp-archived");

@@ -3,6 +3,7 @@
 
 use crate::support::history::write_session;
 use crate::support::standin::Standin;
+use crate::support::v2_schema::violations_1_20_v1;
 use serde_json::json;
 
 #[tokio::test]
@@ -19,7 +20,12 @@ async fn a_session_is_open_here_saved_in_claudes_store_or_unknown_and_asking_sta
     );
     let status = |id: &str| c.request("session/status", json!({"sessionId": id}));
 
-    assert_eq!(status(stored).await.unwrap(), json!({"status": "saved"}));
+    let saved = status(stored).await.unwrap();
+    assert_eq!(saved, json!({"status": "saved"}));
+    assert_eq!(
+        violations_1_20_v1("SessionStatusResponse", &saved),
+        Vec::<String>::new()
+    );
     let unknown = status("7d9f1c2a-0000-4000-8000-0000000000ff")
         .await
         .unwrap_err();

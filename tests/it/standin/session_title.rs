@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::support::history::write_session;
 use crate::support::standin::Standin;
+use crate::support::v2_schema::violations_1_20_v1;
 use serde_json::{Value, json};
 
 fn is_info(u: &Value) -> bool {
@@ -96,6 +97,10 @@ async fn a_stored_session_is_named_as_claude_names_it_and_a_new_adapter_lists_th
         .await
         .unwrap();
     assert_eq!(named, json!({"title": "Login work"}));
+    assert_eq!(
+        violations_1_20_v1("SetSessionTitleResponse", &named),
+        Vec::<String>::new()
+    );
     let transcript =
         crate::support::history::project_dir(&s.config_dir(), &s.work).join(format!("{id}.jsonl"));
     assert_eq!(
@@ -150,6 +155,10 @@ async fn an_open_session_keeps_its_name_over_the_generated_title_and_no_empty_tr
     assert_eq!(named["title"], "Release notes");
     let info = c.wait_for_update(is_info, Duration::from_secs(5)).await;
     assert_eq!(info["update"]["title"], "Release notes");
+    assert_eq!(
+        violations_1_20_v1("SessionNotification", &info),
+        Vec::<String>::new()
+    );
     let transcript =
         crate::support::history::project_dir(&s.config_dir(), &s.work).join(format!("{id}.jsonl"));
     assert!(

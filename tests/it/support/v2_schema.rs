@@ -19,6 +19,15 @@ pub fn schema_1_20_v2(name: &str) -> Value {
     schema
 }
 
+/// Where `value` breaks definition `name` of ACP schema 1.20's v1 (the session methods the pinned
+/// SDK has only behind its unstable features are checked against the schema that made them so).
+pub fn violations_1_20_v1(name: &str, value: &Value) -> Vec<String> {
+    let text = include_str!("../../../src/acp/tests/schema_1_20/v1.json");
+    let mut schema: Value = serde_json::from_str(text).expect("the vendored 1.20 schema");
+    schema["$ref"] = json!(format!("#/$defs/{name}"));
+    json_schema::violations(&schema, value)
+}
+
 /// Every violation of the v2 schema in what the adapter wrote: the answers to our requests
 /// (each against its method's response type) and every notification and request it sent.
 pub fn v2_violations(c: &AcpClient, session: &str, answers: &[(&str, &Value)]) -> Vec<String> {
