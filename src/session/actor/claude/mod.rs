@@ -200,7 +200,7 @@ impl Claude {
             .launcher
             .launch(opts)
             .map_err(|e| AgentError::Internal(format!("could not start claude: {e}")))?;
-        tracing::info!(session = %ctx.id, pid = ?launched.claude.pid(), ?start, "claude started");
+        tracing::info!(session = %ctx.id, pid = launched.claude.pid(), ?start, "claude started");
         let handle = launched.handle.clone();
         self.idle.claude_started();
         let mut files = flag_files;
