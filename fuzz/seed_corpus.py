@@ -30,7 +30,7 @@ for path in sorted((root / "fixtures" / "transcripts").glob("*.jsonl")):
     for text in path.read_text().splitlines():
         record = json.loads(text)
         if record["dir"] == "claude->client":
-            runs.setdefault(record["run"] or 0, bytearray()).extend(line(record["msg"]))
+            runs.setdefault(record.get("run") or 0, bytearray()).extend(line(record["msg"]))
     for run, data in runs.items():
         write("claude_stdout", f"transcript-{path.stem}-{run}", bytes(data))
 
