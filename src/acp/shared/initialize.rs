@@ -10,7 +10,7 @@ use crate::domain::AgentCore;
 
 /// The editor's `initialize` (`R`: v1's or v2's request, as the SDK reads it) with the
 /// capabilities of schema 1.20 the SDK's types drop, read from the same params. The handlers
-/// take this in place of `R`; it answers as `R` does.
+/// take this in place of `R`, and answer in JSON.
 #[derive(Debug, Clone)]
 pub(crate) struct Initialize<R> {
     pub(crate) request: R,
@@ -41,8 +41,9 @@ impl<R: JsonRpcRequest> JsonRpcMessage for Initialize<R> {
     }
 }
 
+/// Answered in JSON, so that what the SDK's answer type lacks (schema 1.20's) can be said.
 impl<R: JsonRpcRequest> JsonRpcRequest for Initialize<R> {
-    type Response = R::Response;
+    type Response = serde_json::Value;
 }
 
 pub(crate) fn initialize_response(

@@ -87,7 +87,7 @@ pub(crate) fn agent(
         {
             let (core, editor) = (core.clone(), editor.clone());
             async move |init: Initialize<acp::InitializeRequest>,
-                        responder: Responder<acp::InitializeResponse>,
+                        responder: Responder<serde_json::Value>,
                         _cx| {
                 let Initialize {
                     request: req,
@@ -100,7 +100,10 @@ pub(crate) fn agent(
                     name,
                     super::editor::form(),
                 );
-                responder.respond(initialize_response(core.as_ref(), &req))
+                let answer = serde_json::to_value(initialize_response(core.as_ref(), &req));
+                responder.respond_with_result(
+                    answer.map_err(agent_client_protocol::Error::into_internal_error),
+                )
             }
         },
         on_receive_request!(),

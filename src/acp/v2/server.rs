@@ -18,7 +18,7 @@ use crate::acp::shared::extensions::{
 };
 use crate::acp::shared::initialize::Initialize;
 use crate::acp::shared::reply::reply_later;
-use crate::acp::shared::schema_1_20::{IdempotencyKey, PromptRequestV2};
+use crate::acp::shared::schema_1_20::{Declared1_20, IdempotencyKey, PromptRequestV2};
 use crate::acp::shared::{from_proto, initialize, to_proto};
 use crate::domain::{
     AgentCore, AgentError, ConfigOption, SessionOpened, SessionStatus, StopReason,
@@ -74,6 +74,21 @@ fn as_json(value: impl serde::Serialize) -> Result<Value, Error> {
 
 fn invalid(message: String) -> Error {
     to_rpc(AgentError::InvalidParams(message))
+}
+
+/// [`initialize_response`] with what schema 1.20 adds that the SDK's types cannot say: an editor
+/// that takes skills (`session.commands.skill`) is told a `skill` block invokes one
+/// (`session.prompt.skill`).
+fn initialize_answer(
+    core: &dyn AgentCore,
+    request: &v2::InitializeRequest,
+    declared_1_20: Declared1_20,
+) -> Result<Value, Error> {
+    let mut answer = as_json(initialize_response(core, request)?)?;
+    if declared_1_20.skill_commands {
+        answer["capabilities"]["session"]["prompt"]["skill"] = json!({});
+    }
+    Ok(answer)
 }
 
 /// The v2 `initialize` answer: what v1's says, in v2's form. `session/list`, `resume` and
@@ -204,7 +219,7 @@ pub(crate) fn agent(
         {
             let (core, editor) = (core.clone(), editor.clone());
             async move |init: Initialize<v2::InitializeRequest>,
-                        responder: Responder<v2::InitializeResponse>,
+                        responder: Responder<Value>,
                         _cx| {
                 let Initialize {
                     request: req,
@@ -217,7 +232,7 @@ pub(crate) fn agent(
                     Some(req.info.name.clone()),
                     super::editor::form(),
                 );
-                responder.respond_with_result(initialize_response(core.as_ref(), &req))
+                responder.respond_with_result(initialize_answer(core.as_ref(), &req, declared_1_20))
             }
         },
         on_receive_request!(),

@@ -35,6 +35,7 @@ mod rewind;
 mod session_archive;
 mod session_title;
 mod sessions;
+mod skills;
 mod slash_commands;
 mod smoke;
 mod speed;

@@ -27,6 +27,7 @@ use crate::domain::{
 use crate::history;
 use crate::translate::{TurnSignal, TurnTranslator};
 
+mod commands;
 mod ledger;
 mod local;
 mod own;
@@ -169,6 +170,8 @@ pub(super) struct Turns {
     title: title::SessionTitle,
     /// claude's output translated for the editor.
     pub(super) translator: TurnTranslator,
+    /// The commands the prompt box offers.
+    pub(super) commands: commands::OfferedCommands,
     tell: Tell<Done>,
 }
 
@@ -180,6 +183,7 @@ impl Turns {
             answers_written: None,
             title: title::SessionTitle::default(),
             translator,
+            commands: commands::OfferedCommands::default(),
             tell,
         }
     }
