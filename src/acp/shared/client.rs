@@ -10,13 +10,15 @@ use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
 use async_trait::async_trait;
 
+use super::errors::{editor_error, failure_error};
+use super::mcp_over_acp::McpRoutes;
 use super::permission_request::PermissionRequest;
 use super::to_proto;
-use crate::acp::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
+use crate::acp::transport::{Outbound, PendingRequests, REPLAY_BUDGET, Transport};
 use crate::domain::{
     AuthStatusInfo, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
-    ElicitationRequest, McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk,
-    PermissionOutcome, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
+    ElicitationRequest, McpElicitation, McpElicitationAnswer, McpElicitationMode,
+    McpRelayNotification, McpRelayOutcome, McpRelayRequest, PermissionAsk, PermissionOutcome, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
 };
 use crate::translate::compaction_text;
 
@@ -38,6 +40,8 @@ pub struct AcpEditor {
     form: OnceLock<Box<dyn EditorForm>>,
     /// The form of an editor that sent no `initialize` before a session wrote to it.
     default_form: fn() -> Box<dyn EditorForm>,
+    /// The `mcp/message` requests in flight, for their servers' notifications.
+    pub(super) mcp_routes: McpRoutes,
 }
 
 /// How the editor is written to in the ACP version it chose at `initialize`: every update, turn
@@ -142,6 +146,7 @@ impl AcpEditor {
             client_name: OnceLock::new(),
             form: OnceLock::new(),
             default_form,
+            mcp_routes: McpRoutes::default(),
         })
     }
 
@@ -166,7 +171,7 @@ impl AcpEditor {
 
     /// Sends `request` and waits for the editor's answer, read as the SDK reads it. Dropping
     /// the future sends `$/cancel_request`.
-    async fn request<R>(&self, request: R) -> Result<R::Response, EditorError>
+    pub(super) async fn request<R>(&self, request: R) -> Result<R::Response, EditorError>
     where
         R: JsonRpcRequest + serde::Serialize + Send + 'static,
     {
@@ -525,6 +530,14 @@ impl EditorClient for AcpEditor {
             )),
         }
     }
+
+    async fn mcp_message(
+        &self,
+        request: McpRelayRequest,
+        notifications: tokio::sync::mpsc::Sender<McpRelayNotification>,
+    ) -> Result<McpRelayOutcome, EditorError> {
+        self.relay_mcp(request, notifications).await
+    }
 }
 
 /// One JSON-RPC notification, serialised as the SDK would write it.
@@ -572,27 +585,5 @@ fn terminal_exit(status: acp::TerminalExitStatus) -> TerminalExit {
     TerminalExit {
         code: status.exit_code,
         signal: status.signal,
-    }
-}
-
-/// An answer to one of our own requests that is not a result, as [`editor_error`] maps the SDK's.
-fn failure_error(failure: Failure) -> EditorError {
-    match failure {
-        Failure::Error { code, message } => {
-            let code = i32::try_from(code).unwrap_or(i32::MIN);
-            editor_error(agent_client_protocol::Error::new(code, message))
-        }
-        Failure::Unreadable(why) => EditorError::Malformed(why),
-        Failure::Closed => EditorError::Closed,
-    }
-}
-
-fn editor_error(e: agent_client_protocol::Error) -> EditorError {
-    if e.code == agent_client_protocol::ErrorCode::PARSE_ERROR
-        || e.code == agent_client_protocol::ErrorCode::INVALID_PARAMS
-    {
-        EditorError::Malformed(e.message)
-    } else {
-        EditorError::Rejected(e.message)
     }
 }

@@ -57,6 +57,7 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/set_mode",
     "session/set_config_option",
     "session/cancel",
+    "mcp/message",
     "providers/list",
     "providers/set",
     "providers/disable",
@@ -329,6 +330,13 @@ pub(crate) fn agent(
                 core.cancel(&note.session_id.0);
                 Ok(())
             }
+        },
+        on_receive_notification!(),
+    )
+    .on_receive_notification(
+        async move |note: acp::MessageMcpNotification, _cx| {
+            editor.mcp_notification(note);
+            Ok(())
         },
         on_receive_notification!(),
     )

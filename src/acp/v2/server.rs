@@ -46,6 +46,7 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/prompt",
     "session/set_config_option",
     "session/cancel",
+    "mcp/message",
     "tool_call/cancel",
     "_session/steering",
     "_session/async_task/stop",
@@ -96,6 +97,9 @@ pub(crate) fn initialize_response(
     });
     if f.mcp_http {
         session["mcp"]["http"] = json!({});
+    }
+    if f.mcp_acp {
+        session["mcp"]["acp"] = json!({});
     }
     for (on, name, value) in [
         (f.delete_session, "delete", json!({})),
@@ -459,6 +463,13 @@ pub(crate) fn agent(
                 core.cancel(&note.session_id.0);
                 Ok(())
             }
+        },
+        on_receive_notification!(),
+    )
+    .on_receive_notification(
+        async move |note: acp::MessageMcpNotification, _cx| {
+            editor.mcp_notification(note);
+            Ok(())
         },
         on_receive_notification!(),
     )
