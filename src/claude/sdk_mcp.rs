@@ -397,6 +397,24 @@ mod tests {
     }
 
     #[test]
+    fn claude_s_initialize_is_answered_from_a_server_s_discovery() {
+        let discovered = json!({"supportedVersions": ["2026-07-28"], "resultType": "complete",
+            "capabilities": {"tools": {"listChanged": true}}, "instructions": "Use echo.",
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "tools", "version": "1"}}});
+        assert_eq!(
+            initialize_from_discover("2025-11-25", Some(&discovered), "tools"),
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": true}},
+                "serverInfo": {"name": "tools", "version": "1"}, "instructions": "Use echo."})
+        );
+        // A server without `server/discover`: tools, under its configured name.
+        assert_eq!(
+            initialize_from_discover("2025-11-25", None, "tools"),
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "tools", "version": "0"}})
+        );
+    }
+
+    #[test]
     fn answers_have_the_shapes_claude_took() {
         // e2_sdk_mcp_no_toolsearch, seq 7, 11 and 20.
         assert_eq!(

@@ -165,7 +165,8 @@ impl RelayCall {
         let (sender, mut notifications) = mpsc::channel(NOTIFICATIONS_WAITING);
         let asked = self.editor.mcp_message(self.request, sender);
         tokio::pin!(asked);
-        let pass_on = |n: McpRelayNotification| notify(sdk_mcp::rpc_notification(&n.method, n.params));
+        let pass_on =
+            |n: McpRelayNotification| notify(sdk_mcp::rpc_notification(&n.method, n.params));
         let outcome = loop {
             tokio::select! {
                 biased;
@@ -194,7 +195,10 @@ impl RelayCall {
             (Err(e), _) => sdk_mcp::rpc_error(
                 id,
                 -32603,
-                format!("the editor's MCP server {} did not answer: {e}", self.server),
+                format!(
+                    "the editor's MCP server {} did not answer: {e}",
+                    self.server
+                ),
             ),
         }
     }

@@ -18,7 +18,8 @@ use crate::acp::transport::{Outbound, PendingRequests, REPLAY_BUDGET, Transport}
 use crate::domain::{
     AuthStatusInfo, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
     ElicitationRequest, McpElicitation, McpElicitationAnswer, McpElicitationMode,
-    McpRelayNotification, McpRelayOutcome, McpRelayRequest, PermissionAsk, PermissionOutcome, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
+    McpRelayNotification, McpRelayOutcome, McpRelayRequest, PermissionAsk, PermissionOutcome,
+    SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
 };
 use crate::translate::compaction_text;
 

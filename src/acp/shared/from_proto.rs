@@ -93,7 +93,9 @@ pub fn mcp_servers(servers: Vec<acp::McpServer>) -> Result<Vec<McpServer>, Agent
         let refused = if name.is_empty() || server_id.is_empty() {
             "an acp MCP server needs a name and a serverId".to_owned()
         } else if name == crate::domain::tool_names::SERVER_NAME {
-            format!("the MCP server name {name:?} is claude-acp's own; name the acp server otherwise")
+            format!(
+                "the MCP server name {name:?} is claude-acp's own; name the acp server otherwise"
+            )
         } else if servers.iter().filter(|s| s.name() == name).count() > 1 {
             format!("two MCP servers are named {name:?}; an acp server's name must be its own")
         } else {

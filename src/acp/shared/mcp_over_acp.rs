@@ -4,7 +4,6 @@
 //! schema's `MessageMcpRequest`, `MessageMcpResponse` and `MessageMcpNotification`, the same in
 //! schema 1.20.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use agent_client_protocol::v1::schema as acp;
@@ -16,28 +15,40 @@ use crate::domain::{EditorError, McpRelayNotification, McpRelayOutcome, McpRelay
 /// `(serverId, requestId)` of an active request.
 type RouteKey = (String, String);
 
+/// Where one active request's notifications go.
+type Route = (RouteKey, mpsc::Sender<McpRelayNotification>);
+
 /// The requests in flight, by server and inner request id, each with where its notifications
-/// go.
+/// go: a short list (claude's calls in flight), searched in order. Answers do not come this
+/// way: they are the transport's pending requests'.
 #[derive(Default)]
 pub(crate) struct McpRoutes {
-    active: Mutex<HashMap<RouteKey, mpsc::Sender<McpRelayNotification>>>,
+    active: Mutex<Vec<Route>>,
 }
 
 impl McpRoutes {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RouteKey, mpsc::Sender<McpRelayNotification>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Route>> {
         self.active.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn waiter(&self, key: &RouteKey) -> Option<mpsc::Sender<McpRelayNotification>> {
+        let active = self.lock();
+        active
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, w)| w.clone())
     }
 }
 
 /// Removes its request's route when the request is over (answered, withdrawn or failed).
-struct Route<'a> {
+struct RouteGuard<'a> {
     routes: &'a McpRoutes,
     key: RouteKey,
 }
 
-impl Drop for Route<'_> {
+impl Drop for RouteGuard<'_> {
     fn drop(&mut self) {
-        self.routes.lock().remove(&self.key);
+        self.routes.lock().retain(|(key, _)| *key != self.key);
     }
 }
 
@@ -50,8 +61,8 @@ impl AcpEditor {
         notifications: mpsc::Sender<McpRelayNotification>,
     ) -> Result<McpRelayOutcome, EditorError> {
         let key = (request.server_id.clone(), request.request_id.clone());
-        self.mcp_routes.lock().insert(key.clone(), notifications);
-        let _route = Route {
+        self.mcp_routes.lock().push((key.clone(), notifications));
+        let _route = RouteGuard {
             routes: &self.mcp_routes,
             key,
         };
@@ -63,7 +74,11 @@ impl AcpEditor {
             acp::MessageMcpResponse::Error { error, .. } => McpRelayOutcome::Error(
                 serde_json::to_value(error).map_err(|e| EditorError::Malformed(e.to_string()))?,
             ),
-            _ => return Err(EditorError::Malformed("an unknown mcp/message outcome".into())),
+            _ => {
+                return Err(EditorError::Malformed(
+                    "an unknown mcp/message outcome".into(),
+                ));
+            }
         })
     }
 
@@ -72,7 +87,7 @@ impl AcpEditor {
     /// says; one the waiter has no room for is dropped and logged.
     pub(crate) fn mcp_notification(&self, note: acp::MessageMcpNotification) {
         let key = (note.server_id.0.to_string(), note.request_id.0.to_string());
-        let Some(waiter) = self.mcp_routes.lock().get(&key).cloned() else {
+        let Some(waiter) = self.mcp_routes.waiter(&key) else {
             tracing::info!(server = %key.0, request = %key.1, method = %note.method,
                 "an mcp/message notification for no active request; dropped");
             return;

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::ctx::{SessionContext, deliver};
 use crate::claude::ClaudeHandle;
-use crate::claude::wire::OutboundControl;
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
+use crate::claude::wire::OutboundControl;
 use crate::domain::tool_names::SERVER_NAME;
 use crate::domain::{SessionUpdate, ToolStatus};
 use crate::editor_tools::fs::{self as editor_fs, EditLog, EditorFiles};

@@ -17,8 +17,12 @@ use crate::support::real_cli::ClaudeEnv;
 #[tokio::test]
 async fn an_mcp_server_the_editor_hosts_serves_claude_its_tools_results_and_errors() {
     let mock = MockApi::start(Vec::new());
-    let call = |tool: &str, input: Value| Reply::tool_use(format!("mcp__project-tools__{tool}"), input);
-    mock.push_rule(Rule::on_prompt("echo", call("echo", json!({"message": "hi"}))));
+    let call =
+        |tool: &str, input: Value| Reply::tool_use(format!("mcp__project-tools__{tool}"), input);
+    mock.push_rule(Rule::on_prompt(
+        "echo",
+        call("echo", json!({"message": "hi"})),
+    ));
     mock.push_rule(Rule::on_tool_result_containing("echo: hi", Reply::text("Echoed.")).once());
     mock.push_rule(Rule::on_prompt("fail", call("fail", json!({}))));
     mock.push_rule(Rule::on_tool_result_containing("refused", Reply::text("It failed.")).once());
@@ -43,7 +47,11 @@ async fn an_mcp_server_the_editor_hosts_serves_claude_its_tools_results_and_erro
         .split_once("mcp-over-acp: ok ")
         .and_then(|(_, json)| serde_json::from_str(json.trim()).ok())
         .unwrap_or_else(|| panic!("no ok line\n{shown}"));
-    assert_eq!(seen["stops"], json!(["end_turn", "end_turn", "end_turn"]), "{shown}");
+    assert_eq!(
+        seen["stops"],
+        json!(["end_turn", "end_turn", "end_turn"]),
+        "{shown}"
+    );
 
     // The editor's server: claude's handshake as its discovery, the list, both calls, and the
     // list again once it said the list changed.
@@ -67,14 +75,18 @@ async fn an_mcp_server_the_editor_hosts_serves_claude_its_tools_results_and_erro
     let requests = mock.requests();
     let first = requests[0].tool_names();
     for tool in ["mcp__project-tools__echo", "mcp__project-tools__fail"] {
-        assert!(first.iter().any(|t| t == tool), "{tool} not offered: {first:?}");
+        assert!(
+            first.iter().any(|t| t == tool),
+            "{tool} not offered: {first:?}"
+        );
     }
     let results: Vec<_> = requests.iter().flat_map(|r| r.tool_results()).collect();
     let echoed = results.iter().find(|r| r.text.contains("echo: hi"));
     assert!(echoed.is_some_and(|r| !r.is_error), "{results:?}");
-    let refused = results
-        .iter()
-        .find(|r| r.text.contains("the editor's server refused: fail always fails"));
+    let refused = results.iter().find(|r| {
+        r.text
+            .contains("the editor's server refused: fail always fails")
+    });
     assert!(refused.is_some_and(|r| r.is_error), "{results:?}");
     let last = requests.last().unwrap().tool_names();
     assert!(
