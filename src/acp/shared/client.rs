@@ -13,12 +13,13 @@ use async_trait::async_trait;
 use super::errors::{editor_error, failure_error};
 use super::mcp_over_acp::McpRoutes;
 use super::permission_request::PermissionRequest;
+use super::schema_1_20::Declared1_20;
 use super::to_proto;
 use crate::acp::transport::{Outbound, PendingRequests, REPLAY_BUDGET, Transport};
 use crate::domain::{
-    AuthStatusInfo, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
-    ElicitationRequest, McpElicitation, McpElicitationAnswer, McpElicitationMode,
-    McpRelayNotification, McpRelayOutcome, McpRelayRequest, PermissionAsk, PermissionOutcome,
+    AuthStatusInfo, EditorClient, EditorError, ElicitationOutcome, ElicitationRequest,
+    McpElicitation, McpElicitationAnswer, McpElicitationMode, McpRelayNotification,
+    McpRelayOutcome, McpRelayRequest, PermissionAsk, PermissionOutcome,
     SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
 };
 use crate::translate::compaction_text;
@@ -35,6 +36,8 @@ pub struct AcpEditor {
     pending: Arc<PendingRequests>,
     /// Set once, by `initialize` (the editor says it before anything else).
     capabilities: OnceLock<acp::ClientCapabilities>,
+    /// What the same `initialize` declared that the SDK's capabilities drop (schema 1.20's).
+    declared_1_20: OnceLock<Declared1_20>,
     /// The editor's `clientInfo.name`, set by `initialize` when it sent one.
     client_name: OnceLock<String>,
     /// The form the editor is written to in: set once, by `initialize` (v1's or v2's).
@@ -144,6 +147,7 @@ impl AcpEditor {
             outbound: transport.outbound.clone(),
             pending: transport.pending.clone(),
             capabilities: OnceLock::new(),
+            declared_1_20: OnceLock::new(),
             client_name: OnceLock::new(),
             form: OnceLock::new(),
             default_form,
@@ -151,15 +155,17 @@ impl AcpEditor {
         })
     }
 
-    /// What the editor declared at `initialize` (its capabilities in v1's terms, and its name)
-    /// and the form it is written to in from now on.
+    /// What the editor declared at `initialize` (its capabilities in v1's terms, what of schema
+    /// 1.20 the SDK's drop, and its name) and the form it is written to in from now on.
     pub(crate) fn set_declared(
         &self,
         capabilities: acp::ClientCapabilities,
+        declared_1_20: Declared1_20,
         client_name: Option<String>,
         form: Box<dyn EditorForm>,
     ) {
         let _ = self.capabilities.set(capabilities);
+        let _ = self.declared_1_20.set(declared_1_20);
         if let Some(name) = client_name {
             let _ = self.client_name.set(name);
         }
@@ -183,6 +189,11 @@ impl AcpEditor {
             .await
             .map_err(failure_error)?;
         R::Response::from_json(&method, answer).map_err(editor_error)
+    }
+
+    /// What the editor declared of schema 1.20 past the SDK (nothing before `initialize`).
+    fn declared_1_20(&self) -> Declared1_20 {
+        self.declared_1_20.get().copied().unwrap_or_default()
     }
 
     /// Whether the editor declared ACP's `plan`: the plan goes as plan operations.
@@ -304,6 +315,18 @@ impl EditorClient for AcpEditor {
         open.answered();
         self.form()
             .permission_outcome(answer.map_err(failure_error)?)
+    }
+
+    fn supports_prompt_suggestions(&self) -> bool {
+        self.declared_1_20().prompt_suggestions
+    }
+
+    fn supports_skill_commands(&self) -> bool {
+        self.declared_1_20().skill_commands
+    }
+
+    fn supports_cursors(&self) -> bool {
+        self.declared_1_20().cursors
     }
 
     fn supports_notices(&self) -> bool {
@@ -442,7 +465,7 @@ impl EditorClient for AcpEditor {
             .fields
             .iter()
             .fold(acp::ElicitationSchema::new(), |schema, field| {
-                schema.property(field.key.clone(), form_field(field), true)
+                schema.property(field.key.clone(), to_proto::form_field(field), true)
             });
         let open = self.ask_opened(&request.session_id);
         let scope = acp::ElicitationSessionScope::new(request.session_id)
@@ -556,29 +579,6 @@ impl<P> Notification<P> {
             method,
             params,
         }
-    }
-}
-
-fn form_field(field: &ElicitationField) -> acp::ElicitationPropertySchema {
-    let choices: Vec<acp::EnumOption> = field
-        .options
-        .iter()
-        .map(|(label, description)| {
-            acp::EnumOption::new(label.clone(), label.clone()).description(description.clone())
-        })
-        .collect();
-    if field.multiple {
-        acp::MultiSelectPropertySchema::titled(choices)
-            .title(field.title.clone())
-            .description(field.description.clone())
-            .min_items(1)
-            .into()
-    } else {
-        acp::StringPropertySchema::new()
-            .title(field.title.clone())
-            .description(field.description.clone())
-            .one_of(choices)
-            .into()
     }
 }
 

@@ -10,7 +10,7 @@ use crate::acp::shared::client::AcpEditor;
 use crate::acp::shared::extensions::{
     AsyncTaskStopRequest, AsyncTaskStopResponse, SteeringRequest, SteeringResponse,
 };
-use crate::acp::shared::initialize::initialize_response;
+use crate::acp::shared::initialize::{Initialize, initialize_response};
 use crate::acp::shared::reply::reply_later;
 use crate::acp::shared::{from_proto, to_proto};
 use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened};
@@ -87,11 +87,20 @@ pub(crate) fn agent(
     let builder = Agent.v1().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
-            async move |req: acp::InitializeRequest,
+            async move |init: Initialize<acp::InitializeRequest>,
                         responder: Responder<acp::InitializeResponse>,
                         _cx| {
+                let Initialize {
+                    request: req,
+                    declared,
+                } = init;
                 let name = req.client_info.as_ref().map(|info| info.name.clone());
-                editor.set_declared(req.client_capabilities.clone(), name, super::editor::form());
+                editor.set_declared(
+                    req.client_capabilities.clone(),
+                    declared,
+                    name,
+                    super::editor::form(),
+                );
                 responder.respond(initialize_response(core.as_ref(), &req))
             }
         },

@@ -16,6 +16,7 @@ use crate::acp::shared::errors::to_rpc;
 use crate::acp::shared::extensions::{
     AsyncTaskStopRequest, AsyncTaskStopResponse, SteeringRequest, SteeringResponse,
 };
+use crate::acp::shared::initialize::Initialize;
 use crate::acp::shared::reply::reply_later;
 use crate::acp::shared::{from_proto, initialize, to_proto};
 use crate::domain::{
@@ -205,11 +206,20 @@ pub(crate) fn agent(
     let builder = Agent.v2().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
-            async move |req: v2::InitializeRequest,
+            async move |init: Initialize<v2::InitializeRequest>,
                         responder: Responder<v2::InitializeResponse>,
                         _cx| {
+                let Initialize {
+                    request: req,
+                    declared: declared_1_20,
+                } = init;
                 let declared = super::editor::declared_as_v1(&req);
-                editor.set_declared(declared, Some(req.info.name.clone()), super::editor::form());
+                editor.set_declared(
+                    declared,
+                    declared_1_20,
+                    Some(req.info.name.clone()),
+                    super::editor::form(),
+                );
                 responder.respond_with_result(initialize_response(core.as_ref(), &req))
             }
         },
