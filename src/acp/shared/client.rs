@@ -11,16 +11,15 @@ use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
 use async_trait::async_trait;
 
 use super::errors::{editor_error, failure_error};
-use super::mcp_over_acp::McpRoutes;
 use super::permission_request::PermissionRequest;
 use super::schema_1_20::Declared1_20;
 use super::to_proto;
-use crate::acp::transport::{Outbound, PendingRequests, REPLAY_BUDGET, Transport};
+use crate::acp::transport::{McpRoutes, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
 use crate::domain::{
     AuthStatusInfo, EditorClient, EditorError, ElicitationOutcome, ElicitationRequest,
     McpElicitation, McpElicitationAnswer, McpElicitationMode, McpRelayNotification,
-    McpRelayOutcome, McpRelayRequest, PermissionAsk, PermissionOutcome,
-    SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
+    McpRelayOutcome, McpRelayRequest, PermissionAsk, PermissionOutcome, SessionUpdate,
+    TerminalCommand, TerminalExit, TerminalOutput, TurnState,
 };
 use crate::translate::compaction_text;
 
@@ -45,7 +44,7 @@ pub struct AcpEditor {
     /// The form of an editor that sent no `initialize` before a session wrote to it.
     default_form: fn() -> Box<dyn EditorForm>,
     /// The `mcp/message` requests in flight, for their servers' notifications.
-    pub(super) mcp_routes: McpRoutes,
+    pub(super) mcp_routes: Arc<McpRoutes>,
 }
 
 /// How the editor is written to in the ACP version it chose at `initialize`: every update, turn
@@ -151,7 +150,7 @@ impl AcpEditor {
             client_name: OnceLock::new(),
             form: OnceLock::new(),
             default_form,
-            mcp_routes: McpRoutes::default(),
+            mcp_routes: transport.mcp_routes.clone(),
         })
     }
 

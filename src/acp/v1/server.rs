@@ -332,22 +332,14 @@ pub(crate) fn agent(
             .await
             .map(AsyncTaskStopResponse::stopped)
     });
-    builder
-        .on_receive_notification(
-            {
-                let core = core.clone();
-                async move |note: acp::CancelNotification, _cx| {
-                    core.cancel(&note.session_id.0);
-                    Ok(())
-                }
-            },
-            on_receive_notification!(),
-        )
-        .on_receive_notification(
-            async move |note: acp::MessageMcpNotification, _cx| {
-                editor.mcp_notification(note);
+    builder.on_receive_notification(
+        {
+            let core = core.clone();
+            async move |note: acp::CancelNotification, _cx| {
+                core.cancel(&note.session_id.0);
                 Ok(())
-            },
-            on_receive_notification!(),
-        )
+            }
+        },
+        on_receive_notification!(),
+    )
 }

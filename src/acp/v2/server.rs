@@ -466,24 +466,16 @@ pub(crate) fn agent(
             req.terminal_id.0
         )))
     });
-    builder
-        .on_receive_notification(
-            {
-                let core = core.clone();
-                async move |note: v2::CancelSessionNotification, _cx| {
-                    core.cancel(&note.session_id.0);
-                    Ok(())
-                }
-            },
-            on_receive_notification!(),
-        )
-        .on_receive_notification(
-            async move |note: acp::MessageMcpNotification, _cx| {
-                editor.mcp_notification(note);
+    builder.on_receive_notification(
+        {
+            let core = core.clone();
+            async move |note: v2::CancelSessionNotification, _cx| {
+                core.cancel(&note.session_id.0);
                 Ok(())
-            },
-            on_receive_notification!(),
-        )
+            }
+        },
+        on_receive_notification!(),
+    )
 }
 
 /// `session/prompt`: answered once the prompt is in the conversation, with its message's id;
