@@ -14,7 +14,9 @@ use super::errors::{editor_error, failure_error};
 use super::permission_request::PermissionRequest;
 use super::schema_1_20::Declared1_20;
 use super::to_proto;
-use crate::acp::transport::{McpRoutes, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
+use crate::acp::transport::{
+    McpRoutes, Notification, Outbound, PendingRequests, REPLAY_BUDGET, Transport,
+};
 use crate::domain::{
     AuthStatusInfo, EditorClient, EditorError, ElicitationOutcome, ElicitationRequest,
     McpElicitation, McpElicitationAnswer, McpElicitationMode, McpRelayNotification,
@@ -232,6 +234,14 @@ impl EditorClient for AcpEditor {
                 return self.form().json_update(&self.outbound, session_id, update);
             }
             SessionUpdate::MarkdownPlan { .. } => return,
+            // ACP: suggestions only to editors that declared `session.promptSuggestions`.
+            SessionUpdate::PromptSuggestions { suggestions } => {
+                if self.supports_prompt_suggestions() {
+                    let update = to_proto::prompt_suggestions(suggestions);
+                    self.form().json_update(&self.outbound, session_id, update);
+                }
+                return;
+            }
             // ACP: plan operations for editors that declared `plan`, the whole `plan` for others.
             SessionUpdate::Plan { entries } if self.supports_plan_operations() => {
                 let update = to_proto::plan_operation(entries);
@@ -560,24 +570,6 @@ impl EditorClient for AcpEditor {
         notifications: tokio::sync::mpsc::Sender<McpRelayNotification>,
     ) -> Result<McpRelayOutcome, EditorError> {
         self.relay_mcp(request, notifications).await
-    }
-}
-
-/// One JSON-RPC notification, serialised as the SDK would write it.
-#[derive(serde::Serialize)]
-pub(crate) struct Notification<P> {
-    jsonrpc: &'static str,
-    method: &'static str,
-    params: P,
-}
-
-impl<P> Notification<P> {
-    pub(crate) fn new(method: &'static str, params: P) -> Self {
-        Notification {
-            jsonrpc: "2.0",
-            method,
-            params,
-        }
     }
 }
 

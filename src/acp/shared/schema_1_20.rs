@@ -8,6 +8,7 @@
 // Until the handlers of issue 42 and 43 use each of them (the tests do).
 #![cfg_attr(not(test), allow(dead_code))]
 
+use agent_client_protocol::JsonRpcRequest;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -90,7 +91,7 @@ pub(crate) enum PlanContent {
 
 /// The `SessionUpdate` variants of 1.20 the SDK's enum lacks or writes short of 1.20, in the
 /// `sessionUpdate`-tagged form of `session/update`'s `update`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "sessionUpdate", rename_all = "snake_case")]
 pub(crate) enum SessionUpdate1_20 {
     CursorUpdate(CursorUpdate),
@@ -100,6 +101,20 @@ pub(crate) enum SessionUpdate1_20 {
     PlanUpdate {
         plan: PlanContent,
     },
+    PromptSuggestionsUpdate(PromptSuggestionsUpdate),
+}
+
+/// `PromptSuggestion`: a prompt the editor may send as it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PromptSuggestion {
+    pub(crate) prompt: Vec<agent_client_protocol::v1::schema::ContentBlock>,
+}
+
+/// `PromptSuggestionsUpdate`: the session's suggestions now, most likely first (replacing the
+/// ones before; an empty list withdraws them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PromptSuggestionsUpdate {
+    pub(crate) suggestions: Vec<PromptSuggestion>,
 }
 
 /// `IdempotencyKey` (v2 `session/prompt`): one prompt's submission across retries, 1 to 255
@@ -125,6 +140,30 @@ impl IdempotencyKey {
 
     pub(crate) fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// `PromptRequest` (v2) as 1.20 has it: the pinned SDK's drops `idempotencyKey`, so its params
+/// are taken as they came, read as the SDK's request, and the key read beside it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
+#[request(method = "session/prompt", response = agent_client_protocol::v2::schema::PromptResponse)]
+pub(crate) struct PromptRequestV2(Value);
+
+impl PromptRequestV2 {
+    /// The request and its key; a malformed one is invalid params naming the fault.
+    pub(crate) fn parse(
+        self,
+    ) -> Result<
+        (
+            agent_client_protocol::v2::schema::PromptRequest,
+            Option<IdempotencyKey>,
+        ),
+        AgentError,
+    > {
+        let key = IdempotencyKey::of_params(&self.0)?;
+        let request = serde_json::from_value(self.0)
+            .map_err(|e| AgentError::InvalidParams(format!("session/prompt: {e}")))?;
+        Ok((request, key))
     }
 }
 

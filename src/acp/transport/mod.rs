@@ -20,7 +20,7 @@ use futures::StreamExt as _;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub(crate) use mcp_routes::McpRoutes;
-pub(crate) use outbound::{Outbound, REPLAY_BUDGET};
+pub(crate) use outbound::{Notification, Outbound, REPLAY_BUDGET};
 pub(crate) use pending::{Failure, PendingRequests};
 
 use crate::platform::stdio;
