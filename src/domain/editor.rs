@@ -147,6 +147,12 @@ pub trait EditorClient: Send + Sync + 'static {
         false
     }
 
+    /// Whether the editor takes session cursors (ACP 1.20's `cursor_update`: a v1 editor that
+    /// declared `session.cursors`, every v2 editor), so the session announces them at all.
+    fn takes_cursors(&self) -> bool {
+        false
+    }
+
     /// Whether the editor declared `session.compaction` (else compactions are told as text).
     fn supports_compaction(&self) -> bool {
         false

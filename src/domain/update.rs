@@ -86,6 +86,9 @@ pub enum SessionUpdate {
         recipient: String,
         text: String,
     },
+    /// A point a fork can start from, next to a message the editor holds (ACP 1.20's
+    /// `cursor_update`): only to editors that take cursors (dropped for the others).
+    Cursor(super::Cursor),
 }
 
 /// The id of block `index` of claude's API message `api_message` as a message of its own (a

@@ -34,6 +34,8 @@ pub struct AcpEditor {
     capabilities: OnceLock<acp::ClientCapabilities>,
     /// The editor's `clientInfo.name`, set by `initialize` when it sent one.
     client_name: OnceLock<String>,
+    /// Whether the editor takes session cursors (1.20): set once, by `initialize`.
+    cursors: OnceLock<bool>,
     /// The form the editor is written to in: set once, by `initialize` (v1's or v2's).
     form: OnceLock<Box<dyn EditorForm>>,
     /// The form of an editor that sent no `initialize` before a session wrote to it.
@@ -140,6 +142,7 @@ impl AcpEditor {
             pending: transport.pending.clone(),
             capabilities: OnceLock::new(),
             client_name: OnceLock::new(),
+            cursors: OnceLock::new(),
             form: OnceLock::new(),
             default_form,
         })
@@ -158,6 +161,12 @@ impl AcpEditor {
             let _ = self.client_name.set(name);
         }
         let _ = self.form.set(form);
+    }
+
+    /// Whether the editor takes `cursor_update`s (a v1 editor that declared `session.cursors`,
+    /// which the SDK's capabilities do not keep; every v2 editor): said once, at `initialize`.
+    pub(crate) fn set_takes_cursors(&self, takes: bool) {
+        let _ = self.cursors.set(takes);
     }
 
     fn form(&self) -> &dyn EditorForm {
@@ -216,6 +225,14 @@ impl EditorClient for AcpEditor {
                 return self.form().json_update(&self.outbound, session_id, update);
             }
             SessionUpdate::MarkdownPlan { .. } => return,
+            // ACP 1.20: cursors only to editors that take them.
+            SessionUpdate::Cursor(cursor) => {
+                if self.takes_cursors() {
+                    let update = to_proto::cursor_update(cursor);
+                    self.form().json_update(&self.outbound, session_id, update);
+                }
+                return;
+            }
             // ACP: plan operations for editors that declared `plan`, the whole `plan` for others.
             SessionUpdate::Plan { entries } if self.supports_plan_operations() => {
                 let update = to_proto::plan_operation(entries);
@@ -244,6 +261,10 @@ impl EditorClient for AcpEditor {
         );
         self.form()
             .session_update(&self.outbound, session_id, update, may_be_large);
+    }
+
+    fn takes_cursors(&self) -> bool {
+        self.cursors.get().copied().unwrap_or(false)
     }
 
     /// Whether the editor declared ACP's `subagents`: it is told of each subagent.

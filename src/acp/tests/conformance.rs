@@ -163,6 +163,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             recipient: "s/subagent/a".into(),
             text: "x".into(),
         },
+        SessionUpdate::Cursor(crate::domain::Cursor::before_prompt("m")),
     ];
     for u in &all {
         match u {
@@ -183,7 +184,8 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::Subagent(_)
             | SessionUpdate::MarkdownPlan { .. }
             | SessionUpdate::InSubagent { .. }
-            | SessionUpdate::MessageFrom { .. } => {}
+            | SessionUpdate::MessageFrom { .. }
+            | SessionUpdate::Cursor(_) => {}
         }
     }
     all
