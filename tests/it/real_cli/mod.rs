@@ -31,6 +31,7 @@ mod powershell;
 mod progress;
 mod rewind;
 mod session_archive;
+mod session_cursors;
 mod session_title;
 mod sessions;
 mod slash_commands;

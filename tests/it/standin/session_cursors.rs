@@ -153,7 +153,9 @@ async fn fork_at_a_cursor_starts_claude_at_its_point_and_an_unknown_cursor_is_re
         format!("before:{FIRST_ANSWER}"),
         "c1".to_owned(),
     ] {
-        let err = fork(&c, &s, &unknown).await.unwrap_err();
+        let err = fork(&c, &s, &unknown)
+            .await
+            .expect_err("a cursor of no point of the thread is refused");
         assert!(err.contains("(-32602)"), "{unknown}: {err}");
     }
     assert!(
