@@ -14,9 +14,9 @@ use super::permission_request::PermissionRequest;
 use super::to_proto;
 use crate::acp::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
 use crate::domain::{
-    AuthStatusInfo, EditorClient, EditorError, ElicitationField, ElicitationOutcome,
-    ElicitationRequest, McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk,
-    PermissionOutcome, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
+    AuthStatusInfo, EditorClient, EditorError, ElicitationOutcome, ElicitationRequest,
+    McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk, PermissionOutcome,
+    SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
 };
 use crate::translate::compaction_text;
 
@@ -457,7 +457,7 @@ impl EditorClient for AcpEditor {
             .fields
             .iter()
             .fold(acp::ElicitationSchema::new(), |schema, field| {
-                schema.property(field.key.clone(), form_field(field), true)
+                schema.property(field.key.clone(), to_proto::form_field(field), true)
             });
         let open = self.ask_opened(&request.session_id);
         let scope = acp::ElicitationSessionScope::new(request.session_id)
@@ -563,29 +563,6 @@ impl<P> Notification<P> {
             method,
             params,
         }
-    }
-}
-
-fn form_field(field: &ElicitationField) -> acp::ElicitationPropertySchema {
-    let choices: Vec<acp::EnumOption> = field
-        .options
-        .iter()
-        .map(|(label, description)| {
-            acp::EnumOption::new(label.clone(), label.clone()).description(description.clone())
-        })
-        .collect();
-    if field.multiple {
-        acp::MultiSelectPropertySchema::titled(choices)
-            .title(field.title.clone())
-            .description(field.description.clone())
-            .min_items(1)
-            .into()
-    } else {
-        acp::StringPropertySchema::new()
-            .title(field.title.clone())
-            .description(field.description.clone())
-            .one_of(choices)
-            .into()
     }
 }
 

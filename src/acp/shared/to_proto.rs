@@ -3,10 +3,10 @@
 use agent_client_protocol::v1::schema as acp;
 
 use crate::domain::{
-    AnchorMessage, CompactionStatus, ConfigOption, ContentChunk, Cursor, ModeState, Notice,
-    NoticeSeverity, PermissionOption, PermissionOptionKind, PlanEntry, PlanPriority, PlanStatus,
-    RateLimitWindow, RateLimits, SessionUpdate, SlashCommand, StopReason, ToolCall, ToolCallUpdate,
-    ToolContent, ToolKind, ToolLocation, ToolStatus, TurnUsage, Usage,
+    AnchorMessage, CompactionStatus, ConfigOption, ContentChunk, Cursor, ElicitationField,
+    ModeState, Notice, NoticeSeverity, PermissionOption, PermissionOptionKind, PlanEntry,
+    PlanPriority, PlanStatus, RateLimitWindow, RateLimits, SessionUpdate, SlashCommand, StopReason,
+    ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolLocation, ToolStatus, TurnUsage, Usage,
 };
 
 pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
@@ -461,4 +461,28 @@ pub fn provider(route: crate::domain::ProviderRoute) -> acp::ProviderInfo {
         false,
         acp::ProviderCurrentConfig::new(protocol(route.api), route.base_url),
     )
+}
+
+/// A question's field as an elicitation form's property: its choices, one or several.
+pub(crate) fn form_field(field: &ElicitationField) -> acp::ElicitationPropertySchema {
+    let choices: Vec<acp::EnumOption> = field
+        .options
+        .iter()
+        .map(|(label, description)| {
+            acp::EnumOption::new(label.clone(), label.clone()).description(description.clone())
+        })
+        .collect();
+    if field.multiple {
+        acp::MultiSelectPropertySchema::titled(choices)
+            .title(field.title.clone())
+            .description(field.description.clone())
+            .min_items(1)
+            .into()
+    } else {
+        acp::StringPropertySchema::new()
+            .title(field.title.clone())
+            .description(field.description.clone())
+            .one_of(choices)
+            .into()
+    }
 }
