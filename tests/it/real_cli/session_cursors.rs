@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::support::acp_client::AcpClient;
 use crate::support::mock_api::{MockApi, Reply, Rule};
 use crate::support::real_cli::{ClaudeEnv, pinned_version};
-use crate::support::v2_schema::violations_1_20_v1;
+use crate::support::v2_schema::{v2_violations, violations_1_20_v1};
 
 const FIRST_PROMPT: &str = "Remember the word apple.";
 const FIRST_ANSWER: &str = "Noted: apple.";
@@ -191,4 +191,102 @@ async fn an_editor_without_cursors_gets_chunks_as_before() {
         assert_ne!(update["sessionUpdate"], "cursor_update", "{update}");
         assert!(update.get("messageId").is_none(), "{update}");
     }
+}
+
+/// A v2 editor's turn: the prompt's message id, once the turn is `idle`.
+async fn v2_turn(c: &AcpClient, session: &str, text: &str) -> String {
+    let start = c.update_count();
+    let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
+    let answer = c.request("session/prompt", params).await.unwrap();
+    let session = session.to_owned();
+    c.wait_for_update_from(
+        start,
+        move |u| {
+            u["sessionId"] == session.as_str()
+                && u["update"]["sessionUpdate"] == "state_update"
+                && u["update"]["state"] == "idle"
+        },
+        Duration::from_secs(60),
+    )
+    .await;
+    answer["messageId"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_v2_editor_gets_a_cursor_before_each_prompt_and_forks_at_one() {
+    let mock = MockApi::start(vec![
+        Rule::on_prompt("apple", Reply::text(FIRST_ANSWER)),
+        Rule::on_prompt("banana", Reply::text(SECOND_ANSWER)),
+        Rule::always(Reply::text("apple")),
+    ]);
+    let env = ClaudeEnv::for_version(&mock, pinned_version());
+    let c = AcpClient::from_command(env.command(crate::support::adapter()));
+    c.set_timeout(Duration::from_secs(60));
+    let init = json!({"protocolVersion": 2, "info": {"name": "v2-editor", "version": "1"}});
+    c.request("initialize", init).await.unwrap();
+    let new = json!({"cwd": env.work_dir()});
+    let session = c.request("session/new", new).await.unwrap();
+    let id = session["sessionId"].as_str().unwrap().to_owned();
+    let first = v2_turn(&c, &id, FIRST_PROMPT).await;
+    let second = v2_turn(&c, &id, SECOND_PROMPT).await;
+
+    let faults = v2_violations(&c, &id, &[]);
+    assert!(faults.is_empty(), "{faults:#?}");
+    let updates = c.updates(&id);
+    let held = |kind: &str, message: &str| {
+        updates
+            .iter()
+            .any(|u| u["sessionUpdate"] == kind && u["messageId"] == message)
+    };
+    let mut cursors = Vec::new();
+    for update in updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "cursor_update")
+    {
+        let anchor = &update["anchor"];
+        let kind = anchor["type"].as_str().unwrap();
+        let message = anchor["messageId"].as_str().unwrap();
+        assert!(
+            held(kind, message) || held(&format!("{kind}_chunk"), message),
+            "{update}"
+        );
+        cursors.push((
+            kind.to_owned(),
+            update["cursorId"].as_str().unwrap().to_owned(),
+        ));
+    }
+    let kinds: Vec<&str> = cursors.iter().map(|(kind, _)| kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_message",
+            "agent_message",
+            "user_message",
+            "agent_message"
+        ],
+        "{cursors:?}"
+    );
+    // Each prompt's cursor is anchored to the message id its `session/prompt` was answered with.
+    let anchored: Vec<&str> = updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "cursor_update" && u["anchor"]["type"] == "user_message")
+        .map(|u| u["anchor"]["messageId"].as_str().unwrap())
+        .collect();
+    assert_eq!(anchored, [first.as_str(), second.as_str()]);
+
+    // Before the second prompt: the first exchange, and not the second.
+    let fork = json!({
+        "sessionId": id, "cwd": env.work_dir(), "cursorId": cursors[2].1,
+    });
+    let forked = c.request("session/fork", fork).await.unwrap();
+    let fork_id = forked["sessionId"].as_str().unwrap().to_owned();
+    v2_turn(&c, &fork_id, IN_THE_FORK).await;
+    let last = mock.requests().last().unwrap().clone();
+    assert_eq!(last.prompt_text().as_deref(), Some(IN_THE_FORK));
+    assert!(last.contains(FIRST_PROMPT) && last.contains(FIRST_ANSWER));
+    assert!(!last.contains(SECOND_PROMPT) && !last.contains(SECOND_ANSWER));
+
+    let unknown = json!({"sessionId": id, "cwd": env.work_dir(), "cursorId": "c1"});
+    let err = c.request("session/fork", unknown).await.unwrap_err();
+    assert_eq!(err.code, -32602, "{}", err.message);
 }
