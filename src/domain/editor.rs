@@ -142,14 +142,26 @@ pub trait EditorClient: Send + Sync + 'static {
     /// Tells the editor the login in use changed (not tied to a session).
     fn auth_status(&self, _status: &super::AuthStatusInfo) {}
 
-    /// Whether the editor declared `session.notices` (else notices are told as agent lines).
-    fn supports_notices(&self) -> bool {
+    /// Whether the editor declared `session.promptSuggestions` (schema 1.20): claude is asked for
+    /// the prompts the user may send next, and they go to the editor after each turn.
+    fn supports_prompt_suggestions(&self) -> bool {
         false
     }
 
-    /// Whether the editor takes session cursors (ACP 1.20's `cursor_update`: a v1 editor that
+    /// Whether the editor declared `session.commands.skill` (schema 1.20, v2): claude's skills
+    /// are listed as skills, apart from its commands.
+    fn supports_skill_commands(&self) -> bool {
+        false
+    }
+
+    /// Whether the editor takes session cursors (schema 1.20's `cursor_update`: a v1 editor that
     /// declared `session.cursors`, every v2 editor), so the session announces them at all.
-    fn takes_cursors(&self) -> bool {
+    fn supports_cursors(&self) -> bool {
+        false
+    }
+
+    /// Whether the editor declared `session.notices` (else notices are told as agent lines).
+    fn supports_notices(&self) -> bool {
         false
     }
 

@@ -120,7 +120,7 @@ impl Sessions {
         // most, however long the transcript and however slow the editor.
         let editor = self.editor.clone();
         let (id, runtime) = (session_id.to_owned(), tokio::runtime::Handle::current());
-        let cursors = editor.takes_cursors();
+        let cursors = editor.supports_cursors();
         let gone = StopOnDrop(Arc::new(AtomicBool::new(false)));
         let stop = gone.0.clone();
         let replay = tokio::task::spawn_blocking(move || {

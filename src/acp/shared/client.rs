@@ -11,6 +11,7 @@ use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
 use async_trait::async_trait;
 
 use super::permission_request::PermissionRequest;
+use super::schema_1_20::Declared1_20;
 use super::to_proto;
 use crate::acp::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
 use crate::domain::{
@@ -32,10 +33,10 @@ pub struct AcpEditor {
     pending: Arc<PendingRequests>,
     /// Set once, by `initialize` (the editor says it before anything else).
     capabilities: OnceLock<acp::ClientCapabilities>,
+    /// What the same `initialize` declared that the SDK's capabilities drop (schema 1.20's).
+    declared_1_20: OnceLock<Declared1_20>,
     /// The editor's `clientInfo.name`, set by `initialize` when it sent one.
     client_name: OnceLock<String>,
-    /// Whether the editor takes session cursors (1.20): set once, by `initialize`.
-    cursors: OnceLock<bool>,
     /// The form the editor is written to in: set once, by `initialize` (v1's or v2's).
     form: OnceLock<Box<dyn EditorForm>>,
     /// The form of an editor that sent no `initialize` before a session wrote to it.
@@ -141,32 +142,28 @@ impl AcpEditor {
             outbound: transport.outbound.clone(),
             pending: transport.pending.clone(),
             capabilities: OnceLock::new(),
+            declared_1_20: OnceLock::new(),
             client_name: OnceLock::new(),
-            cursors: OnceLock::new(),
             form: OnceLock::new(),
             default_form,
         })
     }
 
-    /// What the editor declared at `initialize` (its capabilities in v1's terms, and its name)
-    /// and the form it is written to in from now on.
+    /// What the editor declared at `initialize` (its capabilities in v1's terms, what of schema
+    /// 1.20 the SDK's drop, and its name) and the form it is written to in from now on.
     pub(crate) fn set_declared(
         &self,
         capabilities: acp::ClientCapabilities,
+        declared_1_20: Declared1_20,
         client_name: Option<String>,
         form: Box<dyn EditorForm>,
     ) {
         let _ = self.capabilities.set(capabilities);
+        let _ = self.declared_1_20.set(declared_1_20);
         if let Some(name) = client_name {
             let _ = self.client_name.set(name);
         }
         let _ = self.form.set(form);
-    }
-
-    /// Whether the editor takes `cursor_update`s (a v1 editor that declared `session.cursors`,
-    /// which the SDK's capabilities do not keep; every v2 editor): said once, at `initialize`.
-    pub(crate) fn set_takes_cursors(&self, takes: bool) {
-        let _ = self.cursors.set(takes);
     }
 
     fn form(&self) -> &dyn EditorForm {
@@ -186,6 +183,11 @@ impl AcpEditor {
             .await
             .map_err(failure_error)?;
         R::Response::from_json(&method, answer).map_err(editor_error)
+    }
+
+    /// What the editor declared of schema 1.20 past the SDK (nothing before `initialize`).
+    fn declared_1_20(&self) -> Declared1_20 {
+        self.declared_1_20.get().copied().unwrap_or_default()
     }
 
     /// Whether the editor declared ACP's `plan`: the plan goes as plan operations.
@@ -208,6 +210,7 @@ impl AcpEditor {
 #[async_trait]
 impl EditorClient for AcpEditor {
     fn session_update(&self, session_id: &str, update: SessionUpdate) {
+        let form = self.form();
         // ACP: compaction updates only to editors that declared them; others get a line of text.
         let update = match update {
             // ACP: a child session's traffic only to editors that declared `subagents`.
@@ -222,23 +225,18 @@ impl EditorClient for AcpEditor {
             // ACP: plan mode's plan only to editors that declared `plan`, with its file's path.
             SessionUpdate::MarkdownPlan { content, path } if self.supports_plan_operations() => {
                 let update = to_proto::markdown_plan(content, path);
-                return self.form().json_update(&self.outbound, session_id, update);
+                return form.json_update(&self.outbound, session_id, update);
             }
-            SessionUpdate::MarkdownPlan { .. } => return,
             // ACP 1.20: cursors only to editors that take them.
-            SessionUpdate::Cursor(cursor) => {
-                if self.takes_cursors() {
-                    let update = to_proto::cursor_update(cursor);
-                    self.form().json_update(&self.outbound, session_id, update);
-                }
-                return;
+            SessionUpdate::Cursor(cursor) if self.supports_cursors() => {
+                let update = to_proto::cursor_update(cursor);
+                return form.json_update(&self.outbound, session_id, update);
             }
+            SessionUpdate::MarkdownPlan { .. } | SessionUpdate::Cursor(_) => return,
             // ACP: plan operations for editors that declared `plan`, the whole `plan` for others.
             SessionUpdate::Plan { entries } if self.supports_plan_operations() => {
                 let update = to_proto::plan_operation(entries);
-                self.form()
-                    .sdk_update(&self.outbound, session_id, update, false);
-                return;
+                return form.sdk_update(&self.outbound, session_id, update, false);
             }
             SessionUpdate::Compaction { status, .. } if !self.supports_compaction() => {
                 SessionUpdate::agent_text(compaction_text(status))
@@ -247,9 +245,7 @@ impl EditorClient for AcpEditor {
             SessionUpdate::Subagent(_) if !self.supports_subagents() => return,
             SessionUpdate::Notice(notice) if !self.supports_notices() => {
                 let message = to_proto::notice_as_message(notice);
-                self.form()
-                    .sdk_update(&self.outbound, session_id, message, false);
-                return;
+                return form.sdk_update(&self.outbound, session_id, message, false);
             }
             other => other,
         };
@@ -259,12 +255,7 @@ impl EditorClient for AcpEditor {
             update,
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
-        self.form()
-            .session_update(&self.outbound, session_id, update, may_be_large);
-    }
-
-    fn takes_cursors(&self) -> bool {
-        self.cursors.get().copied().unwrap_or(false)
+        form.session_update(&self.outbound, session_id, update, may_be_large);
     }
 
     /// Whether the editor declared ACP's `subagents`: it is told of each subagent.
@@ -319,6 +310,18 @@ impl EditorClient for AcpEditor {
         open.answered();
         self.form()
             .permission_outcome(answer.map_err(failure_error)?)
+    }
+
+    fn supports_prompt_suggestions(&self) -> bool {
+        self.declared_1_20().prompt_suggestions
+    }
+
+    fn supports_skill_commands(&self) -> bool {
+        self.declared_1_20().skill_commands
+    }
+
+    fn supports_cursors(&self) -> bool {
+        self.declared_1_20().cursors
     }
 
     fn supports_notices(&self) -> bool {

@@ -1,6 +1,6 @@
 //! An editor request read twice: in the SDK's type, and as the params it came with. The pinned SDK
-//! (schema 1.17) drops the fields it does not know, and what 1.20 adds (the editor's
-//! `session.cursors`, `session/fork`'s `cursorId`) is read from the params instead
+//! (schema 1.17) drops the fields it does not know, and what 1.20 adds (what `initialize`
+//! declares, `Declared1_20`; `session/fork`'s `cursorId`) is read from the params instead
 //! ([`super::schema_1_20`]). A handler takes `WithParams<R>` where it would take `R`: the method,
 //! the parsing and the answer are `R`'s.
 

@@ -139,12 +139,40 @@ pub(crate) fn fork_cursor(params: &Value) -> Result<Option<CursorId>, AgentError
     }
 }
 
-/// `ClientSessionCapabilities.cursors` (v1, 1.20): the editor takes `cursor_update`s.
-pub(crate) fn declares_cursors(client_capabilities: &Value) -> bool {
-    client_capabilities
-        .get("session")
-        .and_then(|session| session.get("cursors"))
-        .is_some_and(Value::is_object)
+/// What an editor declares at `initialize` under 1.20 that the pinned SDK's
+/// `ClientSessionCapabilities` drops, as plain booleans: read from the request's raw
+/// capabilities (v1's `clientCapabilities`, v2's `capabilities`; both keep them under `session`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Declared1_20 {
+    /// `session.promptSuggestions`: the editor takes `prompt_suggestions_update`.
+    pub(crate) prompt_suggestions: bool,
+    /// `session.commands.skill` (v2): the editor takes `skill` entries in its command list.
+    pub(crate) skill_commands: bool,
+    /// `session.cursors` (v1; a v2 editor takes them undeclared): the editor takes
+    /// `cursor_update`s.
+    pub(crate) cursors: bool,
+}
+
+impl Declared1_20 {
+    /// Read from `initialize`'s params, in either version's form. A capability is declared by an
+    /// object (`{}`); absent, `null` or anything else is not (1.20 reads a malformed one as
+    /// absent: `x-deserialize-default-on-error`).
+    pub(crate) fn of_initialize(params: &Value) -> Self {
+        let session = params
+            .get("clientCapabilities")
+            .or_else(|| params.get("capabilities"))
+            .and_then(|caps| caps.get("session"));
+        let declared = |path: &[&str]| {
+            path.iter()
+                .try_fold(session?, |value, key| value.get(key))
+                .map(Value::is_object)
+        };
+        Declared1_20 {
+            prompt_suggestions: declared(&["promptSuggestions"]).unwrap_or(false),
+            skill_commands: declared(&["commands", "skill"]).unwrap_or(false),
+            cursors: declared(&["cursors"]).unwrap_or(false),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -463,7 +463,7 @@ pub fn provider(route: crate::domain::ProviderRoute) -> acp::ProviderInfo {
     )
 }
 
-/// A question's field as an elicitation form's property: its choices, one or several.
+/// One question of a form (`elicitation/create`): a single or multiple choice among labels.
 pub(crate) fn form_field(field: &ElicitationField) -> acp::ElicitationPropertySchema {
     let choices: Vec<acp::EnumOption> = field
         .options

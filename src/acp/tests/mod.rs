@@ -1,4 +1,5 @@
 //! Unit tests of the ACP seam.
 
 mod conformance;
+mod declared;
 mod gateway;

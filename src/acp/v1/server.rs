@@ -13,7 +13,7 @@ use crate::acp::shared::extensions::{
 use crate::acp::shared::initialize::initialize_response;
 use crate::acp::shared::raw_params::WithParams;
 use crate::acp::shared::reply::reply_later;
-use crate::acp::shared::schema_1_20::{declares_cursors, fork_cursor};
+use crate::acp::shared::schema_1_20::{Declared1_20, fork_cursor};
 use crate::acp::shared::{from_proto, to_proto};
 use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened};
 
@@ -88,19 +88,18 @@ pub(crate) fn agent(
     let builder = Agent.v1().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
-            async move |read: WithParams<acp::InitializeRequest>,
+            async move |init: WithParams<acp::InitializeRequest>,
                         responder: Responder<acp::InitializeResponse>,
                         _cx| {
-                let req = read.request;
+                let declared = Declared1_20::of_initialize(&init.params);
+                let req = init.request;
                 let name = req.client_info.as_ref().map(|info| info.name.clone());
-                // 1.20's `session.cursors`, which the SDK's capabilities drop.
-                let cursors = declares_cursors(&read.params["clientCapabilities"]);
-                let form = match cursors {
+                // An editor that takes cursors holds the messages they are anchored to by id.
+                let form = match declared.cursors {
                     true => super::editor::form_with_message_ids(),
                     false => super::editor::form(),
                 };
-                editor.set_takes_cursors(cursors);
-                editor.set_declared(req.client_capabilities.clone(), name, form);
+                editor.set_declared(req.client_capabilities.clone(), declared, name, form);
                 responder.respond(initialize_response(core.as_ref(), &req))
             }
         },

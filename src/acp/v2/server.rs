@@ -18,7 +18,7 @@ use crate::acp::shared::extensions::{
 };
 use crate::acp::shared::raw_params::WithParams;
 use crate::acp::shared::reply::reply_later;
-use crate::acp::shared::schema_1_20::fork_cursor;
+use crate::acp::shared::schema_1_20::{Declared1_20, fork_cursor};
 use crate::acp::shared::{from_proto, initialize, to_proto};
 use crate::domain::{
     AgentCore, AgentError, ConfigOption, SessionOpened, SessionStatus, StopReason,
@@ -203,13 +203,23 @@ pub(crate) fn agent(
     let builder = Agent.v2().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
-            async move |req: v2::InitializeRequest,
+            async move |init: WithParams<v2::InitializeRequest>,
                         responder: Responder<v2::InitializeResponse>,
                         _cx| {
+                let declared_1_20 = Declared1_20::of_initialize(&init.params);
+                let req = init.request;
                 let declared = super::editor::declared_as_v1(&req);
-                // 1.20's v2 has cursors for every editor (no capability declares them).
-                editor.set_takes_cursors(true);
-                editor.set_declared(declared, Some(req.info.name.clone()), super::editor::form());
+                // 1.20's v2 has cursors for every editor: no capability declares them.
+                let declared_1_20 = Declared1_20 {
+                    cursors: true,
+                    ..declared_1_20
+                };
+                editor.set_declared(
+                    declared,
+                    declared_1_20,
+                    Some(req.info.name.clone()),
+                    super::editor::form(),
+                );
                 responder.respond_with_result(initialize_response(core.as_ref(), &req))
             }
         },

@@ -142,8 +142,45 @@ fn a_fork_names_its_cursor_and_a_v1_editor_declares_cursors() {
     assert!(fork_cursor(&json!({"cursorId": ""})).is_err());
     let caps = &definitions("v1")["ClientSessionCapabilities"]["properties"];
     assert!(caps["cursors"].is_object());
-    assert!(declares_cursors(&json!({"session": {"cursors": {}}})));
-    assert!(!declares_cursors(&json!({"session": {}})));
+}
+
+#[test]
+fn what_an_editor_declares_past_the_sdk_is_read_from_its_raw_initialize() {
+    let v1 = &definitions("v1")["ClientSessionCapabilities"]["properties"];
+    assert!(v1["cursors"].is_object() && v1["promptSuggestions"].is_object());
+    let v2 = &definitions("v2")["ClientSessionCapabilities"]["properties"];
+    assert!(v2["promptSuggestions"].is_object());
+    assert!(definitions("v2")["CommandsCapabilities"]["properties"]["skill"].is_object());
+    let read = |params: Value| Declared1_20::of_initialize(&params);
+    assert_eq!(
+        read(
+            json!({"protocolVersion": 1, "clientCapabilities": {"session": {
+            "cursors": {}, "promptSuggestions": {"image": {}}}}})
+        ),
+        Declared1_20 {
+            prompt_suggestions: true,
+            skill_commands: false,
+            cursors: true
+        }
+    );
+    assert_eq!(
+        read(json!({"protocolVersion": 2, "capabilities": {"session": {
+            "promptSuggestions": {}, "commands": {"skill": {}}}}})),
+        Declared1_20 {
+            prompt_suggestions: true,
+            skill_commands: true,
+            cursors: false
+        }
+    );
+    for nothing in [
+        json!({"protocolVersion": 1}),
+        json!({"clientCapabilities": {"session": null}}),
+        json!({"clientCapabilities": {"session": {"promptSuggestions": null, "cursors": true}}}),
+        json!({"capabilities": {"session": {"commands": {}}}}),
+        json!({"capabilities": {"session": {"commands": {"skill": false}}}}),
+    ] {
+        assert_eq!(read(nothing), Declared1_20::default());
+    }
 }
 
 #[test]

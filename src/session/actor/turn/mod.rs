@@ -323,7 +323,7 @@ impl Turns {
             ctx.editor.turn_state(&ctx.id, state);
             // The editor holds the prompt's message (v1's does not, live): the cursor before it,
             // where claude's transcript stores the prompt under its id.
-            if turn.by_claude && ctx.editor.takes_cursors() {
+            if turn.by_claude && ctx.editor.supports_cursors() {
                 let cursor = crate::domain::Cursor::before_prompt(&message_id);
                 ctx.tell_editor(SessionUpdate::Cursor(cursor));
             }
@@ -420,7 +420,7 @@ impl Turns {
         if turn.by_claude
             && outcome.is_ok()
             && let Some(cursor) = self.cursor.ended()
-            && p.ctx.editor.takes_cursors()
+            && p.ctx.editor.supports_cursors()
         {
             p.ctx.tell_editor(SessionUpdate::Cursor(cursor));
         }
