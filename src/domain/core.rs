@@ -253,14 +253,17 @@ pub trait AgentCore: Send + Sync + 'static {
         written: Option<AnswerWritten>,
     ) -> Result<TurnOutcome, AgentError>;
     /// A prompt whose editor is answered once it is in the conversation (ACP v2): as
-    /// [`Self::prompt`], and `inserted` is told the id of its user message then. By default
-    /// it is inserted at once, under a fresh id.
+    /// [`Self::prompt`], and `inserted` is told the id of its user message then. Sent again
+    /// under the `key` of one taken in (v2's `idempotencyKey`), it is not run again: `inserted`
+    /// is told that prompt's id. By default it is inserted at once, under a fresh id.
     async fn prompt_inserted(
         &self,
         session_id: &str,
         blocks: Vec<PromptBlock>,
         inserted: Inserted,
+        key: Option<String>,
     ) -> Result<TurnOutcome, AgentError> {
+        let _ = key;
         let _ = inserted.send(uuid::Uuid::new_v4().to_string());
         self.prompt(session_id, blocks, None).await
     }

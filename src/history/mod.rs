@@ -20,6 +20,7 @@ mod fork;
 mod lines;
 mod list;
 mod paths;
+mod prompt_keys;
 mod replay;
 mod rewind;
 mod thread;
@@ -42,6 +43,7 @@ pub(crate) use list::list;
 pub(crate) use list::{Listings, is_listed, prompt_title, stored_title};
 pub use paths::project_slug;
 pub(crate) use paths::{Stored, check_session_id, find, set_aside_no_conversation, stored};
+pub(crate) use prompt_keys::{PromptKey, load_prompt_keys, prompt_keys_path, save_prompt_keys};
 #[cfg(test)]
 pub(crate) use replay::replay;
 pub(crate) use replay::{stream as stream_replay, transcript};

@@ -10,6 +10,7 @@ mod login;
 pub(crate) mod meta;
 pub(crate) mod modes;
 pub(crate) mod options_cache;
+mod prompt_keys;
 mod requests;
 pub(crate) mod spawn;
 mod stored;
@@ -27,6 +28,7 @@ use tokio::sync::{mpsc, oneshot};
 use self::actor::{Closed, Command, SessionActor, SessionSpec, TurnRequest};
 use self::config::AdapterConfig;
 use self::listing::OpenSession;
+use self::prompt_keys::PromptKeys;
 use self::spawn::{Start, SystemPromptParts};
 use crate::domain::{
     AgentError, AnswerWritten, EditorClient, Inserted, NewSession, PromptBlock, SessionOpened,
@@ -46,6 +48,8 @@ struct SessionHandle {
     listed: Arc<Mutex<OpenSession>>,
     /// The roots claude got with `--add-dir`, reported by `session/list`.
     additional_directories: Vec<PathBuf>,
+    /// The keys its prompts were sent with (ACP v2's `idempotencyKey`).
+    keys: Arc<PromptKeys>,
 }
 
 /// Every session of this adapter process.
@@ -60,6 +64,7 @@ struct Starting {
     additional_directories: Vec<PathBuf>,
     /// The workspace waits for the user's trust: asked once the session's answer is queued.
     untrusted: Option<(trust::Untrusted, Option<crate::domain::AnswerWritten>)>,
+    keys: Arc<PromptKeys>,
 }
 
 pub(crate) struct Sessions {
@@ -162,6 +167,7 @@ impl Sessions {
             .expect("session registry lock")
             .remove(&session_id);
         let mut carried = Closed::default();
+        let carried_keys = previous.as_ref().map(|p| p.keys.clone());
         if let Some(previous) = previous {
             let (done_tx, done_rx) = oneshot::channel();
             if previous
@@ -172,6 +178,21 @@ impl Sessions {
                 carried = done_rx.await.unwrap_or_default();
             }
         }
+        // The keys of the prompts taken in: this process's, else those kept with the session.
+        let keys = match carried_keys {
+            Some(keys) => keys,
+            None => {
+                let store = (self.config.claude_config_dir.clone())
+                    .map(|dir| (dir, req.cwd.clone(), session_id.clone()));
+                let stored = matches!(start, Start::Resume);
+                let load = move || PromptKeys::load(store, stored);
+                Arc::new(
+                    tokio::task::spawn_blocking(load)
+                        .await
+                        .map_err(|e| AgentError::Internal(e.to_string()))?,
+                )
+            }
+        };
         // claude's models as it offered them last time: the answer carries every option at once.
         // (A small file read once per process; memory afterwards.)
         let cached = self
@@ -231,6 +252,7 @@ impl Sessions {
             wait,
             additional_directories,
             untrusted: untrusted.map(|u| (u, req.answered.take())),
+            keys,
         })
     }
 
@@ -306,6 +328,7 @@ impl Sessions {
             wait,
             additional_directories,
             untrusted,
+            keys,
         } = starting;
         let (tx, rx) = mpsc::unbounded_channel();
         let (options_tx, options_rx) = oneshot::channel();
@@ -320,6 +343,7 @@ impl Sessions {
                 commands: tx.clone(),
                 listed,
                 additional_directories,
+                keys,
             },
         );
         tokio::spawn(actor.run(rx));

@@ -214,9 +214,18 @@ impl AgentCore for Sessions {
         session_id: &str,
         blocks: Vec<PromptBlock>,
         inserted: crate::domain::Inserted,
+        key: Option<String>,
     ) -> Result<TurnOutcome, AgentError> {
-        self.run_prompt(session_id, blocks, None, Some(inserted))
-            .await
+        let Some(key) = key else {
+            return self
+                .run_prompt(session_id, blocks, None, Some(inserted))
+                .await;
+        };
+        let keys = self.handle(session_id)?.keys;
+        keys.prompt(key, inserted, |mine| {
+            self.run_prompt(session_id, blocks, None, Some(mine))
+        })
+        .await
     }
 
     async fn steer(

@@ -8,6 +8,7 @@
 // Until the handlers of issue 42 and 43 use each of them (the tests do).
 #![cfg_attr(not(test), allow(dead_code))]
 
+use agent_client_protocol::JsonRpcRequest;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -125,6 +126,30 @@ impl IdempotencyKey {
 
     pub(crate) fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// `PromptRequest` (v2) as 1.20 has it: the pinned SDK's drops `idempotencyKey`, so its params
+/// are taken as they came, read as the SDK's request, and the key read beside it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
+#[request(method = "session/prompt", response = agent_client_protocol::v2::schema::PromptResponse)]
+pub(crate) struct PromptRequestV2(Value);
+
+impl PromptRequestV2 {
+    /// The request and its key; a malformed one is invalid params naming the fault.
+    pub(crate) fn parse(
+        self,
+    ) -> Result<
+        (
+            agent_client_protocol::v2::schema::PromptRequest,
+            Option<IdempotencyKey>,
+        ),
+        AgentError,
+    > {
+        let key = IdempotencyKey::of_params(&self.0)?;
+        let request = serde_json::from_value(self.0)
+            .map_err(|e| AgentError::InvalidParams(format!("session/prompt: {e}")))?;
+        Ok((request, key))
     }
 }
 

@@ -6,6 +6,7 @@
 //! UTF-8, holds lines without limit, quotes bad input back, and queues outgoing messages without
 //! bound; it accepts any line stream and line sink, which is what this module gives it.
 
+mod handshake;
 mod lines;
 mod old_text;
 mod outbound;
@@ -74,20 +75,25 @@ impl Transport {
             }
         });
         let reader = lines::LineReader::new(input, outbound.clone());
-        let incoming = futures::stream::unfold((reader, pending), |(mut reader, pending)| {
+        let start = (reader, pending, outbound.clone(), None);
+        let incoming = futures::stream::unfold(start, |(mut reader, pending, outbound, held)| {
             async move {
+                if let Some(id) = held {
+                    handshake::hold_until_answered(&outbound, id).await;
+                }
                 loop {
                     let Some(line) = reader.next_line().await else {
                         pending.close();
                         return None;
                     };
+                    let mut held = None;
                     match &line {
                         Ok(text) if pending.take_answer(text) => continue,
-                        Ok(_) => {}
+                        Ok(text) => held = handshake::initialize_id(text),
                         // The SDK ends the connection on a read error.
                         Err(_) => pending.close(),
                     }
-                    return Some((line, (reader, pending)));
+                    return Some((line, (reader, pending, outbound, held)));
                 }
             }
         })

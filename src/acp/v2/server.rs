@@ -18,7 +18,7 @@ use crate::acp::shared::extensions::{
 };
 use crate::acp::shared::raw_params::WithParams;
 use crate::acp::shared::reply::reply_later;
-use crate::acp::shared::schema_1_20::{Declared1_20, fork_cursor};
+use crate::acp::shared::schema_1_20::{Declared1_20, IdempotencyKey, PromptRequestV2, fork_cursor};
 use crate::acp::shared::{from_proto, initialize, to_proto};
 use crate::domain::{
     AgentCore, AgentError, ConfigOption, SessionOpened, SessionStatus, StopReason,
@@ -410,9 +410,10 @@ pub(crate) fn agent(
         Ok(v2::SessionStatusResponse::new(status))
     });
     let builder = spawned!(builder, core, |c,
-                                           req: v2::PromptRequest|
+                                           req: PromptRequestV2|
      -> v2::PromptResponse {
-        prompt(c, req).await
+        let (req, key) = req.parse().map_err(to_rpc)?;
+        prompt(c, req, key).await
     });
     let builder = spawned!(builder, core, |c,
                                            req: v2::SetSessionConfigOptionRequest|
@@ -484,11 +485,13 @@ pub(crate) fn agent(
 }
 
 /// `session/prompt`: answered once the prompt is in the conversation, with its message's id;
-/// the turn goes on and its states follow as `state_update`s. A prompt that ends before it is
+/// the turn goes on and its states follow as `state_update`s. Sent again under the
+/// `idempotencyKey` of a prompt the session took in, it is answered with that prompt's id. A prompt that ends before it is
 /// in (a cancel while it waited) is answered `-32800`, one refused with the refusal.
 async fn prompt(
     core: Arc<dyn AgentCore>,
     req: v2::PromptRequest,
+    key: Option<IdempotencyKey>,
 ) -> Result<v2::PromptResponse, Error> {
     if req.prompt.is_empty() {
         return Err(invalid(
@@ -499,8 +502,11 @@ async fn prompt(
     let blocks = from_proto::prompt_blocks(blocks);
     let session_id = req.session_id.0.to_string();
     let (inserted, message_id) = tokio::sync::oneshot::channel();
-    let turn =
-        tokio::spawn(async move { core.prompt_inserted(&session_id, blocks, inserted).await });
+    let key = key.map(|k| k.as_str().to_owned());
+    let turn = tokio::spawn(async move {
+        core.prompt_inserted(&session_id, blocks, inserted, key)
+            .await
+    });
     if let Ok(id) = message_id.await {
         return Ok(v2::PromptResponse::new(id));
     }

@@ -29,6 +29,7 @@ mod permissions;
 mod plans;
 mod powershell;
 mod progress;
+mod prompt_retry;
 mod rewind;
 mod session_archive;
 mod session_cursors;

@@ -30,6 +30,7 @@ mod options_before_a_session;
 mod permissions;
 mod process_hygiene;
 mod progress;
+mod prompt_retry;
 mod prompt_turns;
 mod queued_prompts;
 mod rewind;

@@ -34,6 +34,39 @@ async fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
     assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
 }
 
+/// CodeCompanion's one-shot `:CodeCompanionChat <prompt>` can write `session/new` before the
+/// answer to its `initialize` arrives: the session still opens, and so does one behind a repeated
+/// `initialize` (editors that reconnect their chat send one).
+#[tokio::test]
+async fn a_session_new_sent_right_behind_initialize_opens_the_session() {
+    let s = Standin::new("text");
+    let mut editor = RawEditor::spawn(&s);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": 1, "clientCapabilities": {}}});
+    let new = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "session/new",
+        "params": {"cwd": s.work, "mcpServers": []}})
+    };
+    editor
+        .send(format!("{init}\n{}\n", new(1)).as_bytes())
+        .await;
+    let answer = editor.answer(&json!(1)).await;
+    assert!(answer["result"]["sessionId"].is_string(), "{answer}");
+
+    let mut again = init.clone();
+    again["id"] = json!(2);
+    editor
+        .send(format!("{again}\n{}\n", new(3)).as_bytes())
+        .await;
+    let answer = editor.answer(&json!(3)).await;
+    assert!(answer["result"]["sessionId"].is_string(), "{answer}");
+    assert!(
+        editor.seen.iter().all(|line| line.get("error").is_none()),
+        "no request refused: {:?}",
+        editor.seen
+    );
+}
+
 #[tokio::test]
 async fn lines_over_the_cap_are_refused_without_being_held_or_echoed() {
     let s = Standin::new("text");

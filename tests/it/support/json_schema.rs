@@ -180,6 +180,12 @@ fn check(root: &Value, schema: &Value, value: &Value, at: &str, found: &mut Vec<
                     found.push(format!("{at}: shorter than {min}"));
                 }
             }
+            "maxLength" => {
+                let max = arg.as_u64().expect("a count") as usize;
+                if value.as_str().is_some_and(|s| s.chars().count() > max) {
+                    found.push(format!("{at}: longer than {max}"));
+                }
+            }
             "pattern" => {
                 let pattern = arg.as_str().expect("a pattern");
                 let regex = Regex::new(pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"));

@@ -55,12 +55,9 @@ impl Workspace {
     }
 
     /// Waits until CodeCompanion has its session (the init file notes its `ACPSessionPost`
-    /// event in `session-ready`), as a user who types at human speed does. A prompt sent
-    /// sooner makes CodeCompanion connect a second time on the same connection: before
-    /// `initialize` is answered, claude-acp's ACP library refuses the first chain's
-    /// `session/new` (the user sees "Failed to create session"); before `session/new` is
-    /// answered, the prompt goes to a second session whose permission requests the chat
-    /// ignores.
+    /// event in `session-ready`), as a user who types at human speed does. A prompt typed
+    /// before `session/new` is answered goes to a second session CodeCompanion opens, whose
+    /// permission requests the chat ignores.
     async fn connected(&self) {
         let ready = self.env.home_dir().join("session-ready");
         let deadline = std::time::Instant::now() + super::STEP;
@@ -98,9 +95,8 @@ impl Workspace {
     }
 }
 
-#[tokio::test]
-#[ignore = "needs nvim 0.10+, tmux and the editor plugins (.ci/test installs and runs it)"]
-async fn codecompanion_runs_claude_acp_and_its_permissions_in_neovim() {
+/// Neovim with the pinned plugins and the shipped config, open in the workspace.
+async fn neovim() -> Workspace {
     let nvim = program("nvim", INSTALL);
     let nvim_version = version(&nvim, "NVIM v");
     assert!(nvim_version >= vec![0, 10], "{INSTALL}: {nvim_version:?}");
@@ -113,6 +109,27 @@ async fn codecompanion_runs_claude_acp_and_its_permissions_in_neovim() {
     ))
     .await;
     tokio::time::sleep(Duration::from_millis(500)).await;
+    ws
+}
+
+/// `:CodeCompanionChat <prompt>` opens the chat and sends the prompt at once: CodeCompanion then
+/// writes its `session/new` before the answer to its `initialize` has come.
+#[tokio::test]
+#[ignore = "needs nvim 0.10+, tmux and the editor plugins (.ci/test installs and runs it)"]
+async fn codecompanion_answers_a_chat_opened_with_its_prompt() {
+    let ws = neovim().await;
+    ws.script_text("one shot", "Answered the one-shot chat.");
+    ws.tmux()
+        .keys(&[":CodeCompanionChat Please answer this one shot", "Enter"]);
+    ws.replied("Answered the one-shot chat.").await;
+    ws.tmux().keys(&[":qa!", "Enter"]);
+    ws.editor_exited().await;
+}
+
+#[tokio::test]
+#[ignore = "needs nvim 0.10+, tmux and the editor plugins (.ci/test installs and runs it)"]
+async fn codecompanion_runs_claude_acp_and_its_permissions_in_neovim() {
+    let ws = neovim().await;
     ws.tmux().keys(&[":CodeCompanionChat", "Enter"]);
     ws.wait("the chat buffer", ERRORS, |s| s.contains(ME)).await;
     ws.connected().await;
