@@ -78,6 +78,11 @@ pub enum SessionUpdate {
         session_id: String,
         update: Box<SessionUpdate>,
     },
+    /// The prompts claude predicts the user sends next, most likely first, replacing the ones
+    /// before: only to editors that declared `session.promptSuggestions` (schema 1.20).
+    PromptSuggestions {
+        suggestions: Vec<String>,
+    },
     /// A message another session sent to this one (a subagent's instructions from its parent),
     /// as ACP's `session_message`: only to editors that declared `subagents`.
     MessageFrom {
@@ -86,8 +91,7 @@ pub enum SessionUpdate {
         recipient: String,
         text: String,
     },
-    /// A point a fork can start from, next to a message the editor holds (ACP 1.20's
-    /// `cursor_update`): only to editors that take cursors (dropped for the others).
+    /// A point a fork can start from (ACP 1.20's `cursor_update`), to editors that take cursors.
     Cursor(super::Cursor),
 }
 

@@ -13,7 +13,9 @@ use async_trait::async_trait;
 use super::permission_request::PermissionRequest;
 use super::schema_1_20::Declared1_20;
 use super::to_proto;
-use crate::acp::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
+use crate::acp::transport::{
+    Failure, Notification, Outbound, PendingRequests, REPLAY_BUDGET, Transport,
+};
 use crate::domain::{
     AuthStatusInfo, EditorClient, EditorError, ElicitationOutcome, ElicitationRequest,
     McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk, PermissionOutcome,
@@ -232,7 +234,16 @@ impl EditorClient for AcpEditor {
                 let update = to_proto::cursor_update(cursor);
                 return form.json_update(&self.outbound, session_id, update);
             }
-            SessionUpdate::MarkdownPlan { .. } | SessionUpdate::Cursor(_) => return,
+            // ACP: suggestions only to editors that declared `session.promptSuggestions`.
+            SessionUpdate::PromptSuggestions { suggestions }
+                if self.supports_prompt_suggestions() =>
+            {
+                let update = to_proto::prompt_suggestions(suggestions);
+                return form.json_update(&self.outbound, session_id, update);
+            }
+            SessionUpdate::MarkdownPlan { .. }
+            | SessionUpdate::Cursor(_)
+            | SessionUpdate::PromptSuggestions { .. } => return,
             // ACP: plan operations for editors that declared `plan`, the whole `plan` for others.
             SessionUpdate::Plan { entries } if self.supports_plan_operations() => {
                 let update = to_proto::plan_operation(entries);
@@ -547,24 +558,6 @@ impl EditorClient for AcpEditor {
             _ => Err(EditorError::Malformed(
                 "an unknown elicitation action".into(),
             )),
-        }
-    }
-}
-
-/// One JSON-RPC notification, serialised as the SDK would write it.
-#[derive(serde::Serialize)]
-pub(crate) struct Notification<P> {
-    jsonrpc: &'static str,
-    method: &'static str,
-    params: P,
-}
-
-impl<P> Notification<P> {
-    pub(crate) fn new(method: &'static str, params: P) -> Self {
-        Notification {
-            jsonrpc: "2.0",
-            method,
-            params,
         }
     }
 }

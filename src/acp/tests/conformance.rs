@@ -164,6 +164,9 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             text: "x".into(),
         },
         SessionUpdate::Cursor(crate::domain::Cursor::before_prompt("m")),
+        SessionUpdate::PromptSuggestions {
+            suggestions: vec!["x".into()],
+        },
     ];
     for u in &all {
         match u {
@@ -185,7 +188,8 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::MarkdownPlan { .. }
             | SessionUpdate::InSubagent { .. }
             | SessionUpdate::MessageFrom { .. }
-            | SessionUpdate::Cursor(_) => {}
+            | SessionUpdate::Cursor(_)
+            | SessionUpdate::PromptSuggestions { .. } => {}
         }
     }
     all

@@ -30,6 +30,7 @@ mod plans;
 mod powershell;
 mod progress;
 mod prompt_retry;
+mod prompt_suggestions;
 mod rewind;
 mod session_archive;
 mod session_cursors;
