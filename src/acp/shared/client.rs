@@ -335,6 +335,10 @@ impl EditorClient for AcpEditor {
         self.declared_1_20().cursors
     }
 
+    fn knows_speed_category(&self) -> bool {
+        self.declared_1_20().knows_1_20()
+    }
+
     fn supports_notices(&self) -> bool {
         self.capabilities
             .get()

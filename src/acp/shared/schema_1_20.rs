@@ -193,6 +193,12 @@ pub(crate) struct Declared1_20 {
 }
 
 impl Declared1_20 {
+    /// Whether the editor speaks schema 1.20: it declared a capability only 1.20 defines, so it
+    /// knows what else 1.20 adds with no capability of its own (the `speed` config category).
+    pub(crate) fn knows_1_20(&self) -> bool {
+        self.prompt_suggestions || self.skill_commands || self.cursors
+    }
+
     /// Read from `initialize`'s params, in either version's form. A capability is declared by an
     /// object (`{}`); absent, `null` or anything else is not (1.20 reads a malformed one as
     /// absent: `x-deserialize-default-on-error`).

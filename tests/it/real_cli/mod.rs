@@ -38,6 +38,7 @@ mod session_title;
 mod sessions;
 mod slash_commands;
 mod smoke;
+mod speed;
 mod steering;
 mod subagents;
 mod toggles;
