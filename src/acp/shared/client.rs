@@ -1,7 +1,6 @@
-//! The editor as the session side sees it (`EditorClient`), over our transport: session updates
-//! go into the measured queue to the editor's stdout, and every request we send the editor goes
-//! out past the SDK and is answered through our pending-request map ([`crate::acp::transport`]), in the form of the ACP version
-//! the editor chose at `initialize` ([`EditorForm`]).
+//! The editor as the sessions see it (`EditorClient`): updates go into the measured queue to its
+//! stdout, our requests past the SDK through our pending-request map ([`crate::acp::transport`]),
+//! in the form of the ACP version it chose at `initialize` ([`EditorForm`]).
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -77,6 +76,11 @@ pub(crate) trait EditorForm: Send + Sync {
 
     /// Whether the editor is told where each turn stands ([`TurnState`]).
     fn follows_turns(&self) -> bool {
+        false
+    }
+
+    /// Whether the editor takes session cursors without declaring them (1.20's v2 editors).
+    fn takes_cursors(&self) -> bool {
         false
     }
 
@@ -332,7 +336,7 @@ impl EditorClient for AcpEditor {
     }
 
     fn supports_cursors(&self) -> bool {
-        self.declared_1_20().cursors
+        self.declared_1_20().cursors || self.form().takes_cursors()
     }
 
     fn knows_speed_category(&self) -> bool {

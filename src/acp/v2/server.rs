@@ -209,11 +209,6 @@ pub(crate) fn agent(
                 let declared_1_20 = Declared1_20::of_initialize(&init.params);
                 let req = init.request;
                 let declared = super::editor::declared_as_v1(&req);
-                // 1.20's v2 has cursors for every editor: no capability declares them.
-                let declared_1_20 = Declared1_20 {
-                    cursors: true,
-                    ..declared_1_20
-                };
                 editor.set_declared(
                     declared,
                     declared_1_20,
