@@ -102,3 +102,39 @@ impl McpRoutes {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_notification_goes_to_its_request_s_waiter_and_other_lines_to_the_sdk() {
+        let routes = McpRoutes::default();
+        let (waiter, mut notes) = mpsc::channel(4);
+        let key = ("srv".to_owned(), "r1".to_owned());
+        let route = routes.open(key, waiter);
+        let note = |request: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"mcp/message","params":{{"serverId":"srv","requestId":"{request}","method":"notifications/progress","params":{{"progress":1}}}}}}"#
+            )
+        };
+        assert!(routes.take_notification(&note("r1")));
+        let got = notes
+            .try_recv()
+            .expect("passed on at once, in the line's turn");
+        assert_eq!(got.method, "notifications/progress");
+        // For no active request: taken and dropped, never the SDK's.
+        assert!(routes.take_notification(&note("r2")));
+        assert!(notes.try_recv().is_err());
+        // A request of the same method, and other lines, are the SDK's.
+        let request = r#"{"jsonrpc":"2.0","id":3,"method":"mcp/message","params":{"serverId":"srv","requestId":"r1","method":"x"}}"#;
+        assert!(!routes.take_notification(request));
+        assert!(
+            !routes.take_notification(r#"{"jsonrpc":"2.0","method":"session/cancel","params":{}}"#)
+        );
+        // Once the request is over, its notifications have nowhere to go.
+        drop(route);
+        assert!(routes.take_notification(&note("r1")));
+        assert!(notes.try_recv().is_err());
+    }
+}
