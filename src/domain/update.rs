@@ -79,9 +79,7 @@ pub enum SessionUpdate {
         update: Box<SessionUpdate>,
     },
     /// The prompts claude predicts the user sends next (to editors that take them; schema 1.20).
-    PromptSuggestions {
-        suggestions: Vec<String>,
-    },
+    PromptSuggestions(Vec<String>),
     /// A message another session sent to this one (a subagent's instructions from its parent),
     /// as ACP's `session_message`: only to editors that declared `subagents`.
     MessageFrom {
@@ -90,6 +88,8 @@ pub enum SessionUpdate {
         recipient: String,
         text: String,
     },
+    /// A point a fork can start from (ACP 1.20's `cursor_update`), to editors that take cursors.
+    Cursor(super::Cursor),
 }
 
 /// The id of block `index` of claude's API message `api_message` as a message of its own (a

@@ -163,9 +163,8 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             recipient: "s/subagent/a".into(),
             text: "x".into(),
         },
-        SessionUpdate::PromptSuggestions {
-            suggestions: vec!["x".into()],
-        },
+        SessionUpdate::Cursor(crate::domain::Cursor::before_prompt("m")),
+        SessionUpdate::PromptSuggestions(vec!["x".into()]),
     ];
     for u in &all {
         match u {
@@ -187,7 +186,8 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::MarkdownPlan { .. }
             | SessionUpdate::InSubagent { .. }
             | SessionUpdate::MessageFrom { .. }
-            | SessionUpdate::PromptSuggestions { .. } => {}
+            | SessionUpdate::Cursor(_)
+            | SessionUpdate::PromptSuggestions(_) => {}
         }
     }
     all

@@ -28,6 +28,7 @@ use crate::history;
 use crate::translate::{TurnSignal, TurnTranslator};
 
 mod commands;
+mod cursor;
 mod ledger;
 mod local;
 mod own;
@@ -172,6 +173,8 @@ pub(super) struct Turns {
     pub(super) translator: TurnTranslator,
     /// The commands the prompt box offers.
     pub(super) commands: commands::OfferedCommands,
+    /// Where the running turn ends, for its session cursor.
+    cursor: cursor::TurnCursor,
     tell: Tell<Done>,
 }
 
@@ -184,6 +187,7 @@ impl Turns {
             title: title::SessionTitle::default(),
             translator,
             commands: commands::OfferedCommands::default(),
+            cursor: cursor::TurnCursor::default(),
             tell,
         }
     }
@@ -316,8 +320,17 @@ impl Turns {
         }
         if ctx.editor.follows_turns() {
             let prompt = turn.blocks.clone();
-            let state = TurnState::Started { message_id, prompt };
+            let state = TurnState::Started {
+                message_id: message_id.clone(),
+                prompt,
+            };
             ctx.editor.turn_state(&ctx.id, state);
+            // The editor holds the prompt's message (v1's does not, live): the cursor before it,
+            // where claude's transcript stores the prompt under its id.
+            if turn.by_claude && ctx.editor.supports_cursors() {
+                let cursor = crate::domain::Cursor::before_prompt(&message_id);
+                ctx.tell_editor(SessionUpdate::Cursor(cursor));
+            }
         }
     }
 
@@ -326,6 +339,7 @@ impl Turns {
         p.claude.turn_starts();
         p.tools.edit_log.start_turn();
         self.translator.prompt_starts();
+        self.cursor.starts();
     }
 
     /// `session/cancel`: the running turn and every prompt waiting behind it end as cancelled.
@@ -407,6 +421,13 @@ impl Turns {
             usage: turn.usage,
             rate_limits,
         });
+        if turn.by_claude
+            && outcome.is_ok()
+            && let Some(cursor) = self.cursor.ended()
+            && p.ctx.editor.supports_cursors()
+        {
+            p.ctx.tell_editor(SessionUpdate::Cursor(cursor));
+        }
         announce_end(p.ctx, &mut turn, &outcome);
         if let Some(task) = &turn.local {
             // Ended early (cancelled, claude gone): it changes nothing more.
@@ -432,8 +453,10 @@ impl Turns {
         p: &mut Parts<'_>,
         message: ClaudeMessage,
     ) -> Vec<TurnSignal> {
+        self.cursor.on_message(&message);
         let out = self.translator.on_message(message);
         for update in out.updates {
+            self.cursor.on_update(&update);
             let update = p.tools.keep_terminal_shown(update);
             p.ctx.tell_editor(update);
         }
@@ -469,7 +492,11 @@ fn announce_end(ctx: &SessionContext, turn: &mut Turn, outcome: &Result<TurnOutc
     }
     if editor.follows_turns() {
         let prompt = turn.blocks.clone();
+        let cursor = crate::domain::Cursor::before_prompt(&message_id);
         editor.turn_state(&ctx.id, TurnState::Joined { message_id, prompt });
+        if turn.by_claude && editor.supports_cursors() {
+            ctx.tell_editor(SessionUpdate::Cursor(cursor));
+        }
     }
 }
 
