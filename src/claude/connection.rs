@@ -209,6 +209,7 @@ fn subtype_of(request: &OutboundControl) -> &'static str {
         OutboundControl::McpStatus => "mcp_status",
         OutboundControl::McpReconnect { .. } => "mcp_reconnect",
         OutboundControl::McpToggle { .. } => "mcp_toggle",
+        OutboundControl::RenameSession { .. } => "rename_session",
     }
 }
 

@@ -66,6 +66,15 @@ pub enum OutboundControl {
         #[serde(rename = "serverName")]
         server_name: String,
     },
+    /// Names the session as the user named it in the editor (`source: "host"`, which claude
+    /// counts as a user rename: its generated titles no longer replace it); claude writes the
+    /// `custom-title` record itself, at once or when it first stores the conversation, and
+    /// refuses when `session_id` is no longer its session.
+    RenameSession {
+        title: String,
+        source: &'static str,
+        session_id: String,
+    },
     /// Enables or disables an MCP server, for the rest of this claude's life.
     McpToggle {
         #[serde(rename = "serverName")]
