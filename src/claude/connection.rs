@@ -269,6 +269,7 @@ mod tests {
                 system_prompt: None,
                 append_system_prompt: None,
                 forward_subagent_text: false,
+                prompt_suggestions: false,
             },
             OutboundControl::Interrupt,
             OutboundControl::InterruptAll {

@@ -41,7 +41,7 @@ pub use permission_update::{
     PermissionUpdate, UpdateKind,
 };
 pub use prompt::{ImageSource, InputBlock, Priority, UserInputMessage};
-pub use rate_limit::{RateLimitEvent, RateLimitInfo, RateLimitWindowInfo};
+pub use rate_limit::{PromptSuggestion, RateLimitEvent, RateLimitInfo, RateLimitWindowInfo};
 pub use rewind::{FILE_CHECKPOINTING_ENV, RewindFilesRequest, RewindFilesResult};
 pub use stream_event::{Event, EventDelta, StreamEvent};
 pub use tool_result::ToolResultContent;
@@ -66,6 +66,8 @@ pub enum ClaudeMessage {
     ToolProgress(ToolProgress),
     /// A subscription's usage limits changed (`rate_limit_event`).
     RateLimit(RateLimitEvent),
+    /// The prompt claude predicts the user sends next (`prompt_suggestion`).
+    PromptSuggestion(PromptSuggestion),
     /// A `type` this adapter does not know; logged and skipped.
     Unknown(Value),
 }

@@ -159,6 +159,12 @@ pub trait EditorClient: Send + Sync + 'static {
         false
     }
 
+    /// Whether the editor knows schema 1.20's `speed` config category (Fast mode's; else Fast
+    /// mode is a `model_config` option, as before 1.20).
+    fn knows_speed_category(&self) -> bool {
+        false
+    }
+
     /// Whether the editor declared `session.notices` (else notices are told as agent lines).
     fn supports_notices(&self) -> bool {
         false

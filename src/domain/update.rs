@@ -78,6 +78,11 @@ pub enum SessionUpdate {
         session_id: String,
         update: Box<SessionUpdate>,
     },
+    /// The prompts claude predicts the user sends next, most likely first, replacing the ones
+    /// before: only to editors that declared `session.promptSuggestions` (schema 1.20).
+    PromptSuggestions {
+        suggestions: Vec<String>,
+    },
     /// A message another session sent to this one (a subagent's instructions from its parent),
     /// as ACP's `session_message`: only to editors that declared `subagents`.
     MessageFrom {

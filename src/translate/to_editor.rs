@@ -176,6 +176,12 @@ impl TurnTranslator {
             ClaudeMessage::System(s) => self.on_system(&s, &mut out),
             ClaudeMessage::ToolProgress(p) => self.on_tool_progress(&p, &mut out),
             ClaudeMessage::RateLimit(r) => self.on_rate_limit(&r.rate_limit_info, &mut out),
+            // ACP: a suggestion is never empty or only whitespace.
+            ClaudeMessage::PromptSuggestion(s) if !s.suggestion.trim().is_empty() => {
+                out.updates.push(SessionUpdate::PromptSuggestions {
+                    suggestions: vec![s.suggestion],
+                });
+            }
             _ => {}
         }
         out

@@ -13,7 +13,9 @@ use async_trait::async_trait;
 use super::permission_request::PermissionRequest;
 use super::schema_1_20::Declared1_20;
 use super::to_proto;
-use crate::acp::transport::{Failure, Outbound, PendingRequests, REPLAY_BUDGET, Transport};
+use crate::acp::transport::{
+    Failure, Notification, Outbound, PendingRequests, REPLAY_BUDGET, Transport,
+};
 use crate::domain::{
     AuthStatusInfo, EditorClient, EditorError, ElicitationOutcome, ElicitationRequest,
     McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk, PermissionOutcome,
@@ -227,6 +229,14 @@ impl EditorClient for AcpEditor {
                 return self.form().json_update(&self.outbound, session_id, update);
             }
             SessionUpdate::MarkdownPlan { .. } => return,
+            // ACP: suggestions only to editors that declared `session.promptSuggestions`.
+            SessionUpdate::PromptSuggestions { suggestions } => {
+                if self.supports_prompt_suggestions() {
+                    let update = to_proto::prompt_suggestions(suggestions);
+                    self.form().json_update(&self.outbound, session_id, update);
+                }
+                return;
+            }
             // ACP: plan operations for editors that declared `plan`, the whole `plan` for others.
             SessionUpdate::Plan { entries } if self.supports_plan_operations() => {
                 let update = to_proto::plan_operation(entries);
@@ -321,6 +331,10 @@ impl EditorClient for AcpEditor {
 
     fn supports_cursors(&self) -> bool {
         self.declared_1_20().cursors
+    }
+
+    fn knows_speed_category(&self) -> bool {
+        self.declared_1_20().knows_1_20()
     }
 
     fn supports_notices(&self) -> bool {
@@ -546,24 +560,6 @@ impl EditorClient for AcpEditor {
             _ => Err(EditorError::Malformed(
                 "an unknown elicitation action".into(),
             )),
-        }
-    }
-}
-
-/// One JSON-RPC notification, serialised as the SDK would write it.
-#[derive(serde::Serialize)]
-pub(crate) struct Notification<P> {
-    jsonrpc: &'static str,
-    method: &'static str,
-    params: P,
-}
-
-impl<P> Notification<P> {
-    pub(crate) fn new(method: &'static str, params: P) -> Self {
-        Notification {
-            jsonrpc: "2.0",
-            method,
-            params,
         }
     }
 }

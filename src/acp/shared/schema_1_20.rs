@@ -91,7 +91,7 @@ pub(crate) enum PlanContent {
 
 /// The `SessionUpdate` variants of 1.20 the SDK's enum lacks or writes short of 1.20, in the
 /// `sessionUpdate`-tagged form of `session/update`'s `update`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "sessionUpdate", rename_all = "snake_case")]
 pub(crate) enum SessionUpdate1_20 {
     CursorUpdate(CursorUpdate),
@@ -101,6 +101,20 @@ pub(crate) enum SessionUpdate1_20 {
     PlanUpdate {
         plan: PlanContent,
     },
+    PromptSuggestionsUpdate(PromptSuggestionsUpdate),
+}
+
+/// `PromptSuggestion`: a prompt the editor may send as it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PromptSuggestion {
+    pub(crate) prompt: Vec<agent_client_protocol::v1::schema::ContentBlock>,
+}
+
+/// `PromptSuggestionsUpdate`: the session's suggestions now, most likely first (replacing the
+/// ones before; an empty list withdraws them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PromptSuggestionsUpdate {
+    pub(crate) suggestions: Vec<PromptSuggestion>,
 }
 
 /// `IdempotencyKey` (v2 `session/prompt`): one prompt's submission across retries, 1 to 255
@@ -178,6 +192,12 @@ pub(crate) struct Declared1_20 {
 }
 
 impl Declared1_20 {
+    /// Whether the editor speaks schema 1.20: it declared a capability only 1.20 defines, so it
+    /// knows what else 1.20 adds with no capability of its own (the `speed` config category).
+    pub(crate) fn knows_1_20(&self) -> bool {
+        self.prompt_suggestions || self.skill_commands || self.cursors
+    }
+
     /// Read from `initialize`'s params, in either version's form. A capability is declared by an
     /// object (`{}`); absent, `null` or anything else is not (1.20 reads a malformed one as
     /// absent: `x-deserialize-default-on-error`).

@@ -2,6 +2,8 @@
 
 use agent_client_protocol::v1::schema as acp;
 
+use super::schema_1_20::{PromptSuggestion, PromptSuggestionsUpdate, SessionUpdate1_20};
+
 use crate::domain::{
     CompactionStatus, ConfigOption, ContentChunk, ElicitationField, ModeState, Notice,
     NoticeSeverity, PermissionOption, PermissionOptionKind, PlanEntry, PlanPriority, PlanStatus,
@@ -63,6 +65,13 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
         SessionUpdate::MarkdownPlan { content, .. } => U::PlanUpdate(acp::PlanUpdate::new(
             acp::PlanUpdateContent::markdown(PLAN_FILE_ID, content),
         )),
+        // The SDK has no suggestions: the TypeScript adapter's `_meta` is the nearest in its
+        // types (the editor's client writes 1.20's `prompt_suggestions_update` instead).
+        SessionUpdate::PromptSuggestions { suggestions } => {
+            let mut meta = acp::Meta::new();
+            meta.insert("promptSuggestions".into(), suggestions.into());
+            U::SessionInfoUpdate(acp::SessionInfoUpdate::new().meta(meta))
+        }
         // The child's id is the caller's (the editor's client sends it under that id).
         SessionUpdate::InSubagent { update, .. } => session_update(*update),
         SessionUpdate::MessageFrom {
@@ -455,4 +464,17 @@ pub(crate) fn form_field(field: &ElicitationField) -> acp::ElicitationPropertySc
             .one_of(choices)
             .into()
     }
+}
+
+/// 1.20's `prompt_suggestions_update`: each suggestion a prompt of one text block.
+pub(crate) fn prompt_suggestions(suggestions: Vec<String>) -> serde_json::Value {
+    let update = SessionUpdate1_20::PromptSuggestionsUpdate(PromptSuggestionsUpdate {
+        suggestions: suggestions
+            .into_iter()
+            .map(|text| PromptSuggestion {
+                prompt: vec![acp::ContentBlock::Text(acp::TextContent::new(text))],
+            })
+            .collect(),
+    });
+    serde_json::to_value(update).unwrap_or_default()
 }

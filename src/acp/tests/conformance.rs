@@ -163,6 +163,9 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             recipient: "s/subagent/a".into(),
             text: "x".into(),
         },
+        SessionUpdate::PromptSuggestions {
+            suggestions: vec!["x".into()],
+        },
     ];
     for u in &all {
         match u {
@@ -183,7 +186,8 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::Subagent(_)
             | SessionUpdate::MarkdownPlan { .. }
             | SessionUpdate::InSubagent { .. }
-            | SessionUpdate::MessageFrom { .. } => {}
+            | SessionUpdate::MessageFrom { .. }
+            | SessionUpdate::PromptSuggestions { .. } => {}
         }
     }
     all

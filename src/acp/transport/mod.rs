@@ -18,7 +18,7 @@ use std::sync::Arc;
 use futures::StreamExt as _;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub(crate) use outbound::{Outbound, REPLAY_BUDGET};
+pub(crate) use outbound::{Notification, Outbound, REPLAY_BUDGET};
 pub(crate) use pending::{Failure, PendingRequests};
 
 use crate::platform::stdio;

@@ -351,6 +351,24 @@ async fn write_streamed<W: AsyncWrite + Unpin>(
     out.flush().await
 }
 
+/// One JSON-RPC notification, serialised as the SDK would write it.
+#[derive(serde::Serialize)]
+pub(crate) struct Notification<P> {
+    jsonrpc: &'static str,
+    method: &'static str,
+    params: P,
+}
+
+impl<P> Notification<P> {
+    pub(crate) fn new(method: &'static str, params: P) -> Self {
+        Notification {
+            jsonrpc: "2.0",
+            method,
+            params,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,8 +43,8 @@ fn string(line: &mut Vec<u8>, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acp::shared::client::Notification;
     use crate::acp::shared::to_proto;
+    use crate::acp::transport::Notification;
     use agent_client_protocol::v1::schema as acp;
 
     /// What the SDK's types give for the same update.

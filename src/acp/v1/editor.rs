@@ -5,11 +5,11 @@
 use agent_client_protocol::v1::schema as acp;
 
 use super::chunk_line::text_chunk_line;
-use crate::acp::shared::client::{EditorForm, Notification};
+use crate::acp::shared::client::EditorForm;
 use crate::acp::shared::permission_request::{PermissionRequest, Version};
 use crate::acp::shared::to_proto;
 use crate::acp::shared::tool_call_json::{ToolCallNotification, ToolCallUpdateNotification};
-use crate::acp::transport::Outbound;
+use crate::acp::transport::{Notification, Outbound};
 use crate::domain::{EditorError, PermissionAsk, PermissionOutcome, SessionUpdate};
 
 /// v1's form; it keeps nothing per connection.

@@ -11,12 +11,12 @@ use agent_client_protocol::v2::schema as v2;
 use serde_json::Value;
 
 use super::convert::{self, Stream};
-use crate::acp::shared::client::{EditorForm, Notification};
+use crate::acp::shared::client::EditorForm;
 use crate::acp::shared::permission_request::{PermissionRequest, Version};
 use crate::acp::shared::schema_1_20::{ReplayComplete, SessionUpdate1_20};
 use crate::acp::shared::to_proto;
 use crate::acp::shared::tool_call_json::ToolCallNotification;
-use crate::acp::transport::Outbound;
+use crate::acp::transport::{Notification, Outbound};
 use crate::domain::{EditorError, PermissionAsk, PermissionOutcome, SessionUpdate, TurnState};
 
 /// Per connection: the message each session's chunks currently belong to.

@@ -124,6 +124,7 @@ async fn the_real_claude_answers_initialize_and_exits_on_stdin_eof() {
         system_prompt: None,
         append_system_prompt: None,
         forward_subagent_text: false,
+        prompt_suggestions: false,
     };
     let answer = handle.request(init, Duration::from_secs(30)).await.unwrap();
     assert_eq!(answer["pid"], json!(process.pid()), "{answer}");

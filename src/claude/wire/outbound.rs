@@ -26,6 +26,13 @@ pub enum OutboundControl {
             skip_serializing_if = "std::ops::Not::not"
         )]
         forward_subagent_text: bool,
+        /// Sends a `prompt_suggestion` after each turn (the Agent SDK's `promptSuggestions`),
+        /// which costs claude one more model request per turn.
+        #[serde(
+            rename = "promptSuggestions",
+            skip_serializing_if = "std::ops::Not::not"
+        )]
+        prompt_suggestions: bool,
     },
     Interrupt,
     /// An interrupt that also drops the user messages still waiting in claude's queue (claude

@@ -1,4 +1,5 @@
-//! claude's `rate_limit_event`: where a Claude subscription's usage windows stand.
+//! claude's `rate_limit_event`: where a Claude subscription's usage windows stand; and its
+//! `prompt_suggestion`, which claude makes only while the limits allow.
 
 use serde::Deserialize;
 
@@ -10,6 +11,14 @@ use crate::claude::lenient;
 pub struct RateLimitEvent {
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub rate_limit_info: RateLimitInfo,
+}
+
+/// `{"type":"prompt_suggestion"}`: the prompt claude predicts the user sends next, after a turn
+/// (only when asked for at `initialize`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct PromptSuggestion {
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub suggestion: String,
 }
 
 /// One window's figures, as claude's `SDKRateLimitInfo` has them.

@@ -57,6 +57,7 @@ impl ClaudeMessage {
             "control_response" => typed(kind, line).map(ClaudeMessage::ControlResponse),
             "tool_progress" => typed(kind, line).map(ClaudeMessage::ToolProgress),
             "rate_limit_event" => typed(kind, line).map(ClaudeMessage::RateLimit),
+            "prompt_suggestion" => typed(kind, line).map(ClaudeMessage::PromptSuggestion),
             _ => return None,
         })
     }
@@ -94,6 +95,7 @@ impl ClaudeMessage {
             "control_response" => ClaudeMessage::ControlResponse(typed(&kind, value)?),
             "tool_progress" => ClaudeMessage::ToolProgress(typed(&kind, value)?),
             "rate_limit_event" => ClaudeMessage::RateLimit(typed(&kind, value)?),
+            "prompt_suggestion" => ClaudeMessage::PromptSuggestion(typed(&kind, value)?),
             "control_cancel_request" => {
                 #[derive(Deserialize)]
                 struct Cancel {

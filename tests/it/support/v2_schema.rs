@@ -9,7 +9,11 @@ use super::acp_client::AcpClient;
 use super::json_schema;
 
 /// The kinds of update schema 1.20 adds to what the pinned SDK's schema knows.
-const SCHEMA_1_20_ONLY: &[&str] = &["replay_complete", "cursor_update"];
+const SCHEMA_1_20_ONLY: &[&str] = &[
+    "replay_complete",
+    "cursor_update",
+    "prompt_suggestions_update",
+];
 
 /// Definition `name` of ACP schema 1.20's v2, as a schema to validate against.
 pub fn schema_1_20_v2(name: &str) -> Value {

@@ -217,6 +217,8 @@ impl Claude {
             // A subagent's words are shown where they can be: in its child session, or tagged.
             forward_subagent_text: ctx.editor.supports_subagents()
                 || ctx.flags.forward_subagent_text,
+            // Asked for only where they are shown: each costs a model request.
+            prompt_suggestions: ctx.editor.supports_prompt_suggestions(),
         };
         let initialize = handle.request(request, CONTROL_TIMEOUT);
         // Then the toggles that are on (Fast mode, ultracode), before any prompt can follow, and

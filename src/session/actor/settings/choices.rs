@@ -80,7 +80,7 @@ impl Settings {
         reply: SettingReply,
     ) {
         let offered = self
-            .toggle_options(false)
+            .toggle_options(false, false)
             .iter()
             .any(|o| o.id == toggle.id());
         if !offered {

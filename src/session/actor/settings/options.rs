@@ -31,7 +31,9 @@ impl Settings {
         let mut options = vec![modes::config_option(&self.mode, self.offered_modes(ctx))];
         options.extend(self.model_option());
         options.extend(self.effort_option());
-        options.extend(self.toggle_options(ctx.editor.supports_boolean_options()));
+        let editor = &ctx.editor;
+        let speed = editor.knows_speed_category();
+        options.extend(self.toggle_options(editor.supports_boolean_options(), speed));
         options.extend(self.agent_option());
         options.extend(self.file_edits.map(|v| FILE_EDITS.config_option(v)));
         options.extend(self.terminal.map(|v| TERMINAL.config_option(v)));
@@ -116,20 +118,30 @@ impl Settings {
         })
     }
 
-    pub(in crate::session::actor) fn toggle_options(&self, as_boolean: bool) -> Vec<ConfigOption> {
+    /// Fast mode and ultracode, where offered: booleans for an editor that takes them, and Fast
+    /// mode in schema 1.20's `speed` category for an editor that knows it (`model_config` else).
+    pub(in crate::session::actor) fn toggle_options(
+        &self,
+        as_boolean: bool,
+        speed: bool,
+    ) -> Vec<ConfigOption> {
         let mut options = Vec::new();
         if self.fast_offered() {
             let mut description = "Faster responses on supported models".to_owned();
             if let Some(why) = self.toggles.fast_unavailable.filter(|_| !self.toggles.fast) {
                 description = format!("{description} ({why})");
             }
-            options.push(ConfigOption::toggle(
+            let mut fast = ConfigOption::toggle(
                 FAST_ID,
                 "Fast mode",
                 description,
                 self.toggles.fast,
                 as_boolean,
-            ));
+            );
+            if speed {
+                fast.category = Some("speed".into());
+            }
+            options.push(fast);
         }
         if self.ultracode_offered() {
             options.push(ConfigOption::toggle(

@@ -43,6 +43,8 @@ pub struct MessageReply {
     pub stall_after_events: Option<usize>,
     /// Response headers sent besides the mock's own (e.g. `anthropic-ratelimit-unified-*`).
     pub headers: Vec<(String, String)>,
+    /// The usage reports the input as read from the prompt cache (see [`Reply::cached`]).
+    pub cached: bool,
 }
 
 /// An API error response.
@@ -78,6 +80,7 @@ impl Reply {
             chunk_chars: 8,
             chunk_delay: Duration::ZERO,
             stall_after_events: None,
+            cached: false,
             headers: Vec::new(),
         })
     }
@@ -160,6 +163,13 @@ impl Reply {
             reply = reply.header(name, value);
         }
         reply
+    }
+
+    /// Reports the request's input as read from a warm prompt cache (all but 3 tokens), as the
+    /// real API does for a conversation's later requests; claude makes some requests of its own
+    /// (a prompt suggestion) only when the cache is warm.
+    pub fn cached(self) -> Reply {
+        self.with_message(|m| m.cached = true)
     }
 
     /// Sets the stop_reason sent in message_delta.

@@ -34,6 +34,19 @@ pub struct MessageContext<'a> {
     pub input_tokens: u64,
 }
 
+impl MessageContext<'_> {
+    /// The reply's usage of its input: all new, or (`cached`) read from a warm prompt cache but
+    /// for the last few tokens, as the real API reports a conversation's later requests.
+    fn input_usage(&self, cached: bool) -> Value {
+        let (new, read) = if cached {
+            (3, self.input_tokens.saturating_sub(3))
+        } else {
+            (self.input_tokens, 0)
+        };
+        json!({"input_tokens": new, "cache_creation_input_tokens": 0, "cache_read_input_tokens": read})
+    }
+}
+
 /// The stream events for `reply`: message_start, ping, per block start/deltas/stop, message_delta,
 /// message_stop.
 pub fn stream_events(reply: &MessageReply, context: &MessageContext<'_>) -> Vec<SseEvent> {
@@ -43,8 +56,7 @@ pub fn stream_events(reply: &MessageReply, context: &MessageContext<'_>) -> Vec<
             json!({"type": "message_start", "message": {
                 "id": context.message_id, "type": "message", "role": "assistant",
                 "model": context.model, "content": [], "stop_reason": null, "stop_sequence": null,
-                "usage": {"input_tokens": context.input_tokens, "cache_creation_input_tokens": 0,
-                          "cache_read_input_tokens": 0, "output_tokens": 1, "service_tier": "standard"}}}),
+                "usage": usage(context.input_usage(reply.cached), json!({"output_tokens": 1, "service_tier": "standard"}))}}),
         ),
         SseEvent::new("ping", json!({"type": "ping"})),
     ];
@@ -127,8 +139,7 @@ pub fn full_message(reply: &MessageReply, context: &MessageContext<'_>) -> Value
     json!({
         "id": context.message_id, "type": "message", "role": "assistant", "model": context.model,
         "content": content, "stop_reason": stop_reason(reply), "stop_sequence": null,
-        "usage": {"input_tokens": context.input_tokens, "cache_creation_input_tokens": 0,
-                  "cache_read_input_tokens": 0, "output_tokens": output_tokens(reply)}
+        "usage": usage(context.input_usage(reply.cached), json!({"output_tokens": output_tokens(reply)}))
     })
 }
 
@@ -173,4 +184,12 @@ fn tool_use_id() -> String {
 
 fn signature() -> String {
     format!("mocksig_{}", uuid::Uuid::new_v4().simple())
+}
+
+/// `input`'s fields and then `rest`'s, in that order.
+fn usage(mut input: Value, rest: Value) -> Value {
+    if let (Some(input), Value::Object(rest)) = (input.as_object_mut(), rest) {
+        input.extend(rest);
+    }
+    input
 }
