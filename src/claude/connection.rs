@@ -208,6 +208,7 @@ fn subtype_of(request: &OutboundControl) -> &'static str {
         OutboundControl::ListPermissionRules => "list_permission_rules",
         OutboundControl::McpStatus => "mcp_status",
         OutboundControl::McpReconnect { .. } => "mcp_reconnect",
+        OutboundControl::McpMessage { .. } => "mcp_message",
         OutboundControl::McpToggle { .. } => "mcp_toggle",
         OutboundControl::RenameSession { .. } => "rename_session",
     }

@@ -4,7 +4,7 @@
 //! (`fixtures/transcripts/e_sdk_mcp.jsonl`, `e2_sdk_mcp_no_toolsearch.jsonl`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The protocol version the pinned claude asks for; answered when claude names none.
 pub(crate) const MCP_PROTOCOL_VERSION: &str = "2025-11-25";
@@ -78,6 +78,110 @@ pub(crate) fn rpc_error(id: Value, code: i64, message: String) -> Value {
         jsonrpc: "2.0",
         id,
         error: Error { code, message },
+    })
+}
+
+/// A JSON-RPC error whose error object is another server's, passed on as it wrote it.
+pub(crate) fn rpc_error_object(id: Value, error: Value) -> Value {
+    #[derive(Serialize)]
+    struct Reply {
+        jsonrpc: &'static str,
+        id: Value,
+        error: Value,
+    }
+    to_value(Reply {
+        jsonrpc: "2.0",
+        id,
+        error,
+    })
+}
+
+/// A JSON-RPC notification (a message with no `id`).
+pub(crate) fn rpc_notification(method: &str, params: Option<Map<String, Value>>) -> Value {
+    #[derive(Serialize)]
+    struct Notification<'a> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        params: Option<Map<String, Value>>,
+    }
+    to_value(Notification {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })
+}
+
+/// The MCP revision of MCP over ACP (stateless: no `initialize`, each request says who asks in
+/// its `_meta`), the only one the TypeScript ACP SDK's binding serves.
+pub(crate) const MCP_OVER_ACP_VERSION: &str = "2026-07-28";
+
+/// `params` with the `_meta` keys an MCP 2026-07-28 request carries (its protocol version, the
+/// client's capabilities and, when known, its info), where `params` has none of its own.
+pub(crate) fn with_request_meta(
+    params: Option<Map<String, Value>>,
+    client_capabilities: &Value,
+    client_info: Option<&Value>,
+) -> Map<String, Value> {
+    let mut params = params.unwrap_or_default();
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Map::new());
+    }
+    if let Value::Object(meta) = meta {
+        meta.entry("io.modelcontextprotocol/protocolVersion")
+            .or_insert_with(|| Value::from(MCP_OVER_ACP_VERSION));
+        meta.entry("io.modelcontextprotocol/clientCapabilities")
+            .or_insert_with(|| match client_capabilities {
+                Value::Object(_) => client_capabilities.clone(),
+                _ => Value::Object(Map::new()),
+            });
+        if let Some(info) = client_info {
+            meta.entry("io.modelcontextprotocol/clientInfo")
+                .or_insert_with(|| info.clone());
+        }
+    }
+    params
+}
+
+/// claude's `initialize` answered from a 2026-07-28 server's `server/discover` result: in the
+/// version claude asked for, with the server's capabilities, info and instructions (its info
+/// top-level or under `_meta`, as servers write it); a server that says nothing of its
+/// capabilities (or answered no `server/discover`) offers tools.
+pub(crate) fn initialize_from_discover(
+    protocol_version: &str,
+    discover: Option<&Value>,
+    name: &str,
+) -> Value {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Result {
+        protocol_version: String,
+        capabilities: Value,
+        server_info: Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        instructions: Option<Value>,
+    }
+    let field = |key: &str| discover.and_then(|d| d.get(key)).cloned();
+    let capabilities = field("capabilities")
+        .filter(Value::is_object)
+        .unwrap_or_else(|| initialize_result(protocol_version, name, "0")["capabilities"].clone());
+    let server_info = field("serverInfo")
+        .or_else(|| {
+            discover
+                .and_then(|d| d.get("_meta"))
+                .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
+                .cloned()
+        })
+        .filter(Value::is_object)
+        .unwrap_or_else(|| initialize_result(protocol_version, name, "0")["serverInfo"].clone());
+    to_value(Result {
+        protocol_version: protocol_version.to_owned(),
+        capabilities,
+        server_info,
+        instructions: field("instructions").filter(Value::is_string),
     })
 }
 
@@ -289,6 +393,24 @@ mod tests {
         assert_eq!(
             whole_descriptions_env(&[short, long]),
             Some((DESCRIPTION_LIMIT_ENV.into(), "4097".into()))
+        );
+    }
+
+    #[test]
+    fn claude_s_initialize_is_answered_from_a_server_s_discovery() {
+        let discovered = json!({"supportedVersions": ["2026-07-28"], "resultType": "complete",
+            "capabilities": {"tools": {"listChanged": true}}, "instructions": "Use echo.",
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "tools", "version": "1"}}});
+        assert_eq!(
+            initialize_from_discover("2025-11-25", Some(&discovered), "tools"),
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": true}},
+                "serverInfo": {"name": "tools", "version": "1"}, "instructions": "Use echo."})
+        );
+        // A server without `server/discover`: tools, under its configured name.
+        assert_eq!(
+            initialize_from_discover("2025-11-25", None, "tools"),
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "tools", "version": "0"}})
         );
     }
 

@@ -35,6 +35,9 @@ pub struct AgentFeatures {
     pub system_prompt: bool,
     pub mcp_http: bool,
     pub mcp_sse: bool,
+    /// MCP servers the editor hosts itself, reached over ACP (`mcpServers` of type `acp`,
+    /// `mcp/message`).
+    pub mcp_acp: bool,
     /// A prompt sent while a turn runs waits its turn instead of being refused
     /// (`agentCapabilities._meta.claudeCode.promptQueueing`, which Zed reads).
     pub prompt_queueing: bool,

@@ -288,4 +288,39 @@ pub trait EditorClient: Send + Sync + 'static {
     ) -> Result<(), EditorError> {
         Err(EditorError::Unsupported("terminal/release"))
     }
+
+    /// One MCP request to a server the editor hosts (`mcp/message`); the server's notifications
+    /// for it, while it is active, go to `notifications`. Dropping the future withdraws it.
+    async fn mcp_message(
+        &self,
+        _request: McpRelayRequest,
+        _notifications: tokio::sync::mpsc::Sender<McpRelayNotification>,
+    ) -> Result<McpRelayOutcome, EditorError> {
+        Err(EditorError::Unsupported("mcp/message"))
+    }
+}
+
+/// One MCP request to an MCP server the editor hosts (the `params` of `mcp/message`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpRelayRequest {
+    pub server_id: String,
+    /// The inner request's id: made by claude-acp, unique among those active on the connection.
+    pub request_id: String,
+    pub method: String,
+    pub params: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// What the editor's server answered one request: its result, or its MCP error (`code`,
+/// `message`, `data`, as it wrote them).
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpRelayOutcome {
+    Result(serde_json::Value),
+    Error(serde_json::Value),
+}
+
+/// An MCP notification the editor's server sent while one of its requests was active.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpRelayNotification {
+    pub method: String,
+    pub params: Option<serde_json::Map<String, serde_json::Value>>,
 }

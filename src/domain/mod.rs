@@ -17,8 +17,8 @@ pub use core::{
 };
 pub use editor::{
     EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
-    McpElicitation, McpElicitationAnswer, McpElicitationMode, TerminalCommand, TerminalExit,
-    TerminalOutput,
+    McpElicitation, McpElicitationAnswer, McpElicitationMode, McpRelayNotification,
+    McpRelayOutcome, McpRelayRequest, TerminalCommand, TerminalExit, TerminalOutput,
 };
 pub use error::AgentError;
 pub use request::*;

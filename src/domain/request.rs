@@ -53,6 +53,25 @@ pub enum McpServer {
         url: String,
         headers: Vec<(String, String)>,
     },
+    /// A server that lives in the editor, reached over ACP itself (`mcp/message`): claude-acp
+    /// serves it to claude over claude's control channel, as it serves the editor tools.
+    Acp { name: String, server_id: String },
+}
+
+impl McpServer {
+    /// Whether claude reaches it through claude-acp (not through `--mcp-config`).
+    pub fn is_acp(&self) -> bool {
+        matches!(self, McpServer::Acp { .. })
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            McpServer::Stdio { name, .. }
+            | McpServer::Http { name, .. }
+            | McpServer::Sse { name, .. }
+            | McpServer::Acp { name, .. } => name,
+        }
+    }
 }
 
 /// `session/new` (and the shared part of load and resume).

@@ -70,6 +70,7 @@ pub(crate) fn features() -> AgentFeatures {
         load_session: true,
         mcp_http: true,
         mcp_sse: true,
+        mcp_acp: true,
         list_sessions: true,
         resume_session: true,
         fork_session: true,

@@ -10,16 +10,18 @@ use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
 use async_trait::async_trait;
 
+use super::errors::{editor_error, failure_error};
 use super::permission_request::PermissionRequest;
 use super::schema_1_20::Declared1_20;
 use super::to_proto;
 use crate::acp::transport::{
-    Failure, Notification, Outbound, PendingRequests, REPLAY_BUDGET, Transport,
+    McpRoutes, Notification, Outbound, PendingRequests, REPLAY_BUDGET, Transport,
 };
 use crate::domain::{
     AuthStatusInfo, EditorClient, EditorError, ElicitationOutcome, ElicitationRequest,
-    McpElicitation, McpElicitationAnswer, McpElicitationMode, PermissionAsk, PermissionOutcome,
-    SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput, TurnState,
+    McpElicitation, McpElicitationAnswer, McpElicitationMode, McpRelayNotification,
+    McpRelayOutcome, McpRelayRequest, PermissionAsk, PermissionOutcome, SessionUpdate,
+    TerminalCommand, TerminalExit, TerminalOutput, TurnState,
 };
 use crate::translate::compaction_text;
 
@@ -43,6 +45,8 @@ pub struct AcpEditor {
     form: OnceLock<Box<dyn EditorForm>>,
     /// The form of an editor that sent no `initialize` before a session wrote to it.
     default_form: fn() -> Box<dyn EditorForm>,
+    /// The `mcp/message` requests in flight, for their servers' notifications.
+    pub(super) mcp_routes: Arc<McpRoutes>,
 }
 
 /// How the editor is written to in the ACP version it chose at `initialize`: every update, turn
@@ -148,6 +152,7 @@ impl AcpEditor {
             client_name: OnceLock::new(),
             form: OnceLock::new(),
             default_form,
+            mcp_routes: transport.mcp_routes.clone(),
         })
     }
 
@@ -174,7 +179,7 @@ impl AcpEditor {
 
     /// Sends `request` and waits for the editor's answer, read as the SDK reads it. Dropping
     /// the future sends `$/cancel_request`.
-    async fn request<R>(&self, request: R) -> Result<R::Response, EditorError>
+    pub(super) async fn request<R>(&self, request: R) -> Result<R::Response, EditorError>
     where
         R: JsonRpcRequest + serde::Serialize + Send + 'static,
     {
@@ -562,33 +567,19 @@ impl EditorClient for AcpEditor {
             )),
         }
     }
+
+    async fn mcp_message(
+        &self,
+        request: McpRelayRequest,
+        notifications: tokio::sync::mpsc::Sender<McpRelayNotification>,
+    ) -> Result<McpRelayOutcome, EditorError> {
+        self.relay_mcp(request, notifications).await
+    }
 }
 
 fn terminal_exit(status: acp::TerminalExitStatus) -> TerminalExit {
     TerminalExit {
         code: status.exit_code,
         signal: status.signal,
-    }
-}
-
-/// An answer to one of our own requests that is not a result, as [`editor_error`] maps the SDK's.
-fn failure_error(failure: Failure) -> EditorError {
-    match failure {
-        Failure::Error { code, message } => {
-            let code = i32::try_from(code).unwrap_or(i32::MIN);
-            editor_error(agent_client_protocol::Error::new(code, message))
-        }
-        Failure::Unreadable(why) => EditorError::Malformed(why),
-        Failure::Closed => EditorError::Closed,
-    }
-}
-
-fn editor_error(e: agent_client_protocol::Error) -> EditorError {
-    if e.code == agent_client_protocol::ErrorCode::PARSE_ERROR
-        || e.code == agent_client_protocol::ErrorCode::INVALID_PARAMS
-    {
-        EditorError::Malformed(e.message)
-    } else {
-        EditorError::Rejected(e.message)
     }
 }

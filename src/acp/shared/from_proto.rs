@@ -56,8 +56,11 @@ pub fn archive_filter(
     }
 }
 
-pub fn mcp_servers(servers: Vec<acp::McpServer>) -> Vec<McpServer> {
-    servers
+/// The editor's MCP servers. A server the editor hosts itself (`acp`) is served to claude under
+/// its name, so that name must be its own: one another server has, or the name of claude-acp's
+/// own server (`acp`), is refused (schema 1.20 refuses duplicate names with -32602).
+pub fn mcp_servers(servers: Vec<acp::McpServer>) -> Result<Vec<McpServer>, AgentError> {
+    let servers: Vec<McpServer> = servers
         .into_iter()
         .filter_map(|s| match s {
             acp::McpServer::Stdio(s) => Some(McpServer::Stdio {
@@ -76,9 +79,31 @@ pub fn mcp_servers(servers: Vec<acp::McpServer>) -> Vec<McpServer> {
                 url: s.url,
                 headers: s.headers.into_iter().map(|h| (h.name, h.value)).collect(),
             }),
+            acp::McpServer::Acp(s) => Some(McpServer::Acp {
+                name: s.name,
+                server_id: s.server_id.0.to_string(),
+            }),
             _ => None,
         })
-        .collect()
+        .collect();
+    for server in &servers {
+        let McpServer::Acp { name, server_id } = server else {
+            continue;
+        };
+        let refused = if name.is_empty() || server_id.is_empty() {
+            "an acp MCP server needs a name and a serverId".to_owned()
+        } else if name == crate::domain::tool_names::SERVER_NAME {
+            format!(
+                "the MCP server name {name:?} is claude-acp's own; name the acp server otherwise"
+            )
+        } else if servers.iter().filter(|s| s.name() == name).count() > 1 {
+            format!("two MCP servers are named {name:?}; an acp server's name must be its own")
+        } else {
+            continue;
+        };
+        return Err(AgentError::InvalidParams(format!("mcpServers: {refused}")));
+    }
+    Ok(servers)
 }
 
 pub fn meta_value(meta: Option<acp::Meta>) -> Option<serde_json::Value> {
@@ -95,7 +120,7 @@ pub fn new_session(
     Ok(NewSession {
         cwd,
         additional_directories,
-        mcp_servers: mcp_servers(servers),
+        mcp_servers: mcp_servers(servers)?,
         meta: meta_value(meta),
         system_prompt: system_prompt.map(self::system_prompt).transpose()?,
         answered: None,

@@ -97,7 +97,12 @@ pub(crate) fn initialize_response(
                 .image(true)
                 .embedded_context(true),
         )
-        .mcp_capabilities(acp::McpCapabilities::new().http(f.mcp_http).sse(f.mcp_sse))
+        .mcp_capabilities(
+            acp::McpCapabilities::new()
+                .http(f.mcp_http)
+                .sse(f.mcp_sse)
+                .acp(f.mcp_acp),
+        )
         .session_capabilities(session);
     let caps = if f.logout {
         caps.auth(acp::AgentAuthCapabilities::new().logout(acp::LogoutCapabilities::new()))

@@ -9,6 +9,7 @@ pub(crate) mod extensions;
 pub(crate) mod file_changes;
 pub(crate) mod from_proto;
 pub(crate) mod initialize;
+pub(crate) mod mcp_over_acp;
 pub(crate) mod permission_request;
 pub(crate) mod reply;
 pub(crate) mod schema_1_20;

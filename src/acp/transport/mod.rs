@@ -8,6 +8,7 @@
 
 mod handshake;
 mod lines;
+mod mcp_routes;
 mod old_text;
 mod outbound;
 mod pending;
@@ -18,6 +19,7 @@ use std::sync::Arc;
 use futures::StreamExt as _;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub(crate) use mcp_routes::McpRoutes;
 pub(crate) use outbound::{Notification, Outbound, REPLAY_BUDGET};
 pub(crate) use pending::{Failure, PendingRequests};
 
@@ -28,6 +30,8 @@ use crate::platform::stdio;
 pub(crate) struct Transport {
     pub(crate) outbound: Arc<Outbound>,
     pub(crate) pending: Arc<PendingRequests>,
+    /// Where the editor's MCP servers' notifications go (`mcp/message`).
+    pub(crate) mcp_routes: Arc<McpRoutes>,
     input: stdio::Input,
     output: stdio::Output,
 }
@@ -45,6 +49,7 @@ impl Transport {
         Transport {
             outbound: Arc::new(Outbound::default()),
             pending: Arc::new(PendingRequests::default()),
+            mcp_routes: Arc::default(),
             input: Box::pin(input),
             output: Box::pin(output),
         }
@@ -52,7 +57,8 @@ impl Transport {
 
     /// Starts the writer task and returns what the SDK's `Lines` takes: a sink of outgoing lines
     /// (it never waits: the queue is measured and sessions wait on it instead) and the stream of
-    /// the editor's lines, without the answers to our own requests (routed to their waiters).
+    /// the editor's lines, without the answers to our own requests (routed to their waiters) and the
+    /// notifications of the editor's MCP servers (to theirs).
     /// When the editor's input or output ends, our requests still waiting fail.
     pub(crate) fn into_lines(
         self,
@@ -63,6 +69,7 @@ impl Transport {
         let Transport {
             outbound,
             pending,
+            mcp_routes,
             input,
             output,
         } = self;
@@ -75,12 +82,13 @@ impl Transport {
             }
         });
         let reader = lines::LineReader::new(input, outbound.clone());
-        let start = (reader, pending, outbound.clone(), None);
-        let incoming = futures::stream::unfold(start, |(mut reader, pending, outbound, held)| {
+        let start = (reader, (pending, mcp_routes), outbound.clone(), None);
+        let incoming = futures::stream::unfold(start, |(mut reader, taken, outbound, held)| {
             async move {
                 if let Some(id) = held {
                     handshake::hold_until_answered(&outbound, id).await;
                 }
+                let (pending, mcp_routes) = &taken;
                 loop {
                     let Some(line) = reader.next_line().await else {
                         pending.close();
@@ -89,11 +97,12 @@ impl Transport {
                     let mut held = None;
                     match &line {
                         Ok(text) if pending.take_answer(text) => continue,
+                        Ok(text) if mcp_routes.take_notification(text) => continue,
                         Ok(text) => held = handshake::initialize_id(text),
                         // The SDK ends the connection on a read error.
                         Err(_) => pending.close(),
                     }
-                    return Some((line, (reader, pending, outbound, held)));
+                    return Some((line, (reader, taken, outbound, held)));
                 }
             }
         })

@@ -57,6 +57,7 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/set_mode",
     "session/set_config_option",
     "session/cancel",
+    "mcp/message",
     "providers/list",
     "providers/set",
     "providers/disable",

@@ -48,6 +48,7 @@ pub(crate) const HANDLED_METHODS: &[&str] = &[
     "session/prompt",
     "session/set_config_option",
     "session/cancel",
+    "mcp/message",
     "tool_call/cancel",
     "_session/steering",
     "_session/async_task/stop",
@@ -98,6 +99,9 @@ pub(crate) fn initialize_response(
     });
     if f.mcp_http {
         session["mcp"]["http"] = json!({});
+    }
+    if f.mcp_acp {
+        session["mcp"]["acp"] = json!({});
     }
     for (on, name, value) in [
         (f.delete_session, "delete", json!({})),

@@ -82,6 +82,12 @@ pub enum OutboundControl {
         source: &'static str,
         session_id: String,
     },
+    /// One message from an MCP server claude-acp serves claude (`sdkMcpServers`) that is not an
+    /// answer: a notification of the server's, passed on to claude's client of it.
+    McpMessage {
+        server_name: String,
+        message: Value,
+    },
     /// Enables or disables an MCP server, for the rest of this claude's life.
     McpToggle {
         #[serde(rename = "serverName")]

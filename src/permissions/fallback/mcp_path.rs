@@ -37,7 +37,7 @@ pub(crate) fn claude_args(
 ) -> Result<(Vec<String>, Option<McpConfigFile>), String> {
     let tool = mcp.map_or_else(|| "stdio".to_owned(), McpPath::tool_name);
     let mut args = vec!["--permission-prompt-tool".to_owned(), tool];
-    if editor_servers.is_empty() && mcp.is_none() {
+    if editor_servers.iter().all(McpServer::is_acp) && mcp.is_none() {
         return Ok((args, None));
     }
     let config = build_mcp_config(editor_servers, mcp.map(|m| m.server.mcp_config_entry()));

@@ -12,13 +12,18 @@ use serde_json::Value;
 use super::ctx::{SessionContext, deliver};
 use crate::claude::ClaudeHandle;
 use crate::claude::sdk_mcp::{self, McpContent, McpMessage};
+use crate::claude::wire::OutboundControl;
 use crate::domain::tool_names::SERVER_NAME;
 use crate::domain::{SessionUpdate, ToolStatus};
 use crate::editor_tools::fs::{self as editor_fs, EditLog, EditorFiles};
+use crate::editor_tools::relay::{EditorMcpServers, Relay};
 use crate::editor_tools::server::ToolServer;
 use crate::editor_tools::setting::ServedBy;
 use crate::editor_tools::terminal::{self as editor_terminal, CardStatus, EditorTerminal};
 use crate::permissions::asker::PermissionAsker;
+
+/// How long claude may take to take an MCP server's notification.
+const NOTIFICATION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// What the session serves claude in the editor's place: the server of the claude running now,
 /// its calls in flight and the record `/undo` reads.
@@ -27,12 +32,16 @@ pub(super) struct EditorTools {
     pub(super) edit_log: EditLog,
     /// The `acp` server's tools for the running claude (fixed at its start).
     pub(super) served: ToolServer,
-    /// Tool calls of those tools still running.
+    /// The MCP servers the editor hosts itself, relayed to it (`mcpServers` of type `acp`).
+    relayed: Option<EditorMcpServers>,
+    /// Tool calls of those tools, and messages to the editor's servers, still running.
     file_tasks: Vec<FileCall>,
 }
 
 /// One `tools/call` of the file tools in flight.
 pub(super) struct FileCall {
+    /// The server claude sent it to.
+    server: String,
     request_id: String,
     rpc_id: Option<Value>,
     /// Set by whoever answers claude first: the call's task, or a cancel.
@@ -45,6 +54,7 @@ impl EditorTools {
         Self {
             edit_log,
             served: ToolServer::default(),
+            relayed: None,
             file_tasks: Vec::new(),
         }
     }
@@ -90,6 +100,18 @@ impl EditorTools {
         if let Some(terminal) = &terminal {
             replaced.push(terminal.replaced_builtins());
         }
+        let hosted: Vec<(String, String)> = ctx
+            .editor_servers
+            .iter()
+            .filter_map(|s| match s {
+                crate::domain::McpServer::Acp { name, server_id } => {
+                    Some((name.clone(), server_id.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        self.relayed =
+            (!hosted.is_empty()).then(|| EditorMcpServers::new(ctx.editor.clone(), hosted));
         let withheld = asker.sources.disallowed_whole();
         self.served = ToolServer {
             files,
@@ -104,10 +126,9 @@ impl EditorTools {
 
     /// The SDK servers to name in claude's `initialize`.
     pub(super) fn sdk_servers(&self) -> Vec<String> {
-        match self.served.is_empty() {
-            false => vec![SERVER_NAME.to_owned()],
-            true => Vec::new(),
-        }
+        let ours = (!self.served.is_empty()).then_some(SERVER_NAME);
+        let hosted = self.relayed.iter().flat_map(EditorMcpServers::names);
+        ours.into_iter().chain(hosted).map(str::to_owned).collect()
     }
 
     /// One `mcp_message`: answered from a task, so an editor slow to serve a file never holds up
@@ -118,6 +139,9 @@ impl EditorTools {
         handle: ClaudeHandle,
         message: McpMessage,
     ) {
+        if let Some(relay) = self.relayed.as_ref().and_then(|r| r.relay(&message)) {
+            return self.relay(request_id, handle, message.server_name, relay);
+        }
         let server = Some(self.served.clone())
             .filter(|s| !s.is_empty() && message.server_name == SERVER_NAME);
         let Some(server) = server else {
@@ -132,6 +156,7 @@ impl EditorTools {
         }
         let answered = Arc::new(AtomicBool::new(false));
         let call = FileCall {
+            server: message.server_name.clone(),
             request_id: request_id.clone(),
             rpc_id: message.id().cloned(),
             answered: answered.clone(),
@@ -150,6 +175,68 @@ impl EditorTools {
         self.file_tasks.push(FileCall {
             task: Some(task.abort_handle()),
             ..call
+        });
+    }
+
+    /// One message to a server the editor hosts: answered here, or asked of the editor in a task
+    /// (the server's notifications meanwhile passed on to claude), or a cancel that withdraws
+    /// the request it names.
+    fn relay(&mut self, request_id: String, handle: ClaudeHandle, server: String, relay: Relay) {
+        let call = match relay {
+            Relay::Now(reply) => {
+                deliver(handle.respond_success(&request_id, sdk_mcp::mcp_response(reply)));
+                return;
+            }
+            Relay::Cancel { rpc_id, reply } => {
+                for call in &mut self.file_tasks {
+                    if call.server == server
+                        && call.rpc_id.as_ref() == Some(&rpc_id)
+                        && !call.answered.swap(true, Ordering::SeqCst)
+                        && let Some(task) = call.task.take()
+                    {
+                        task.abort();
+                    }
+                }
+                deliver(handle.respond_success(&request_id, sdk_mcp::mcp_response(reply)));
+                return;
+            }
+            Relay::Editor(call) => call,
+        };
+        let answered = Arc::new(AtomicBool::new(false));
+        let record = FileCall {
+            server: server.clone(),
+            request_id: request_id.clone(),
+            rpc_id: Some(call.rpc_id().clone()),
+            answered: answered.clone(),
+            task: None,
+        };
+        let task = tokio::spawn(async move {
+            let to_claude = handle.clone();
+            let notify = move |message| {
+                let note = OutboundControl::McpMessage {
+                    server_name: server.clone(),
+                    message,
+                };
+                // Queued now, so it reaches claude before the request's answer.
+                let sent = to_claude.request(note, NOTIFICATION_TIMEOUT);
+                tokio::spawn(async move {
+                    if let Err(e) = sent.await {
+                        tracing::info!("claude did not take an MCP server's notification: {e}");
+                    }
+                });
+            };
+            let reply = call.run(notify).await;
+            if !answered.swap(true, Ordering::SeqCst) {
+                let _ = handle
+                    .respond_success(&request_id, sdk_mcp::mcp_response(reply))
+                    .await;
+            }
+        });
+        self.file_tasks
+            .retain(|c| !c.answered.load(Ordering::SeqCst));
+        self.file_tasks.push(FileCall {
+            task: Some(task.abort_handle()),
+            ..record
         });
     }
 

@@ -8,4 +8,4 @@ mod demo;
 mod editor_configs;
 mod real_editors;
 mod registry;
-mod ts_client;
+pub(crate) mod ts_client;

@@ -16,7 +16,7 @@ use crate::support::standin::Standin;
 
 const ADAPTER: &str = env!("CARGO_BIN_EXE_claude-acp");
 
-fn repo_path(relative: &str) -> PathBuf {
+pub(crate) fn repo_path(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
 }
 
@@ -49,7 +49,7 @@ fn show(output: &Output) -> String {
 static INSTALLING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Installs the locked client library (`npm ci`) unless it is already there.
-async fn ensure_client_library(client_dir: &Path) {
+pub(crate) async fn ensure_client_library(client_dir: &Path) {
     let _one_at_a_time = INSTALLING.lock().await;
     let node = run(
         Command::new("node").arg("--version"),

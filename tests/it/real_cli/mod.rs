@@ -18,6 +18,7 @@ mod history_fixture;
 mod idle;
 mod logins;
 mod mcp_health;
+mod mcp_over_acp;
 mod mock_api;
 // Linux-only: the session's process tree is read from /proc.
 #[cfg(target_os = "linux")]

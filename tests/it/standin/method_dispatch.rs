@@ -1,7 +1,8 @@
 //! Every method the adapter lists as handled (`HANDLED_METHODS` in src/acp/v1/server.rs, which the
 //! conformance unit test checks against the schema) is really handled by the built binary: each
 //! request, sent with minimal valid params, is answered with anything but "method not found"
-//! (-32601); the one notification, `session/cancel`, ends a running turn as cancelled.
+//! (-32601); the notification `session/cancel` ends a running turn as cancelled (`mcp/message`'s,
+//! an editor's MCP server's notification, is `mcp_over_acp`'s).
 
 use std::time::Duration;
 
@@ -66,7 +67,7 @@ fn script(method: &str) -> &'static str {
 }
 
 /// The listed methods that are notifications (no response to look at): ACP's client-to-agent ones.
-const NOTIFICATIONS: &[&str] = &["session/cancel"];
+const NOTIFICATIONS: &[&str] = &["session/cancel", "mcp/message"];
 
 #[tokio::test]
 async fn every_listed_method_reaches_a_handler_of_the_built_binary() {

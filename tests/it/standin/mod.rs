@@ -24,6 +24,7 @@ mod logging;
 mod logout;
 mod mcp_commands;
 mod mcp_elicitation;
+mod mcp_over_acp;
 mod method_dispatch;
 mod modes;
 mod options_before_a_session;

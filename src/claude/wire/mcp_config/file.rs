@@ -24,7 +24,9 @@ pub fn build_mcp_config(
 ) -> McpConfig {
     let mut servers = std::collections::BTreeMap::new();
     for server in editor_servers {
-        let (name, entry) = claude_entry(server);
+        let Some((name, entry)) = claude_entry(server) else {
+            continue;
+        };
         if ours.as_ref().is_some_and(|(our_name, _)| *our_name == name) {
             tracing::warn!(
                 server = %name,
@@ -43,12 +45,13 @@ pub fn build_mcp_config(
     McpConfig { servers }
 }
 
-/// One editor server as claude's `--mcp-config` expects it.
-fn claude_entry(server: &McpServer) -> (String, McpServerConfig) {
+/// One editor server as claude's `--mcp-config` expects it; none for a server the editor hosts
+/// itself (`acp`), which claude reaches through claude-acp (`sdkMcpServers`).
+fn claude_entry(server: &McpServer) -> Option<(String, McpServerConfig)> {
     fn pairs(pairs: &[(String, String)]) -> std::collections::BTreeMap<String, String> {
         pairs.iter().cloned().collect()
     }
-    match server {
+    Some(match server {
         McpServer::Stdio {
             name,
             command,
@@ -77,7 +80,8 @@ fn claude_entry(server: &McpServer) -> (String, McpServerConfig) {
                 headers: pairs(headers),
             },
         ),
-    }
+        McpServer::Acp { .. } => return None,
+    })
 }
 
 const CONFIG_FILE_PREFIX: &str = "claude-acp-mcp-";
