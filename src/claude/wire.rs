@@ -133,6 +133,9 @@ pub struct AssistantMessage {
     pub session_id: Option<String>,
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub aborted: bool,
+    /// The line's id in claude's transcript (what `--resume-session-at` takes).
+    #[serde(default, deserialize_with = "lenient::any_shape")]
+    pub uuid: Option<String>,
     /// Display names of the MCP tools this line uses (absent for built-in tools).
     #[serde(default, deserialize_with = "lenient::any_shape")]
     pub tool_use_meta: Option<Vec<ToolUseMeta>>,

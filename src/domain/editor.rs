@@ -154,7 +154,8 @@ pub trait EditorClient: Send + Sync + 'static {
         false
     }
 
-    /// Whether the editor declared `session.cursors` (schema 1.20): it takes `cursor_update`s.
+    /// Whether the editor takes session cursors (schema 1.20's `cursor_update`: a v1 editor that
+    /// declared `session.cursors`, every v2 editor), so the session announces them at all.
     fn supports_cursors(&self) -> bool {
         false
     }

@@ -5,6 +5,7 @@
 //! the names of the tools the editor serves claude ([`tool_names`]), which every side reads.
 
 mod core;
+mod cursor;
 mod editor;
 mod error;
 mod request;
@@ -15,6 +16,7 @@ pub use core::{
     AgentCore, AgentFeatures, ApiKind, AuthMethodInfo, AuthStatusInfo, Gateway, MAIN_PROVIDER,
     ProviderRoute, SessionStatus, VertexTarget,
 };
+pub use cursor::{AnchorMessage, Cursor, ForkPoint};
 pub use editor::{
     EditorClient, EditorError, ElicitationField, ElicitationOutcome, ElicitationRequest,
     McpElicitation, McpElicitationAnswer, McpElicitationMode, McpRelayNotification,

@@ -87,6 +87,8 @@ pub struct NewSession {
     pub system_prompt: Option<SystemPrompt>,
     /// Resolves once the request's answer is queued to the editor (where the transport tells).
     pub answered: Option<AnswerWritten>,
+    /// `session/fork`'s `cursorId` (ACP 1.20): the point the fork starts from, else the end.
+    pub fork_at: Option<String>,
 }
 
 /// Instructions the editor gives the session's model (`systemPrompt` of `session/new`, load,

@@ -91,6 +91,8 @@ pub enum SessionUpdate {
         recipient: String,
         text: String,
     },
+    /// A point a fork can start from (ACP 1.20's `cursor_update`), to editors that take cursors.
+    Cursor(super::Cursor),
 }
 
 /// The id of block `index` of claude's API message `api_message` as a message of its own (a

@@ -16,6 +16,7 @@
 mod archive;
 mod delete;
 mod editor_edits;
+mod fork;
 mod lines;
 mod list;
 mod paths;
@@ -36,6 +37,7 @@ pub(crate) use editor_edits::{
     Before, EditorEdit, EditorEdits, MAX_FILE_BYTES, editor_edits_path, load_editor_edits,
     save_editor_edits,
 };
+pub(crate) use fork::{ForkStart, fork_start};
 #[cfg(test)]
 pub(crate) use list::list;
 pub(crate) use list::{Listings, is_listed, prompt_title, stored_title};

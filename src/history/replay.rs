@@ -27,7 +27,7 @@ use super::paths::{check_session_id, find, project_dirs_for, transcript_name};
 use super::thread::{self, Id, Parents};
 use crate::claude::big_line;
 use crate::claude::wire::ClaudeMessage;
-use crate::domain::{ContentChunk, SessionUpdate, ToolCallUpdate, ToolStatus};
+use crate::domain::{ContentChunk, Cursor, SessionUpdate, ToolCallUpdate, ToolStatus};
 use crate::translate::TurnTranslator;
 
 /// The transcript of `session_id` (looked for under `cwd`'s project, then in every project).
@@ -60,7 +60,7 @@ pub(crate) fn replay(
 #[cfg(test)]
 pub(crate) fn replay_file(file: &Path, cwd: &Path) -> Result<Vec<SessionUpdate>, HistoryError> {
     let mut updates = Vec::new();
-    stream(file, cwd, &mut |update| {
+    stream(file, cwd, false, &mut |update| {
         updates.push(update);
         ControlFlow::Continue(())
     })?;
@@ -68,13 +68,15 @@ pub(crate) fn replay_file(file: &Path, cwd: &Path) -> Result<Vec<SessionUpdate>,
 }
 
 /// The thread stored in `file`, each update handed to `send` as soon as it is made (a break stops
-/// the replay: nobody is listening). Two reads of the file: the first keeps only each line's ids
+/// the replay: nobody is listening); with `cursors`, the session cursors of its points too (before
+/// each prompt, after each turn's last agent message), each right after the message it is next to. Two reads of the file: the first keeps only each line's ids
 /// (to find the thread claude would resume), the second parses and translates the thread's
 /// messages one at a time, so a transcript of any length is never in memory, only its longest
 /// line and what `send` holds.
 pub(crate) fn stream(
     file: &Path,
     cwd: &Path,
+    cursors: bool,
     send: &mut dyn FnMut(SessionUpdate) -> ControlFlow<()>,
 ) -> Result<(), HistoryError> {
     let io_error = |source| HistoryError::Io {
@@ -102,6 +104,7 @@ pub(crate) fn stream(
     // whose biggest lines are the load's peak.
     crate::platform::memory::give_back_free();
     let mut thread = Thread::new(cwd, send);
+    thread.cursors = cursors.then(TurnCursor::default);
     let line = Cell::new(0usize);
     let wanted = |_: &[u8]| {
         let index = line.get();
@@ -241,6 +244,16 @@ struct Thread<'a> {
     still_open: HashSet<String>,
     /// `send` said nobody is listening.
     stopped: bool,
+    /// Where the turn being replayed may be forked, when cursors are told.
+    cursors: Option<TurnCursor>,
+}
+
+/// The turn being replayed, for its cursor: the line being translated, and the last agent
+/// message told with the line that ends it.
+#[derive(Default)]
+struct TurnCursor {
+    line: Option<String>,
+    last_message: Option<(String, String)>,
 }
 
 impl<'a> Thread<'a> {
@@ -251,6 +264,7 @@ impl<'a> Thread<'a> {
             open: Vec::new(),
             still_open: HashSet::new(),
             stopped: false,
+            cursors: None,
         }
     }
 
@@ -271,6 +285,16 @@ impl<'a> Thread<'a> {
                     self.open.remove(at);
                 }
             }
+            SessionUpdate::AgentMessageChunk {
+                message_id: Some(id),
+                ..
+            } => {
+                if let Some(turn) = self.cursors.as_mut()
+                    && let Some(line) = &turn.line
+                {
+                    turn.last_message = Some((id.clone(), line.clone()));
+                }
+            }
             _ => {}
         }
         if !self.stopped && (self.send)(update).is_break() {
@@ -284,6 +308,9 @@ impl<'a> Thread<'a> {
         if line.get("isSidechain").and_then(Value::as_bool) == Some(true) {
             return;
         }
+        if let Some(turn) = self.cursors.as_mut() {
+            turn.line = thread::uuid_of(&line).map(str::to_owned);
+        }
         match lines::line_type(&line) {
             "user" => self.add_user(line),
             "assistant" => self.translate(line),
@@ -296,6 +323,7 @@ impl<'a> Thread<'a> {
         match lines::classify_user(&line) {
             // The prompt's `uuid` is the one it was written to claude with: the live turn's id.
             UserLine::Prompt(chunks) => {
+                self.turn_ends();
                 self.translator.start_turn();
                 let message_id = thread::uuid_of(&line).map(str::to_owned);
                 for content in chunks {
@@ -305,13 +333,17 @@ impl<'a> Thread<'a> {
                         message_id,
                     });
                 }
+                self.prompt_told(message_id);
             }
             UserLine::Command(typed) => {
+                self.turn_ends();
                 self.translator.start_turn();
+                let message_id = thread::uuid_of(&line).map(str::to_owned);
                 self.push(SessionUpdate::UserMessageChunk {
                     content: ContentChunk::text(typed),
-                    message_id: thread::uuid_of(&line).map(str::to_owned),
+                    message_id: message_id.clone(),
                 });
+                self.prompt_told(message_id);
             }
             UserLine::CommandOutput(output) => self.agent_text(output),
             UserLine::ToolResults => {
@@ -355,8 +387,28 @@ impl<'a> Thread<'a> {
         }
     }
 
+    /// A prompt's message was told: the cursor before it follows.
+    fn prompt_told(&mut self, message_id: Option<String>) {
+        if let (Some(_), Some(id)) = (&self.cursors, message_id) {
+            self.push(SessionUpdate::Cursor(Cursor::before_prompt(&id)));
+        }
+    }
+
+    /// The turn replayed so far is over (a prompt follows, or the thread ends): the cursor after
+    /// its last agent message, if it had one.
+    fn turn_ends(&mut self) {
+        let last = self.cursors.as_mut().and_then(|t| t.last_message.take());
+        if let Some((message_id, entry)) = last {
+            self.push(SessionUpdate::Cursor(Cursor::after_agent_message(
+                &message_id,
+                &entry,
+            )));
+        }
+    }
+
     /// Tool calls that never got a result are marked failed.
     fn finish(mut self) {
+        self.turn_ends();
         let open = std::mem::take(&mut self.open);
         for id in open {
             self.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate {

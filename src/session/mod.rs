@@ -374,6 +374,27 @@ impl Sessions {
         })
     }
 
+    /// Where a fork of `session_id` at `cursor` starts: a cursor that names no point of its
+    /// thread is invalid params, never a fork of the whole session.
+    async fn fork_start(
+        &self,
+        session_id: &str,
+        cursor: &str,
+    ) -> Result<history::ForkStart, AgentError> {
+        let unknown = || {
+            AgentError::InvalidParams(format!(
+                "cursor {cursor} is not one of session {session_id}'s"
+            ))
+        };
+        let point = crate::domain::ForkPoint::of_cursor(cursor).ok_or_else(unknown)?;
+        let (dir, id) = (self.config_dir()?, session_id.to_owned());
+        tokio::task::spawn_blocking(move || history::fork_start(&dir, &id, &point))
+            .await
+            .map_err(|e| AgentError::Internal(e.to_string()))?
+            .map_err(history_error)?
+            .ok_or_else(unknown)
+    }
+
     /// Where claude stored `session_id`, or an error naming it.
     async fn stored(&self, session_id: &str) -> Result<PathBuf, AgentError> {
         history::check_session_id(session_id).map_err(history_error)?;

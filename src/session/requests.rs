@@ -13,7 +13,7 @@ use crate::domain::{
     AgentCore, AgentError, AgentFeatures, ConfigOption, Gateway, NewSession, PromptBlock,
     ProviderRoute, SessionOpened, SessionPage, TurnOutcome,
 };
-use crate::history;
+use crate::history::{self, ForkStart};
 use std::path::PathBuf;
 
 #[async_trait]
@@ -92,12 +92,25 @@ impl AgentCore for Sessions {
     async fn fork_session(
         &self,
         session_id: &str,
-        req: NewSession,
+        mut req: NewSession,
     ) -> Result<SessionOpened, AgentError> {
         directories::check_cwd(&req.cwd)?;
         self.stored(session_id).await?;
-        let start = Start::Fork {
-            from: session_id.to_owned(),
+        let at = match req.fork_at.take() {
+            None => None,
+            Some(cursor) => Some(self.fork_start(session_id, &cursor).await?),
+        };
+        let start = match at {
+            None => Start::Fork {
+                from: session_id.to_owned(),
+                at: None,
+            },
+            // Before the first prompt: the fork holds nothing of its source.
+            Some(ForkStart::Empty) => Start::New,
+            Some(ForkStart::At(entry)) => Start::Fork {
+                from: session_id.to_owned(),
+                at: Some(entry),
+            },
         };
         self.open(uuid::Uuid::new_v4().to_string(), req, start)
             .await

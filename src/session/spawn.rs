@@ -16,8 +16,9 @@ pub(crate) enum Start {
     Resume,
     /// Continue it only up to the chain entry `at`: what `/undo` and `/rewind` left of it.
     ResumeAt { at: String },
-    /// A new conversation branched from `from`.
-    Fork { from: String },
+    /// A new conversation branched from `from`, holding its thread up to the chain entry `at`
+    /// (a session cursor's point), or all of it.
+    Fork { from: String, at: Option<String> },
 }
 
 /// Extra flags that depend on the session (editor MCP servers, client `_meta` options).
@@ -129,13 +130,17 @@ pub(crate) fn options(
             "--resume-session-at".into(),
             at.clone(),
         ]),
-        Start::Fork { from } => args.extend([
-            "--resume".into(),
-            from.clone(),
-            "--fork-session".into(),
-            "--session-id".into(),
-            session_id.into(),
-        ]),
+        Start::Fork { from, at } => {
+            args.extend(["--resume".into(), from.clone()]);
+            if let Some(at) = at {
+                args.extend(["--resume-session-at".into(), at.clone()]);
+            }
+            args.extend([
+                "--fork-session".into(),
+                "--session-id".into(),
+                session_id.into(),
+            ]);
+        }
     }
     args.extend(flags.extra_args.iter().cloned());
     // claude's file checkpoints, which `/undo` and `/rewind` restore files from; first, so a

@@ -120,10 +120,11 @@ impl Sessions {
         // most, however long the transcript and however slow the editor.
         let editor = self.editor.clone();
         let (id, runtime) = (session_id.to_owned(), tokio::runtime::Handle::current());
+        let cursors = editor.supports_cursors();
         let gone = StopOnDrop(Arc::new(AtomicBool::new(false)));
         let stop = gone.0.clone();
         let replay = tokio::task::spawn_blocking(move || {
-            history::stream_replay(&file, &cwd, &mut |update| {
+            history::stream_replay(&file, &cwd, cursors, &mut |update| {
                 runtime.block_on(editor.room_for_replay());
                 // Nobody waits for the answer any more (the request was dropped): stop reading.
                 if stop.load(Ordering::Relaxed) {

@@ -2,14 +2,16 @@
 // no process and no port (MCP over ACP: an `mcpServers` entry of type `acp`, its messages as
 // `mcp/message`), served by the library's own `McpOverAcpProvider`. The server "project-tools"
 // offers `echo` (answers "echo: <message>", and says its tool list changed while it runs) and
-// `fail` (answers with an MCP error); once the list changed it also offers `later`.
+// `fail` (answers with an MCP error) and `slow` (answers only when withdrawn, after the client
+// cancelled the turn it runs in); once the list changed it also offers `later`.
 //
 // Usage: node mcp_over_acp.mjs path/to/claude-acp   (claude-acp finds claude on PATH)
 // Env:   ACP_SESSION_CWD   the session's working directory (required)
 //        ACP_PROMPTS       the prompts, one turn each, separated by "|"
 //        ACP_TIMEOUT_MS    overall time limit (default 60000)
-// Prints "mcp-over-acp: ok <json>" with the MCP requests the server got (method, tool name) and
-// each turn's stop reason; exits 1 with the reason on stderr otherwise.
+// Prints "mcp-over-acp: ok <json>" with the MCP requests the server got (method, tool name; "slow
+// withdrawn" once `slow`'s request was) and each turn's stop reason; exits 1 with the reason on
+// stderr otherwise.
 
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
@@ -44,6 +46,8 @@ const timer = setTimeout(() => {
 // What the editor's server was asked, in order.
 const served = [];
 let listChanged = false;
+// Cancels the running turn (set once the session is open).
+let cancelTurn = () => {};
 const tool = (name, description) => ({
   name,
   description,
@@ -52,7 +56,7 @@ const tool = (name, description) => ({
   _meta: { "anthropic/alwaysLoad": true },
 });
 
-async function projectTools({ method, params, notify }) {
+async function projectTools({ method, params, notify, signal }) {
   served.push(method === "tools/call" ? `tools/call ${params?.name}` : method);
   switch (method) {
     case "server/discover":
@@ -65,7 +69,11 @@ async function projectTools({ method, params, notify }) {
         },
       };
     case "tools/list": {
-      const tools = [tool("echo", "Echoes a message back."), tool("fail", "Always fails.")];
+      const tools = [
+        tool("echo", "Echoes a message back."),
+        tool("fail", "Always fails."),
+        tool("slow", "Answers when withdrawn."),
+      ];
       if (listChanged) tools.push(tool("later", "Offered once the list changed."));
       return { result: { tools } };
     }
@@ -75,6 +83,13 @@ async function projectTools({ method, params, notify }) {
         await notify("notifications/tools/list_changed");
         const text = `echo: ${params.arguments?.message ?? ""}`;
         return { result: { content: [{ type: "text", text }], isError: false } };
+      }
+      if (params?.name === "slow") {
+        const withdrawn = new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        cancelTurn();
+        await withdrawn;
+        served.push("slow withdrawn");
+        throw new acp.McpProtocolError(-32800, "withdrawn");
       }
       throw new acp.McpProtocolError(-32001, "the editor's server refused: fail always fails");
     default:
@@ -104,6 +119,7 @@ const result = await app
     }
     const tools = mcp.registerServer(ctx, { name: "project-tools", handler: projectTools });
     const session = await ctx.buildSession(cwd).withMcpServer(tools.declaration).start();
+    cancelTurn = () => ctx.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId });
     const stops = [];
     for (const text of prompts) {
       const turn = session.prompt(text);

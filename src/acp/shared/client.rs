@@ -1,7 +1,6 @@
-//! The editor as the session side sees it (`EditorClient`), over our transport: session updates
-//! go into the measured queue to the editor's stdout, and every request we send the editor goes
-//! out past the SDK and is answered through our pending-request map ([`crate::acp::transport`]), in the form of the ACP version
-//! the editor chose at `initialize` ([`EditorForm`]).
+//! The editor as the sessions see it (`EditorClient`): updates go into the measured queue to its
+//! stdout, our requests past the SDK through our pending-request map ([`crate::acp::transport`]),
+//! in the form of the ACP version it chose at `initialize` ([`EditorForm`]).
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -81,6 +80,11 @@ pub(crate) trait EditorForm: Send + Sync {
 
     /// Whether the editor is told where each turn stands ([`TurnState`]).
     fn follows_turns(&self) -> bool {
+        false
+    }
+
+    /// Whether the editor takes session cursors without declaring them (1.20's v2 editors).
+    fn takes_cursors(&self) -> bool {
         false
     }
 
@@ -217,6 +221,7 @@ impl AcpEditor {
 #[async_trait]
 impl EditorClient for AcpEditor {
     fn session_update(&self, session_id: &str, update: SessionUpdate) {
+        let form = self.form();
         // ACP: compaction updates only to editors that declared them; others get a line of text.
         let update = match update {
             // ACP: a child session's traffic only to editors that declared `subagents`.
@@ -231,23 +236,27 @@ impl EditorClient for AcpEditor {
             // ACP: plan mode's plan only to editors that declared `plan`, with its file's path.
             SessionUpdate::MarkdownPlan { content, path } if self.supports_plan_operations() => {
                 let update = to_proto::markdown_plan(content, path);
-                return self.form().json_update(&self.outbound, session_id, update);
+                return form.json_update(&self.outbound, session_id, update);
             }
-            SessionUpdate::MarkdownPlan { .. } => return,
+            // ACP 1.20: cursors only to editors that take them.
+            SessionUpdate::Cursor(cursor) if self.supports_cursors() => {
+                let update = to_proto::cursor_update(cursor);
+                return form.json_update(&self.outbound, session_id, update);
+            }
             // ACP: suggestions only to editors that declared `session.promptSuggestions`.
-            SessionUpdate::PromptSuggestions { suggestions } => {
-                if self.supports_prompt_suggestions() {
-                    let update = to_proto::prompt_suggestions(suggestions);
-                    self.form().json_update(&self.outbound, session_id, update);
-                }
-                return;
+            SessionUpdate::PromptSuggestions { suggestions }
+                if self.supports_prompt_suggestions() =>
+            {
+                let update = to_proto::prompt_suggestions(suggestions);
+                return form.json_update(&self.outbound, session_id, update);
             }
+            SessionUpdate::MarkdownPlan { .. }
+            | SessionUpdate::Cursor(_)
+            | SessionUpdate::PromptSuggestions { .. } => return,
             // ACP: plan operations for editors that declared `plan`, the whole `plan` for others.
             SessionUpdate::Plan { entries } if self.supports_plan_operations() => {
                 let update = to_proto::plan_operation(entries);
-                self.form()
-                    .sdk_update(&self.outbound, session_id, update, false);
-                return;
+                return form.sdk_update(&self.outbound, session_id, update, false);
             }
             SessionUpdate::Compaction { status, .. } if !self.supports_compaction() => {
                 SessionUpdate::agent_text(compaction_text(status))
@@ -256,9 +265,7 @@ impl EditorClient for AcpEditor {
             SessionUpdate::Subagent(_) if !self.supports_subagents() => return,
             SessionUpdate::Notice(notice) if !self.supports_notices() => {
                 let message = to_proto::notice_as_message(notice);
-                self.form()
-                    .sdk_update(&self.outbound, session_id, message, false);
-                return;
+                return form.sdk_update(&self.outbound, session_id, message, false);
             }
             other => other,
         };
@@ -268,8 +275,7 @@ impl EditorClient for AcpEditor {
             update,
             SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
         );
-        self.form()
-            .session_update(&self.outbound, session_id, update, may_be_large);
+        form.session_update(&self.outbound, session_id, update, may_be_large);
     }
 
     /// Whether the editor declared ACP's `subagents`: it is told of each subagent.
@@ -335,7 +341,7 @@ impl EditorClient for AcpEditor {
     }
 
     fn supports_cursors(&self) -> bool {
-        self.declared_1_20().cursors
+        self.declared_1_20().cursors || self.form().takes_cursors()
     }
 
     fn knows_speed_category(&self) -> bool {

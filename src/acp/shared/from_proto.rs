@@ -124,6 +124,7 @@ pub fn new_session(
         meta: meta_value(meta),
         system_prompt: system_prompt.map(self::system_prompt).transpose()?,
         answered: None,
+        fork_at: None,
     })
 }
 

@@ -1,49 +1,10 @@
 //! What the agent offers at `initialize`, in v1's terms: v1's answer, and what v2's answer is
-//! made from; and the editor's `initialize` read with what the pinned SDK drops of it.
+//! made from.
 
 use agent_client_protocol::v1::schema as acp;
-use agent_client_protocol::{JsonRpcMessage, JsonRpcRequest, UntypedMessage};
 
 use super::extensions;
-use super::schema_1_20::Declared1_20;
 use crate::domain::AgentCore;
-
-/// The editor's `initialize` (`R`: v1's or v2's request, as the SDK reads it) with the
-/// capabilities of schema 1.20 the SDK's types drop, read from the same params. The handlers
-/// take this in place of `R`; it answers as `R` does.
-#[derive(Debug, Clone)]
-pub(crate) struct Initialize<R> {
-    pub(crate) request: R,
-    pub(crate) declared: Declared1_20,
-}
-
-impl<R: JsonRpcRequest> JsonRpcMessage for Initialize<R> {
-    fn matches_method(method: &str) -> bool {
-        R::matches_method(method)
-    }
-
-    fn method(&self) -> &str {
-        self.request.method()
-    }
-
-    fn to_untyped_message(&self) -> Result<UntypedMessage, agent_client_protocol::Error> {
-        self.request.to_untyped_message()
-    }
-
-    fn parse_message(
-        method: &str,
-        params: &serde_json::Value,
-    ) -> Result<Self, agent_client_protocol::Error> {
-        Ok(Initialize {
-            request: R::parse_message(method, params)?,
-            declared: Declared1_20::of_initialize(params),
-        })
-    }
-}
-
-impl<R: JsonRpcRequest> JsonRpcRequest for Initialize<R> {
-    type Response = R::Response;
-}
 
 pub(crate) fn initialize_response(
     core: &dyn AgentCore,

@@ -11,6 +11,7 @@ pub(crate) mod from_proto;
 pub(crate) mod initialize;
 pub(crate) mod mcp_over_acp;
 pub(crate) mod permission_request;
+pub(crate) mod raw_params;
 pub(crate) mod reply;
 pub(crate) mod schema_1_20;
 mod subagents;

@@ -187,7 +187,8 @@ pub(crate) struct Declared1_20 {
     pub(crate) prompt_suggestions: bool,
     /// `session.commands.skill` (v2): the editor takes `skill` entries in its command list.
     pub(crate) skill_commands: bool,
-    /// `session.cursors` (v1): the editor takes `cursor_update`s.
+    /// `session.cursors` (v1; a v2 editor takes them undeclared): the editor takes
+    /// `cursor_update`s.
     pub(crate) cursors: bool,
 }
 

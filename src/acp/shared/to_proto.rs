@@ -5,10 +5,10 @@ use agent_client_protocol::v1::schema as acp;
 use super::schema_1_20::{PromptSuggestion, PromptSuggestionsUpdate, SessionUpdate1_20};
 
 use crate::domain::{
-    CompactionStatus, ConfigOption, ContentChunk, ElicitationField, ModeState, Notice,
-    NoticeSeverity, PermissionOption, PermissionOptionKind, PlanEntry, PlanPriority, PlanStatus,
-    RateLimitWindow, RateLimits, SessionUpdate, SlashCommand, StopReason, ToolCall, ToolCallUpdate,
-    ToolContent, ToolKind, ToolLocation, ToolStatus, TurnUsage, Usage,
+    AnchorMessage, CompactionStatus, ConfigOption, ContentChunk, Cursor, ElicitationField,
+    ModeState, Notice, NoticeSeverity, PermissionOption, PermissionOptionKind, PlanEntry,
+    PlanPriority, PlanStatus, RateLimitWindow, RateLimits, SessionUpdate, SlashCommand, StopReason,
+    ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolLocation, ToolStatus, TurnUsage, Usage,
 };
 
 pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
@@ -80,7 +80,37 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
             recipient,
             text,
         } => super::subagents::session_message(message_id, sender, recipient, text),
+        // Never reached: the editor's client writes a cursor in 1.20's form (`cursor_update`),
+        // which the SDK has not, or drops it; this is the update that says nothing.
+        SessionUpdate::Cursor(_) => U::SessionInfoUpdate(acp::SessionInfoUpdate::new()),
     }
+}
+
+/// A cursor as 1.20's `cursor_update`, announced with its anchor and the fork it takes.
+pub(crate) fn cursor_update(cursor: Cursor) -> serde_json::Value {
+    use super::schema_1_20::{
+        CursorAnchor, CursorAnchorPosition, CursorCapabilities, CursorForkCapabilities, CursorId,
+        CursorMessageAnchor, CursorUpdate, SessionUpdate1_20,
+    };
+    let anchor = CursorMessageAnchor {
+        message_id: cursor.message_id,
+        position: if cursor.after {
+            CursorAnchorPosition::After
+        } else {
+            CursorAnchorPosition::Before
+        },
+    };
+    let update = SessionUpdate1_20::CursorUpdate(CursorUpdate {
+        cursor_id: CursorId(cursor.id),
+        capabilities: Some(CursorCapabilities {
+            fork: Some(CursorForkCapabilities {}),
+        }),
+        anchor: Some(match cursor.message {
+            AnchorMessage::User => CursorAnchor::UserMessage(anchor),
+            AnchorMessage::Agent => CursorAnchor::AgentMessage(anchor),
+        }),
+    });
+    serde_json::to_value(update).expect("a cursor update serialises")
 }
 
 /// The subscription's windows as `_meta`: `claudeCode.rateLimits.{fiveHour, weekly}` with

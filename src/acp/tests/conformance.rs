@@ -163,6 +163,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             recipient: "s/subagent/a".into(),
             text: "x".into(),
         },
+        SessionUpdate::Cursor(crate::domain::Cursor::before_prompt("m")),
         SessionUpdate::PromptSuggestions {
             suggestions: vec!["x".into()],
         },
@@ -187,6 +188,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::MarkdownPlan { .. }
             | SessionUpdate::InSubagent { .. }
             | SessionUpdate::MessageFrom { .. }
+            | SessionUpdate::Cursor(_)
             | SessionUpdate::PromptSuggestions { .. } => {}
         }
     }

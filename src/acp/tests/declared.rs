@@ -44,7 +44,8 @@ fn the_capabilities_the_sdk_drops_reach_the_sessions_in_both_versions() {
         assert_eq!(declared(protocol, v1.clone()), (true, false, true));
     }
     for protocol in [Protocol::Auto, Protocol::V2] {
-        assert_eq!(declared(protocol, v2.clone()), (true, true, false));
+        // 1.20's v2 has cursors for every editor.
+        assert_eq!(declared(protocol, v2.clone()), (true, true, true));
     }
     let bare = json!({"protocolVersion": 1, "clientCapabilities": {"session": {}}});
     assert_eq!(declared(Protocol::Auto, bare), (false, false, false));

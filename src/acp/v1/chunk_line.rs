@@ -6,23 +6,29 @@ use crate::domain::{ContentChunk, SessionUpdate};
 
 /// The line (without its newline) of `update` to a v1 editor, when it is a text chunk of the
 /// user, the agent or its thinking; `None` for every other update (and for images), which go
-/// through the SDK's types. v1 has no message ids: `message_id` is not sent, as there.
-pub(crate) fn text_chunk_line(session_id: &str, update: &SessionUpdate) -> Option<Vec<u8>> {
-    let (kind, text) = match update {
+/// through the SDK's types. `message_ids`: the chunk's `messageId` is sent, where known (to an
+/// editor that takes cursors, which are anchored by it); else it is not, as v1 editors had it.
+pub(crate) fn text_chunk_line(
+    session_id: &str,
+    update: &SessionUpdate,
+    message_ids: bool,
+) -> Option<Vec<u8>> {
+    let (kind, text, id) = match update {
         SessionUpdate::UserMessageChunk {
             content: ContentChunk::Text { text },
-            ..
-        } => ("user_message_chunk", text),
+            message_id,
+        } => ("user_message_chunk", text, message_id),
         SessionUpdate::AgentMessageChunk {
             content: ContentChunk::Text { text },
-            ..
-        } => ("agent_message_chunk", text),
+            message_id,
+        } => ("agent_message_chunk", text, message_id),
         SessionUpdate::AgentThoughtChunk {
             content: ContentChunk::Text { text },
-            ..
-        } => ("agent_thought_chunk", text),
+            message_id,
+        } => ("agent_thought_chunk", text, message_id),
         _ => return None,
     };
+    let id = id.as_deref().filter(|_| message_ids);
     let mut line = Vec::with_capacity(160 + session_id.len() + text.len());
     line.extend_from_slice(br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"#);
     string(&mut line, session_id);
@@ -30,7 +36,12 @@ pub(crate) fn text_chunk_line(session_id: &str, update: &SessionUpdate) -> Optio
     line.extend_from_slice(kind.as_bytes());
     line.extend_from_slice(br#"","content":{"type":"text","text":"#);
     string(&mut line, text);
-    line.extend_from_slice(b"}}}}");
+    line.push(b'}');
+    if let Some(id) = id {
+        line.extend_from_slice(br#","messageId":"#);
+        string(&mut line, id);
+    }
+    line.extend_from_slice(b"}}}");
     Some(line)
 }
 
@@ -48,9 +59,25 @@ mod tests {
     use agent_client_protocol::v1::schema as acp;
 
     /// What the SDK's types give for the same update.
-    fn through_the_sdk(session_id: &str, update: SessionUpdate) -> Vec<u8> {
-        let note =
-            acp::SessionNotification::new(session_id.to_owned(), to_proto::session_update(update));
+    fn through_the_sdk(session_id: &str, update: SessionUpdate, message_ids: bool) -> Vec<u8> {
+        let id = match &update {
+            SessionUpdate::UserMessageChunk { message_id, .. }
+            | SessionUpdate::AgentMessageChunk { message_id, .. }
+            | SessionUpdate::AgentThoughtChunk { message_id, .. } => message_id.clone(),
+            _ => None,
+        };
+        let mut update = to_proto::session_update(update);
+        if message_ids {
+            match &mut update {
+                acp::SessionUpdate::UserMessageChunk(chunk)
+                | acp::SessionUpdate::AgentMessageChunk(chunk)
+                | acp::SessionUpdate::AgentThoughtChunk(chunk) => {
+                    chunk.message_id = id.map(Into::into);
+                }
+                _ => {}
+            }
+        }
+        let note = acp::SessionNotification::new(session_id.to_owned(), update);
         serde_json::to_vec(&Notification::new("session/update", note)).expect("serialises")
     }
 
@@ -83,11 +110,14 @@ mod tests {
                         message_id: Some("msg_1:0".into()),
                     },
                 ];
-                for update in updates {
-                    let fast = text_chunk_line(id, &update).expect("a text chunk");
+                for (update, message_ids) in updates
+                    .into_iter()
+                    .flat_map(|u| [(u.clone(), false), (u, true)])
+                {
+                    let fast = text_chunk_line(id, &update, message_ids).expect("a text chunk");
                     assert_eq!(
                         String::from_utf8(fast).unwrap(),
-                        String::from_utf8(through_the_sdk(id, update)).unwrap()
+                        String::from_utf8(through_the_sdk(id, update, message_ids)).unwrap()
                     );
                 }
             }
@@ -103,10 +133,10 @@ mod tests {
             },
             message_id: None,
         };
-        assert!(text_chunk_line("s", &image).is_none());
+        assert!(text_chunk_line("s", &image, true).is_none());
         let mode = SessionUpdate::CurrentMode {
             mode_id: "plan".into(),
         };
-        assert!(text_chunk_line("s", &mode).is_none());
+        assert!(text_chunk_line("s", &mode, true).is_none());
     }
 }

@@ -12,12 +12,21 @@ use crate::acp::shared::tool_call_json::{ToolCallNotification, ToolCallUpdateNot
 use crate::acp::transport::{Notification, Outbound};
 use crate::domain::{EditorError, PermissionAsk, PermissionOutcome, SessionUpdate};
 
-/// v1's form; it keeps nothing per connection.
-pub(crate) struct V1Form;
+/// v1's form; it keeps nothing per connection but what `initialize` declared.
+pub(crate) struct V1Form {
+    /// Chunks carry their `messageId` (1.20's v1 has it): to an editor that takes cursors,
+    /// which are anchored by it. The others get chunks as before, without.
+    message_ids: bool,
+}
 
 /// The form of an editor that negotiated v1, or sent no `initialize`.
 pub(crate) fn form() -> Box<dyn EditorForm> {
-    Box::new(V1Form)
+    Box::new(V1Form { message_ids: false })
+}
+
+/// The form of a v1 editor that declared `session.cursors`.
+pub(crate) fn form_with_message_ids() -> Box<dyn EditorForm> {
+    Box::new(V1Form { message_ids: true })
 }
 
 impl EditorForm for V1Form {
@@ -29,7 +38,7 @@ impl EditorForm for V1Form {
         may_be_large: bool,
     ) {
         // The streamed reply's deltas: written straight into their line, the same bytes.
-        if let Some(line) = text_chunk_line(session_id, &update) {
+        if let Some(line) = text_chunk_line(session_id, &update, self.message_ids) {
             outbound.push_line(line);
             return;
         }
@@ -49,12 +58,22 @@ impl EditorForm for V1Form {
             }
             other => other,
         };
-        self.sdk_update(
-            outbound,
-            session_id,
-            to_proto::session_update(update),
-            may_be_large,
-        );
+        let id = match &update {
+            SessionUpdate::UserMessageChunk { message_id, .. }
+            | SessionUpdate::AgentMessageChunk { message_id, .. }
+            | SessionUpdate::AgentThoughtChunk { message_id, .. } => {
+                message_id.clone().filter(|_| self.message_ids)
+            }
+            _ => None,
+        };
+        let mut update = to_proto::session_update(update);
+        if let (Some(id), acp::SessionUpdate::UserMessageChunk(chunk))
+        | (Some(id), acp::SessionUpdate::AgentMessageChunk(chunk))
+        | (Some(id), acp::SessionUpdate::AgentThoughtChunk(chunk)) = (id, &mut update)
+        {
+            chunk.message_id = Some(id.into());
+        }
+        self.sdk_update(outbound, session_id, update, may_be_large);
     }
 
     fn sdk_update(

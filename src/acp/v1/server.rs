@@ -10,8 +10,10 @@ use crate::acp::shared::client::AcpEditor;
 use crate::acp::shared::extensions::{
     AsyncTaskStopRequest, AsyncTaskStopResponse, SteeringRequest, SteeringResponse,
 };
-use crate::acp::shared::initialize::{Initialize, initialize_response};
+use crate::acp::shared::initialize::initialize_response;
+use crate::acp::shared::raw_params::WithParams;
 use crate::acp::shared::reply::reply_later;
+use crate::acp::shared::schema_1_20::{Declared1_20, fork_cursor};
 use crate::acp::shared::{from_proto, to_proto};
 use crate::domain::{AgentCore, AgentError, ConfigOption, SessionOpened};
 
@@ -87,20 +89,18 @@ pub(crate) fn agent(
     let builder = Agent.v1().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
-            async move |init: Initialize<acp::InitializeRequest>,
+            async move |init: WithParams<acp::InitializeRequest>,
                         responder: Responder<acp::InitializeResponse>,
                         _cx| {
-                let Initialize {
-                    request: req,
-                    declared,
-                } = init;
+                let declared = Declared1_20::of_initialize(&init.params);
+                let req = init.request;
                 let name = req.client_info.as_ref().map(|info| info.name.clone());
-                editor.set_declared(
-                    req.client_capabilities.clone(),
-                    declared,
-                    name,
-                    super::editor::form(),
-                );
+                // An editor that takes cursors holds the messages they are anchored to by id.
+                let form = match declared.cursors {
+                    true => super::editor::form_with_message_ids(),
+                    false => super::editor::form(),
+                };
+                editor.set_declared(req.client_capabilities.clone(), declared, name, form);
                 responder.respond(initialize_response(core.as_ref(), &req))
             }
         },
@@ -175,11 +175,16 @@ pub(crate) fn agent(
             .config_options(options))
     });
     let builder = spawned!(builder, core, editor, |c,
-                                                   req: acp::ForkSessionRequest,
+                                                   read: WithParams<
+        acp::ForkSessionRequest,
+    >,
                                                    answered|
      -> acp::ForkSessionResponse {
+        let fork_at = fork_cursor(&read.params)?;
+        let req = read.request;
         let mut new = new_session_of!(req)?;
         new.answered = answered;
+        new.fork_at = fork_at.map(|cursor| cursor.0);
         let (id, modes, options) = opened_parts(c.fork_session(&req.session_id.0, new).await?);
         Ok(acp::ForkSessionResponse::new(id)
             .modes(modes)

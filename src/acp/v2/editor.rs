@@ -304,6 +304,10 @@ impl EditorForm for V2Editor {
         true
     }
 
+    fn takes_cursors(&self) -> bool {
+        true
+    }
+
     fn replay_complete(&self, outbound: &Outbound, session_id: &str) {
         self.end_message(session_id);
         let update = SessionUpdate1_20::ReplayComplete(ReplayComplete {});

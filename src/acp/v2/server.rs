@@ -16,9 +16,9 @@ use crate::acp::shared::errors::to_rpc;
 use crate::acp::shared::extensions::{
     AsyncTaskStopRequest, AsyncTaskStopResponse, SteeringRequest, SteeringResponse,
 };
-use crate::acp::shared::initialize::Initialize;
+use crate::acp::shared::raw_params::WithParams;
 use crate::acp::shared::reply::reply_later;
-use crate::acp::shared::schema_1_20::{IdempotencyKey, PromptRequestV2};
+use crate::acp::shared::schema_1_20::{Declared1_20, IdempotencyKey, PromptRequestV2, fork_cursor};
 use crate::acp::shared::{from_proto, initialize, to_proto};
 use crate::domain::{
     AgentCore, AgentError, ConfigOption, SessionOpened, SessionStatus, StopReason,
@@ -207,13 +207,11 @@ pub(crate) fn agent(
     let builder = Agent.v2().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
-            async move |init: Initialize<v2::InitializeRequest>,
+            async move |init: WithParams<v2::InitializeRequest>,
                         responder: Responder<v2::InitializeResponse>,
                         _cx| {
-                let Initialize {
-                    request: req,
-                    declared: declared_1_20,
-                } = init;
+                let declared_1_20 = Declared1_20::of_initialize(&init.params);
+                let req = init.request;
                 let declared = super::editor::declared_as_v1(&req);
                 editor.set_declared(
                     declared,
@@ -305,14 +303,19 @@ pub(crate) fn agent(
         as_v2(answer)
     });
     let builder = spawned!(builder, core, editor, |c,
-                                                   req: v2::ForkSessionRequest,
+                                                   read: WithParams<
+        v2::ForkSessionRequest,
+    >,
                                                    answered|
      -> v2::ForkSessionResponse {
+        let fork_at = fork_cursor(&read.params).map_err(to_rpc)?;
+        let req = read.request;
         let session_id = req.session_id.0.to_string();
         let mut value = serde_json::to_value(&req).map_err(|e| invalid(e.to_string()))?;
         value.as_object_mut().map(|o| o.remove("sessionId"));
         let mut new = new_session(value)?;
         new.answered = answered;
+        new.fork_at = fork_at.map(|cursor| cursor.0);
         let opened = c.fork_session(&session_id, new).await.map_err(to_rpc)?;
         as_v2(opened_json(&opened))
     });

@@ -3,7 +3,8 @@
 //! `acp`, served by the library's `McpOverAcpProvider`), and claude-acp serves it to claude over
 //! claude's control channel, each message relayed as `mcp/message`: the model is offered its
 //! tools, a call's result reaches the model, the server's MCP error reaches it as an error, and
-//! the server's notification that its tools changed makes claude list them again.
+//! the server's notification that its tools changed makes claude list them again; a call still
+//! running when the turn is cancelled is withdrawn from the editor's server.
 
 use std::time::Duration;
 
@@ -27,6 +28,7 @@ async fn an_mcp_server_the_editor_hosts_serves_claude_its_tools_results_and_erro
     mock.push_rule(Rule::on_prompt("fail", call("fail", json!({}))));
     mock.push_rule(Rule::on_tool_result_containing("refused", Reply::text("It failed.")).once());
     mock.push_rule(Rule::on_prompt("which tools", Reply::text("These.")));
+    mock.push_rule(Rule::on_prompt("slow", call("slow", json!({}))));
     let env = ClaudeEnv::new(&mock);
     let client_dir = repo_path("tests/ts-client");
     ensure_client_library(&client_dir).await;
@@ -35,7 +37,7 @@ async fn an_mcp_server_the_editor_hosts_serves_claude_its_tools_results_and_erro
         .arg(adapter())
         .current_dir(&client_dir)
         .env("ACP_SESSION_CWD", env.work_dir())
-        .env("ACP_PROMPTS", "echo hi|fail now|which tools now");
+        .env("ACP_PROMPTS", "echo hi|fail now|which tools now|go slow");
     let output = tokio::time::timeout(Duration::from_secs(180), node.output())
         .await
         .expect("the client ends within 180 s")
@@ -49,12 +51,12 @@ async fn an_mcp_server_the_editor_hosts_serves_claude_its_tools_results_and_erro
         .unwrap_or_else(|| panic!("no ok line\n{shown}"));
     assert_eq!(
         seen["stops"],
-        json!(["end_turn", "end_turn", "end_turn"]),
+        json!(["end_turn", "end_turn", "end_turn", "cancelled"]),
         "{shown}"
     );
 
-    // The editor's server: claude's handshake as its discovery, the list, both calls, and the
-    // list again once it said the list changed.
+    // The editor's server: claude's handshake as its discovery, the list, the calls, the list
+    // again once it said the list changed, and the cancelled turn's call withdrawn.
     let served: Vec<&str> = seen["served"]
         .as_array()
         .unwrap()
@@ -62,7 +64,7 @@ async fn an_mcp_server_the_editor_hosts_serves_claude_its_tools_results_and_erro
         .filter_map(Value::as_str)
         .collect();
     assert_eq!(served.first(), Some(&"server/discover"), "{served:?}");
-    for asked in ["tools/call echo", "tools/call fail"] {
+    for asked in ["tools/call echo", "tools/call fail", "tools/call slow"] {
         assert!(served.contains(&asked), "{served:?}");
     }
     assert!(
@@ -88,6 +90,10 @@ async fn an_mcp_server_the_editor_hosts_serves_claude_its_tools_results_and_erro
             .contains("the editor's server refused: fail always fails")
     });
     assert!(refused.is_some_and(|r| r.is_error), "{results:?}");
+    assert!(
+        served.contains(&"slow withdrawn"),
+        "the call of the cancelled turn was withdrawn: {served:?}"
+    );
     let last = requests.last().unwrap().tool_names();
     assert!(
         last.iter().any(|t| t == "mcp__project-tools__later"),

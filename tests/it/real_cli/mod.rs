@@ -34,6 +34,7 @@ mod prompt_retry;
 mod prompt_suggestions;
 mod rewind;
 mod session_archive;
+mod session_cursors;
 mod session_title;
 mod sessions;
 mod slash_commands;

@@ -38,6 +38,7 @@ mod rewind;
 mod secrets;
 mod session_archive;
 mod session_close;
+mod session_cursors;
 mod session_delete;
 mod session_model;
 mod session_options;

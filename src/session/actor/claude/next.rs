@@ -81,7 +81,10 @@ mod tests {
 
     #[test]
     fn the_next_claude_resumes_what_claude_stored_and_no_further_than_a_rewind() {
-        let fork = Start::Fork { from: "f".into() };
+        let fork = Start::Fork {
+            from: "f".into(),
+            at: None,
+        };
         let cases = [
             // (opened as, a turn ran, rewind point, transcript on disk) -> start, set aside
             (Start::New, false, None, false, Start::New, false),

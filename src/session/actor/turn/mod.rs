@@ -27,6 +27,7 @@ use crate::domain::{
 use crate::history;
 use crate::translate::{TurnSignal, TurnTranslator};
 
+mod cursor;
 mod ledger;
 mod local;
 mod own;
@@ -169,6 +170,8 @@ pub(super) struct Turns {
     title: title::SessionTitle,
     /// claude's output translated for the editor.
     pub(super) translator: TurnTranslator,
+    /// Where the running turn ends, for its session cursor.
+    cursor: cursor::TurnCursor,
     tell: Tell<Done>,
 }
 
@@ -180,6 +183,7 @@ impl Turns {
             answers_written: None,
             title: title::SessionTitle::default(),
             translator,
+            cursor: cursor::TurnCursor::default(),
             tell,
         }
     }
@@ -314,8 +318,17 @@ impl Turns {
         }
         if ctx.editor.follows_turns() {
             let prompt = turn.blocks.clone();
-            let state = TurnState::Started { message_id, prompt };
+            let state = TurnState::Started {
+                message_id: message_id.clone(),
+                prompt,
+            };
             ctx.editor.turn_state(&ctx.id, state);
+            // The editor holds the prompt's message (v1's does not, live): the cursor before it,
+            // where claude's transcript stores the prompt under its id.
+            if turn.by_claude && ctx.editor.supports_cursors() {
+                let cursor = crate::domain::Cursor::before_prompt(&message_id);
+                ctx.tell_editor(SessionUpdate::Cursor(cursor));
+            }
         }
     }
 
@@ -324,6 +337,7 @@ impl Turns {
         p.claude.turn_starts();
         p.tools.edit_log.start_turn();
         self.translator.prompt_starts();
+        self.cursor.starts();
     }
 
     /// `session/cancel`: the running turn and every prompt waiting behind it end as cancelled.
@@ -405,6 +419,13 @@ impl Turns {
             usage: turn.usage,
             rate_limits,
         });
+        if turn.by_claude
+            && outcome.is_ok()
+            && let Some(cursor) = self.cursor.ended()
+            && p.ctx.editor.supports_cursors()
+        {
+            p.ctx.tell_editor(SessionUpdate::Cursor(cursor));
+        }
         announce_end(p.ctx, &mut turn, &outcome);
         if let Some(task) = &turn.local {
             // Ended early (cancelled, claude gone): it changes nothing more.
@@ -430,8 +451,10 @@ impl Turns {
         p: &mut Parts<'_>,
         message: ClaudeMessage,
     ) -> Vec<TurnSignal> {
+        self.cursor.on_message(&message);
         let out = self.translator.on_message(message);
         for update in out.updates {
+            self.cursor.on_update(&update);
             let update = p.tools.keep_terminal_shown(update);
             p.ctx.tell_editor(update);
         }
