@@ -1,5 +1,6 @@
 //! The prompts of a stored thread and the rewind record: a rewind holds until a new prompt branches
-//! off, a thread rewound before its first prompt is empty, and a broken record is ignored.
+//! off, a thread rewound before its first prompt is empty, and a broken record is ignored; a fork
+//! at a session cursor starts only at a point of the thread claude would resume.
 
 use serde_json::Value;
 
@@ -91,5 +92,39 @@ fn a_thread_rewound_before_its_first_prompt_is_empty_and_a_broken_record_is_igno
     assert_eq!(
         texts(config.path(), cwd.path()),
         ["first", "second", "replayed 4"]
+    );
+}
+
+#[test]
+fn a_fork_starts_at_a_point_of_the_thread_claude_would_resume_and_at_no_other() {
+    use crate::domain::ForkPoint::{AfterEntry, BeforePrompt};
+    use crate::history::{ForkStart, fork_start};
+    let (config, cwd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_session(config.path(), cwd.path(), ID, &two_turns(cwd.path()), 0);
+    let at = |point| fork_start(config.path(), ID, &point).unwrap();
+    assert_eq!(at(BeforePrompt("p1".into())), Some(ForkStart::Empty));
+    assert_eq!(
+        at(BeforePrompt("p2".into())),
+        Some(ForkStart::At("a1".into()))
+    );
+    assert_eq!(
+        at(AfterEntry("a2".into())),
+        Some(ForkStart::At("a2".into()))
+    );
+    // Not a prompt, not in the transcript.
+    assert_eq!(at(BeforePrompt("a1".into())), None);
+    assert_eq!(at(AfterEntry("elsewhere".into())), None);
+
+    // `/undo` dropped the second turn: its points are gone from the thread.
+    let point = RewindPoint {
+        dropped_prompt: "p2".into(),
+        resume_at: Some("a1".into()),
+    };
+    record_rewind(config.path(), ID, &point).unwrap();
+    assert_eq!(at(AfterEntry("a2".into())), None);
+    assert_eq!(at(BeforePrompt("p2".into())), None);
+    assert_eq!(
+        at(AfterEntry("a1".into())),
+        Some(ForkStart::At("a1".into()))
     );
 }

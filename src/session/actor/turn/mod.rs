@@ -490,7 +490,11 @@ fn announce_end(ctx: &SessionContext, turn: &mut Turn, outcome: &Result<TurnOutc
     }
     if editor.follows_turns() {
         let prompt = turn.blocks.clone();
+        let cursor = crate::domain::Cursor::before_prompt(&message_id);
         editor.turn_state(&ctx.id, TurnState::Joined { message_id, prompt });
+        if turn.by_claude && editor.supports_cursors() {
+            ctx.tell_editor(SessionUpdate::Cursor(cursor));
+        }
     }
 }
 
