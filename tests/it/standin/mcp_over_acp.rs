@@ -74,6 +74,8 @@ async fn an_mcp_server_the_editor_hosts_is_relayed_both_ways_and_nothing_waits_a
         init["agentCapabilities"]["mcpCapabilities"]["acp"], true,
         "{init}"
     );
+    let broken = violations_1_20_v1("InitializeResponse", &init);
+    assert!(broken.is_empty(), "{broken:?}");
     c.hold_requests("mcp/message");
     let opened = c
         .request(
