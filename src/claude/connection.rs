@@ -210,6 +210,7 @@ fn subtype_of(request: &OutboundControl) -> &'static str {
         OutboundControl::McpReconnect { .. } => "mcp_reconnect",
         OutboundControl::McpMessage { .. } => "mcp_message",
         OutboundControl::McpToggle { .. } => "mcp_toggle",
+        OutboundControl::RenameSession { .. } => "rename_session",
     }
 }
 

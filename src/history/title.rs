@@ -18,9 +18,13 @@ struct CustomTitle<'a> {
     session_id: &'a str,
 }
 
-/// Names `session_id` `title` in its transcript; `false` when claude stored no conversation under
-/// it (no transcript is made for a name alone: claude refuses to resume one holding no
-/// conversation).
+/// A `custom-title` line longer than this is not read (a name is a line of text).
+const NAME_LINE_BYTES: usize = 1024 * 1024;
+
+/// Names `session_id` `title` in its transcript, unless its last name is that already (claude
+/// wrote it, told through `rename_session`: one record per naming); `false` when claude stored no
+/// conversation under it (no transcript is made for a name alone: claude refuses to resume one
+/// holding no conversation).
 pub(crate) fn write_title(
     config_dir: &Path,
     session_id: &str,
@@ -30,6 +34,9 @@ pub(crate) fn write_title(
     let Some((file, _)) = super::find(config_dir, session_id) else {
         return Ok(false);
     };
+    if last_name(&file).as_deref() == Some(title) {
+        return Ok(true);
+    }
     let record = CustomTitle {
         kind: "custom-title",
         custom_title: title,
@@ -44,4 +51,23 @@ pub(crate) fn write_title(
         .and_then(|mut f| f.write_all(line.as_bytes()))
         .map_err(|source| HistoryError::Io { path: file, source })?;
     Ok(true)
+}
+
+/// The last name given in the transcript `file` (its last `custom-title` record).
+fn last_name(file: &Path) -> Option<String> {
+    let marker = memchr::memmem::Finder::new("\"type\":\"custom-title\"");
+    let mut name = None;
+    let _ = super::lines::for_each_wanted_line(
+        file,
+        || NAME_LINE_BYTES,
+        |line| marker.find(line).is_some(),
+        |line| {
+            let value = super::lines::parse(line);
+            if let Some(title) = value.as_ref().and_then(|v| v.get("customTitle")) {
+                name = title.as_str().map(str::to_owned);
+            }
+            std::ops::ControlFlow::Continue(())
+        },
+    );
+    name
 }

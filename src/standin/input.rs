@@ -246,8 +246,22 @@ fn mismatch(n: usize, located: &LocatedStep, pattern: &Value, line: &str) -> Sto
 
 /// What claude answers whenever it is asked, unless the step wants the line itself: its settings
 /// (`get_settings`, which claude-acp asks at every start), as the pinned claude answers them for an
-/// API-key login.
+/// API-key login; and a name for the session (`rename_session`), which the pinned claude takes and
+/// records in the transcript when there is one (without one it keeps the name in memory, which a
+/// stand-in has not).
 fn builtin_answer(line: &Value, vars: &crate::standin::pattern::Vars) -> Option<Value> {
+    if line["type"] == "control_request" && line["request"]["subtype"] == "rename_session" {
+        let (title, id) = (&line["request"]["title"], &line["request"]["session_id"]);
+        if let (Some(title), Some(id), Some(dir)) = (
+            title.as_str(),
+            id.as_str(),
+            crate::claude::config_dir::default_config_dir(),
+        ) {
+            let _ = crate::history::write_title(&dir, id, title);
+        }
+        return Some(json!({"type": "control_response", "response": {
+            "subtype": "success", "request_id": line["request_id"]}}));
+    }
     if line["type"] == "control_request" && line["request"]["subtype"] == "list_permission_rules" {
         let cwd = vars.get("cwd").and_then(Value::as_str).unwrap_or_default();
         return Some(json!({"type": "control_response", "response": {

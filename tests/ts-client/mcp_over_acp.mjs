@@ -9,9 +9,9 @@
 // Env:   ACP_SESSION_CWD   the session's working directory (required)
 //        ACP_PROMPTS       the prompts, one turn each, separated by "|"
 //        ACP_TIMEOUT_MS    overall time limit (default 60000)
-// Prints "mcp-over-acp: ok <json>" with the MCP requests the server got (method, tool name; "slow
-// withdrawn" once `slow`'s request was) and each turn's stop reason; exits 1 with the reason on
-// stderr otherwise.
+// Prints "mcp-over-acp: ok <json>" with what the server saw, in order (each request's method and
+// tool name, "slow withdrawn" when `slow`'s request was, "turn <stop reason>" as each turn ended)
+// and each turn's stop reason; exits 1 with the reason on stderr otherwise.
 
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
@@ -85,10 +85,13 @@ async function projectTools({ method, params, notify, signal }) {
         return { result: { content: [{ type: "text", text }], isError: false } };
       }
       if (params?.name === "slow") {
-        const withdrawn = new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        // Recorded as the withdrawal comes, so its place among the turns' ends shows who withdrew
+        // it (the library aborts every handler still running when the connection closes, too).
+        const withdrawn = new Promise((resolve) =>
+          signal.addEventListener("abort", () => resolve(served.push("slow withdrawn")), { once: true }),
+        );
         cancelTurn();
         await withdrawn;
-        served.push("slow withdrawn");
         throw new acp.McpProtocolError(-32800, "withdrawn");
       }
       throw new acp.McpProtocolError(-32001, "the editor's server refused: fail always fails");
@@ -127,7 +130,9 @@ const result = await app
         const message = await session.nextUpdate();
         if (message.kind === "stop") break;
       }
-      stops.push((await turn).stopReason);
+      const { stopReason } = await turn;
+      stops.push(stopReason);
+      served.push(`turn ${stopReason}`);
     }
     await ctx.request(acp.methods.agent.session.close, { sessionId: session.sessionId });
     return { stops };

@@ -73,6 +73,15 @@ pub enum OutboundControl {
         #[serde(rename = "serverName")]
         server_name: String,
     },
+    /// Names the session as the user named it in the editor (`source: "host"`, which claude
+    /// counts as a user rename: its generated titles no longer replace it); claude writes the
+    /// `custom-title` record itself, at once or when it first stores the conversation, and
+    /// refuses when `session_id` is no longer its session.
+    RenameSession {
+        title: String,
+        source: &'static str,
+        session_id: String,
+    },
     /// One message from an MCP server claude-acp serves claude (`sdkMcpServers`) that is not an
     /// answer: a notification of the server's, passed on to claude's client of it.
     McpMessage {

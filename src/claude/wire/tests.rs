@@ -151,6 +151,21 @@ fn mcp_control_requests_are_the_shapes_the_cli_takes() {
 }
 
 #[test]
+fn rename_session_is_the_shape_the_cli_takes() {
+    // As the pinned claude answered it (`sdk.d.ts`'s `SDKControlRenameSessionRequest`).
+    let request = OutboundControl::RenameSession {
+        title: "Pineapple notes".into(),
+        source: "host",
+        session_id: "s1".into(),
+    };
+    assert_eq!(
+        serde_json::to_value(&request).unwrap(),
+        json!({"subtype": "rename_session", "title": "Pineapple notes", "source": "host",
+               "session_id": "s1"})
+    );
+}
+
+#[test]
 fn models_keep_their_effort_levels_only_when_they_support_effort() {
     let reply = json!({"models": [
         {"value": "default", "displayName": "Default (recommended)", "description": "Opus",

@@ -1,7 +1,9 @@
 //! Naming a session (`session/set_title`) and asking where it is (`session/status`) with the real
-//! claude: a name given before anything was said reaches claude's transcript once claude stored
-//! the conversation, survives claude's own titling of it, and a new adapter process lists it; a
-//! session is `open` in its process and `saved` in the next, which starts no claude to say so.
+//! claude: a name given before anything was said is held by claude (its `rename_session`) and
+//! reaches its transcript as claude stores the conversation, survives claude's own titling of it,
+//! and a new adapter process lists it; a session named while its claude runs holds one record of
+//! the name, claude's; a session is `open` in its process and `saved` in the next, which starts
+//! no claude to say so.
 
 use std::time::Duration;
 
@@ -74,15 +76,19 @@ async fn a_name_given_before_the_first_prompt_is_claudes_and_a_new_process_lists
     assert!(c.wait_exit(Duration::from_secs(20)).await.is_some());
 
     let text = std::fs::read_to_string(&transcript).expect("claude stored the conversation");
-    let last_name = text
+    let lines: Vec<Value> = text
         .lines()
-        .rev()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|l| l["type"] == "custom-title");
+        .collect();
+    let last_name = lines.iter().rev().find(|l| l["type"] == "custom-title");
     assert_eq!(
         last_name.map(|l| l["customTitle"].clone()),
         Some(json!(NAME))
     );
+    // claude held the name (its rename_session) and wrote it as it stored the conversation.
+    let first_name = lines.iter().position(|l| l["type"] == "custom-title");
+    let first_prompt = lines.iter().position(|l| l["type"] == "user");
+    assert!(first_name < first_prompt, "{text}");
 
     let d = adapter(&env);
     d.initialize().await;
@@ -104,4 +110,56 @@ async fn a_name_given_before_the_first_prompt_is_claudes_and_a_new_process_lists
     assert_eq!(listed.len(), 1, "{list}");
     assert_eq!(listed[0]["title"], NAME, "{list}");
     no_claude_under(&d);
+}
+
+#[tokio::test]
+async fn a_session_named_while_its_claude_runs_holds_the_name_once_and_a_new_process_lists_it() {
+    let mock = MockApi::start(vec![Rule::always(Reply::text("Noted."))]);
+    let env = ClaudeEnv::new(&mock);
+    let c = adapter(&env);
+    c.initialize().await;
+    let id = c.new_session(env.work_dir()).await;
+    let stop = c.prompt(&id, "Remember the word pineapple.").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+    crate::support::real_session::wait_until_stored(&env, &id, "Noted.").await;
+    let named = c
+        .request("session/set_title", json!({"sessionId": id, "title": NAME}))
+        .await
+        .unwrap();
+    assert_eq!(named, json!({"title": NAME}));
+    let stop = c.prompt(&id, "And the word mango.").await.unwrap();
+    assert_eq!(stop["stopReason"], "end_turn", "{}", c.diagnostics());
+    c.close_stdin().await;
+    assert!(c.wait_exit(Duration::from_secs(20)).await.is_some());
+
+    let transcript =
+        project_dir(&env.home_dir().join(".claude"), &env.work_dir()).join(format!("{id}.jsonl"));
+    let text = std::fs::read_to_string(&transcript).expect("claude stored the conversation");
+    let names: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["type"] == "custom-title")
+        .collect();
+    assert_eq!(
+        names,
+        vec![json!({"type": "custom-title", "customTitle": NAME, "sessionId": id})],
+        "one record of the name"
+    );
+    let d = adapter(&env);
+    d.initialize().await;
+    let list = d
+        .request("session/list", json!({"cwd": env.work_dir()}))
+        .await
+        .unwrap();
+    let listed = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sessionId"] == json!(id))
+        .cloned();
+    assert_eq!(
+        listed.map(|s| s["title"].clone()),
+        Some(json!(NAME)),
+        "{list}"
+    );
 }

@@ -74,6 +74,8 @@ async fn an_mcp_server_the_editor_hosts_is_relayed_both_ways_and_nothing_waits_a
         init["agentCapabilities"]["mcpCapabilities"]["acp"], true,
         "{init}"
     );
+    let broken = violations_1_20_v1("InitializeResponse", &init);
+    assert!(broken.is_empty(), "{broken:?}");
     c.hold_requests("mcp/message");
     let opened = c
         .request(
@@ -179,4 +181,52 @@ async fn an_acp_server_claude_acp_cannot_serve_under_its_name_is_refused() {
     // The connection goes on.
     let id = c.new_session(&s.work).await;
     assert_eq!(c.prompt(&id, "hi").await.unwrap()["stopReason"], "end_turn");
+}
+
+/// An ACP v2 editor: claude-acp advertises `session.mcp.acp`, and the editor's server is relayed
+/// as for v1 (the same `mcp/message`).
+#[tokio::test]
+async fn a_v2_editor_is_offered_acp_servers_and_its_server_is_relayed() {
+    let s = Standin::new("mcp_over_acp");
+    let c = s.adapter(&[]);
+    c.set_timeout(Duration::from_secs(20));
+    let init = c
+        .request("initialize", super::acp_v2::v2_initialize())
+        .await
+        .unwrap();
+    assert_eq!(
+        init["capabilities"]["session"]["mcp"]["acp"],
+        json!({}),
+        "{init}"
+    );
+    let schema = crate::support::v2_schema::schema_1_20_v2("InitializeResponse");
+    let broken = crate::support::json_schema::violations(&schema, &init);
+    assert!(broken.is_empty(), "{broken:?}");
+    c.hold_requests("mcp/message");
+    let opened = c
+        .request(
+            "session/new",
+            json!({"cwd": s.work, "mcpServers": [server("project-tools")]}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("session/new: {e:?}\n{}", c.diagnostics()));
+    let id = opened["sessionId"].as_str().unwrap().to_owned();
+    let prompt = json!({"sessionId": id, "prompt": [{"type": "text", "text": "use the tools"}]});
+    let (answer, seen) = tokio::join!(c.request("session/prompt", prompt), serve(&c));
+    assert!(answer.is_ok(), "{answer:?}\n{}", c.diagnostics());
+    let methods: Vec<&str> = seen.iter().filter_map(|p| p["method"].as_str()).collect();
+    assert_eq!(
+        methods,
+        [
+            "server/discover",
+            "tools/list",
+            "tools/call",
+            "tools/call",
+            "tools/call"
+        ]
+    );
+    for params in &seen {
+        let broken = crate::support::v2_schema::violations_1_20_v1("MessageMcpRequest", params);
+        assert!(broken.is_empty(), "{params}: {broken:?}");
+    }
 }

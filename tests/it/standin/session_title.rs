@@ -200,3 +200,81 @@ async fn an_open_session_keeps_its_name_over_the_generated_title_and_no_empty_tr
         "Release notes"
     );
 }
+
+/// The `rename_session` requests claude was sent.
+fn renames(s: &Standin) -> Vec<Value> {
+    s.received()
+        .into_iter()
+        .filter(|l| l["request"]["subtype"] == "rename_session")
+        .map(|l| l["request"].clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn naming_a_session_whose_claude_runs_tells_claude_and_its_record_is_the_only_one() {
+    let s = Standin::new("text");
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    c.prompt(&id, "Draft the notes").await.unwrap();
+    s.store_conversation(&id, "Draft the notes");
+    c.request(
+        "session/set_title",
+        json!({"sessionId": id, "title": "Release notes"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        renames(&s),
+        vec![
+            json!({"subtype": "rename_session", "title": "Release notes", "source": "host",
+                    "session_id": id})
+        ],
+        "claude is told, as a rename the user made in the host"
+    );
+    c.prompt(&id, "Shorter").await.unwrap();
+    let transcript =
+        crate::support::history::project_dir(&s.config_dir(), &s.work).join(format!("{id}.jsonl"));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        custom_titles(&transcript),
+        vec![json!({"type": "custom-title", "customTitle": "Release notes", "sessionId": id})],
+        "claude's own record, and none of ours beside it"
+    );
+}
+
+#[tokio::test]
+async fn a_claude_that_refuses_the_name_gets_it_written_for_it() {
+    let s = Standin::with_script(|dir| {
+        let script = dir.join("refuses.jsonl");
+        let refusal = "rename_session is not supported in this context \
+                       (onRenameSession callback not registered)";
+        let lines = [
+            json!({"include": "initialize.jsonl"}),
+            json!({"expect": {"type": "control_request", "request": {"subtype": "rename_session"}},
+                   "bind": {"rename_id": "/request_id"}}),
+            json!({"emit": {"type": "control_response", "response": {
+                "subtype": "error", "request_id": "${rename_id}", "error": refusal}}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&script, text).unwrap();
+        script
+    });
+    let c = s.adapter(&[]);
+    c.initialize().await;
+    let id = c.new_session(&s.work).await;
+    s.store_conversation(&id, "Draft the notes");
+    c.request(
+        "session/set_title",
+        json!({"sessionId": id, "title": "Release notes"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(renames(&s).len(), 1, "claude was asked first");
+    let transcript =
+        crate::support::history::project_dir(&s.config_dir(), &s.work).join(format!("{id}.jsonl"));
+    assert_eq!(
+        custom_titles(&transcript),
+        vec![json!({"type": "custom-title", "customTitle": "Release notes", "sessionId": id})],
+    );
+}

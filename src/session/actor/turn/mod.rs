@@ -228,7 +228,9 @@ impl Turns {
                 idle,
                 reply,
             } => self.steer(p, blocks, idle, reply),
-            Request::SetTitle { title, reply } => self.title.name(p.ctx, title, reply),
+            Request::SetTitle { title, reply } => {
+                self.title.name(p.ctx, p.claude.handle(), title, reply)
+            }
         }
     }
 

@@ -1,11 +1,15 @@
 //! The session's title for the editor: told once after the first turn here (what claude stored,
 //! else the first prompt's first line), unless the user named the session (`session/set_title`),
-//! whose name wins from then on. The name goes into claude's transcript as claude's `/rename`
-//! writes it, as soon as the transcript holds the conversation (never into one of its own).
+//! whose name wins from then on. A running claude is told the name (its `rename_session`), so
+//! its own state holds it and it writes the `custom-title` record itself; when no claude runs, or
+//! it refuses, claude-acp writes that record as claude's `/rename` does. Either way the record
+//! goes in once, as soon as the transcript holds the conversation (never into one of its own).
 
 use std::sync::{Arc, Mutex};
 
-use super::super::ctx::{Reply, SessionContext};
+use super::super::ctx::{CONTROL_TIMEOUT, Reply, SessionContext};
+use crate::claude::ClaudeHandle;
+use crate::claude::wire::OutboundControl;
 use crate::domain::{AgentError, SessionUpdate};
 use crate::history;
 
@@ -32,17 +36,37 @@ impl SessionTitle {
         !std::mem::replace(&mut self.told, true)
     }
 
-    /// The user names the session: the editor is told at once, and `reply` once claude's
-    /// transcript has the name (or, with no conversation stored yet, keeps it for later).
-    pub(super) fn name(&mut self, ctx: &SessionContext, title: String, reply: Reply<()>) {
+    /// The user names the session: the editor is told at once, the running claude (if one runs)
+    /// is told, and `reply` once claude's transcript has the name (or, with no conversation
+    /// stored yet, it is kept for later: by the claude told, and here, in case that claude ends
+    /// before it stores the conversation).
+    pub(super) fn name(
+        &mut self,
+        ctx: &SessionContext,
+        claude: Option<ClaudeHandle>,
+        title: String,
+        reply: Reply<()>,
+    ) {
         self.told = true;
         *self.unwritten.lock().expect("title lock") = Some(title.clone());
+        let rename = OutboundControl::RenameSession {
+            title: title.clone(),
+            source: "host",
+            session_id: ctx.id.clone(),
+        };
         ctx.tell_editor(SessionUpdate::SessionInfo {
             title: Some(title),
             updated_at: Some(crate::time::now_rfc3339()),
         });
+        // After claude's answer: what claude wrote is not written again.
         let write = self.write(ctx);
+        let id = ctx.id.clone();
         tokio::spawn(async move {
+            if let Some(claude) = claude
+                && let Err(e) = claude.request(rename, CONTROL_TIMEOUT).await
+            {
+                tracing::info!(session = %id, "claude did not take the name ({e}): it is written here");
+            }
             let _ = reply.send(write.await);
         });
     }
