@@ -3,10 +3,13 @@
 //! announced running, and its end (`system/task_notification`: completed, stopped, failed) is
 //! told once. For an editor that follows child sessions, a subagent's own output (its lines carry
 //! `parent_tool_use_id`, the Agent call that runs it) goes to its child session: the instructions
-//! it was given, its text and thinking, its tool calls. Pure; whether the editor gets them is the
-//! ACP edge's business.
+//! it was given, its text and thinking, its tool calls; and its final report comes back to the
+//! parent as the message the parent received from the child. Pure; whether the editor gets them
+//! is the ACP edge's business.
 
 use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
 
 use super::message_blocks::{StoredBlocks, chunk};
 use crate::claude::wire::{AssistantMessage, ContentBlock, SystemMessage, UserContent, UserEcho};
@@ -119,6 +122,41 @@ impl Subagents {
         Some(in_child(Some(&child), message))
     }
 
+    /// A subagent's final report, as claude hands it back to the Agent call that ran it in the
+    /// foreground (its result's `tool_use_result`: `status` completed, the `agentId`, the
+    /// report's text blocks without claude's hand-back frame), as the message this session
+    /// received from the child, when `foreground`; `line` is the result's line in claude's
+    /// transcript.
+    pub(super) fn report(
+        &self,
+        foreground: bool,
+        structured: Option<&Value>,
+        line: Option<&str>,
+    ) -> Option<SessionUpdate> {
+        let result = structured.filter(|_| self.children && foreground)?;
+        if result.get("status").and_then(Value::as_str) != Some("completed") {
+            return None;
+        }
+        let agent = result.get("agentId").and_then(Value::as_str)?;
+        let text = result
+            .get("content")
+            .and_then(Value::as_array)?
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if text.is_empty() {
+            return None;
+        }
+        Some(SessionUpdate::MessageFrom {
+            message_id: line.map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned),
+            sender: subagent_session_id(&self.parent, agent),
+            recipient: self.parent.clone(),
+            text,
+        })
+    }
+
     /// A subagent started or ended, as claude's `system` line says.
     pub(crate) fn on_system(&mut self, s: &SystemMessage) -> Option<SubagentUpdate> {
         let task_id = s.str_field("task_id")?;
@@ -190,7 +228,7 @@ fn ended(parent: &str, task_id: &str, state: SubagentState) -> SubagentUpdate {
 mod tests {
     use super::*;
     use crate::domain::parse_subagent_session_id;
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     fn system(v: Value) -> SystemMessage {
         serde_json::from_value(v).unwrap()

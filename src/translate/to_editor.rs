@@ -493,6 +493,10 @@ impl TurnTranslator {
                 ),
                 _ => (None, false),
             };
+            // A foreground subagent's report (not a nested one's): to the parent from its child.
+            let foreground = subagent && job.is_none() && u.parent_tool_use_id.is_none();
+            let (subagents, line) = (&self.subagents, u.uuid.as_deref());
+            let report = subagents.report(foreground, structured.as_ref(), line);
             let mut update = tool_result_update(ToolResult {
                 tool_use_id,
                 tool_name: Some(&tool.name),
@@ -514,6 +518,7 @@ impl TurnTranslator {
             }
             let update = SessionUpdate::ToolCallUpdate(update);
             out.updates.push(in_child(tool.child.as_deref(), update));
+            out.updates.extend(report);
             if let Some(entries) = plan {
                 out.updates.push(SessionUpdate::Plan { entries });
             }

@@ -1,6 +1,7 @@
 //! ACP's `subagents` with the real pinned claude on the mock API: a subagent is announced to a
-//! client that declared the capability, its own words and tool calls are its child session's (a
-//! client without the capability sees only its tool calls, on the parent), and `session/cancel`
+//! client that declared the capability, its own words and tool calls are its child session's and
+//! its report comes back to the parent as a `session_message` from the child (a client without
+//! the capability sees only its tool calls, on the parent), and `session/cancel`
 //! on its child session stops that subagent only (claude's `stop_task`): its Task call fails,
 //! the turn goes on to `end_turn`.
 
@@ -13,6 +14,7 @@ use crate::support::acp_client::AcpClient;
 use crate::support::json_schema;
 use crate::support::mock_api::{Block, MockApi, Reply, Rule};
 use crate::support::real_cli::ClaudeEnv;
+use crate::support::v2_schema::violations_1_20_v1;
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -180,6 +182,22 @@ async fn a_subagents_words_and_tool_calls_are_its_child_sessions() {
     );
     assert!(!c.agent_text(&id).contains("SUB-"), "{}", c.agent_text(&id));
     assert!(!c.thought_text(&id).contains("SUB-"));
+    // Its report comes back to the parent as the message the parent received from the child
+    // (claude's hand-back frame left out), after the subagent's card ended.
+    let reports = c.updates_of_kind(&id, "session_message");
+    assert_eq!(reports.len(), 1, "{:#?}", c.updates(&id));
+    let report = &reports[0];
+    assert_eq!(report["senderSessionId"], child.as_str(), "{report}");
+    assert_eq!(report["recipientSessionId"], id.as_str(), "{report}");
+    assert_eq!(
+        report["content"],
+        json!([{"type": "text", "text": "SUB-REPORT: notes written"}])
+    );
+    let notification = json!({"sessionId": id, "update": report});
+    assert_eq!(
+        violations_1_20_v1("SessionNotification", &notification),
+        Vec::<String>::new()
+    );
     // Its Write is the child's card, ended there; the parent keeps the subagent's own card.
     let write = c.tool_calls(&child);
     assert_eq!(write.len(), 1, "{write:#?}");
@@ -230,6 +248,7 @@ async fn without_the_capability_a_subagent_shows_only_its_tool_calls_on_the_pare
     assert_eq!(sessions.into_iter().collect::<Vec<_>>(), [id.as_str()]);
     assert_eq!(c.agent_text(&id), "Main got the result.");
     assert_eq!(c.thought_text(&id), "");
+    assert!(c.updates_of_kind(&id, "session_message").is_empty());
     let calls = c.tool_calls(&id);
     let kinds: Vec<&Value> = calls.iter().map(|call| &call["kind"]).collect();
     assert_eq!(kinds, [&json!("think"), &json!("edit")], "{calls:#?}");
