@@ -78,11 +78,8 @@ pub enum SessionUpdate {
         session_id: String,
         update: Box<SessionUpdate>,
     },
-    /// The prompts claude predicts the user sends next, most likely first, replacing the ones
-    /// before: only to editors that declared `session.promptSuggestions` (schema 1.20).
-    PromptSuggestions {
-        suggestions: Vec<String>,
-    },
+    /// The prompts claude predicts the user sends next (to editors that take them; schema 1.20).
+    PromptSuggestions(Vec<String>),
     /// A message another session sent to this one (a subagent's instructions from its parent),
     /// as ACP's `session_message`: only to editors that declared `subagents`.
     MessageFrom {
@@ -474,6 +471,8 @@ pub struct SlashCommand {
     pub name: String,
     pub description: String,
     pub input_hint: Option<String>,
+    /// One of claude's skills, told as such to an editor that lists skills apart (schema 1.20).
+    pub skill: bool,
 }
 
 /// A session mode (claude's permission mode).

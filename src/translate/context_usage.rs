@@ -35,6 +35,7 @@ pub(crate) fn with_context_command(mut commands: Vec<SlashCommand>) -> Vec<Slash
             name: CONTEXT_COMMAND.into(),
             description: "Show current context usage".into(),
             input_hint: None,
+            skill: false,
         });
     }
     commands

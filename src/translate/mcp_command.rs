@@ -109,6 +109,7 @@ pub(crate) fn with_mcp_command(mut commands: Vec<SlashCommand>) -> Vec<SlashComm
             name: MCP_COMMAND.into(),
             description: description.into(),
             input_hint: hint,
+            skill: false,
         }),
     }
     commands

@@ -15,6 +15,8 @@ pub(crate) struct InitInfo {
     pub(crate) cwd: Option<String>,
     pub(crate) tools: Vec<String>,
     pub(crate) slash_commands: Vec<String>,
+    /// Which of the commands are skills (a `SKILL.md`'s, or claude's own).
+    pub(crate) skills: Vec<String>,
     /// `off`, `cooldown` or `on`, and why Fast mode cannot serve (absent from older claudes).
     pub(crate) fast_mode_state: Option<String>,
     pub(crate) fast_mode_disabled_reason: Option<String>,
@@ -43,6 +45,7 @@ impl InitInfo {
             cwd: owned("cwd"),
             tools: strings("tools"),
             slash_commands: strings("slash_commands"),
+            skills: strings("skills"),
             fast_mode_state: owned("fast_mode_state"),
             fast_mode_disabled_reason: owned("fast_mode_disabled_reason"),
         }
@@ -101,6 +104,7 @@ pub(crate) fn available_commands(reply: &Value) -> Option<Vec<SlashCommand>> {
                         .and_then(Value::as_str)
                         .filter(|h| !h.trim().is_empty())
                         .map(str::to_owned),
+                    skill: false,
                 })
             })
             .collect(),
@@ -126,12 +130,14 @@ mod tests {
                 SlashCommand {
                     name: "debug".into(),
                     description: "Debug".into(),
-                    input_hint: Some("[issue]".into())
+                    input_hint: Some("[issue]".into()),
+                    skill: false,
                 },
                 SlashCommand {
                     name: "verify".into(),
                     description: "Verify".into(),
-                    input_hint: None
+                    input_hint: None,
+                    skill: false,
                 },
             ]
         );

@@ -178,9 +178,9 @@ impl TurnTranslator {
             ClaudeMessage::RateLimit(r) => self.on_rate_limit(&r.rate_limit_info, &mut out),
             // ACP: a suggestion is never empty or only whitespace.
             ClaudeMessage::PromptSuggestion(s) if !s.suggestion.trim().is_empty() => {
-                out.updates.push(SessionUpdate::PromptSuggestions {
-                    suggestions: vec![s.suggestion],
-                });
+                let suggestions = vec![s.suggestion];
+                out.updates
+                    .push(SessionUpdate::PromptSuggestions(suggestions));
             }
             _ => {}
         }

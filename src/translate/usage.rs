@@ -94,6 +94,7 @@ pub(crate) fn with_usage_command(mut commands: Vec<SlashCommand>) -> Vec<SlashCo
             name: USAGE_COMMAND.into(),
             description: description.into(),
             input_hint: None,
+            skill: false,
         }),
     }
     commands

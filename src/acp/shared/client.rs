@@ -244,15 +244,13 @@ impl EditorClient for AcpEditor {
                 return form.json_update(&self.outbound, session_id, update);
             }
             // ACP: suggestions only to editors that declared `session.promptSuggestions`.
-            SessionUpdate::PromptSuggestions { suggestions }
-                if self.supports_prompt_suggestions() =>
-            {
+            SessionUpdate::PromptSuggestions(suggestions) if self.supports_prompt_suggestions() => {
                 let update = to_proto::prompt_suggestions(suggestions);
                 return form.json_update(&self.outbound, session_id, update);
             }
             SessionUpdate::MarkdownPlan { .. }
             | SessionUpdate::Cursor(_)
-            | SessionUpdate::PromptSuggestions { .. } => return,
+            | SessionUpdate::PromptSuggestions(_) => return,
             // ACP: plan operations for editors that declared `plan`, the whole `plan` for others.
             SessionUpdate::Plan { entries } if self.supports_plan_operations() => {
                 let update = to_proto::plan_operation(entries);

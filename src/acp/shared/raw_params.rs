@@ -39,6 +39,33 @@ impl<R: JsonRpcRequest> JsonRpcRequest for WithParams<R> {
     type Response = R::Response;
 }
 
+/// Request `R` answered in JSON: for an answer that says what the SDK's answer type cannot
+/// (schema 1.20's fields of the v2 `initialize` answer).
+#[derive(Debug, Clone)]
+pub(crate) struct AnsweredInJson<R>(pub(crate) R);
+
+impl<R: JsonRpcRequest> JsonRpcMessage for AnsweredInJson<R> {
+    fn matches_method(method: &str) -> bool {
+        R::matches_method(method)
+    }
+
+    fn method(&self) -> &str {
+        self.0.method()
+    }
+
+    fn to_untyped_message(&self) -> Result<UntypedMessage, agent_client_protocol::Error> {
+        self.0.to_untyped_message()
+    }
+
+    fn parse_message(method: &str, params: &Value) -> Result<Self, agent_client_protocol::Error> {
+        R::parse_message(method, params).map(Self)
+    }
+}
+
+impl<R: JsonRpcRequest> JsonRpcRequest for AnsweredInJson<R> {
+    type Response = Value;
+}
+
 #[cfg(test)]
 mod tests {
     use agent_client_protocol::v1::schema as acp;

@@ -161,10 +161,48 @@ impl PromptRequestV2 {
         AgentError,
     > {
         let key = IdempotencyKey::of_params(&self.0)?;
-        let request = serde_json::from_value(self.0)
+        let mut params = self.0;
+        skill_as_text(&mut params)?;
+        let request = serde_json::from_value(params)
             .map_err(|e| AgentError::InvalidParams(format!("session/prompt: {e}")))?;
         Ok((request, key))
     }
+}
+
+/// A `skill` block (1.20's `SkillReference`: one, first in the prompt, as `session.prompt.skill`
+/// allows) made what claude runs a skill from: `/name` at the start of the prompt's text.
+fn skill_as_text(params: &mut Value) -> Result<(), AgentError> {
+    let Some(blocks) = params.get_mut("prompt").and_then(Value::as_array_mut) else {
+        return Ok(());
+    };
+    let is_skill = |block: &Value| block.get("type").and_then(Value::as_str) == Some("skill");
+    let skills = blocks.iter().filter(|b| is_skill(b)).count();
+    if skills == 0 {
+        return Ok(());
+    }
+    if skills > 1 || !is_skill(&blocks[0]) {
+        return Err(AgentError::InvalidParams(
+            "a prompt takes one skill block, as its first block".into(),
+        ));
+    }
+    let name = blocks[0]
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|name| !name.is_empty() && !name.contains(char::is_whitespace))
+        .ok_or_else(|| AgentError::InvalidParams("a skill block names a skill".into()))?;
+    let command = format!("/{name}");
+    let next_text = blocks
+        .get_mut(1)
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .and_then(|b| b.get_mut("text"));
+    match next_text {
+        Some(Value::String(text)) => {
+            *text = format!("{command} {text}");
+            blocks.remove(0);
+        }
+        _ => blocks[0] = serde_json::json!({"type": "text", "text": command}),
+    }
+    Ok(())
 }
 
 /// `ForkSessionRequest.cursorId` (1.20): the point a fork starts from, if not the end.

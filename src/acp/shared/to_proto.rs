@@ -67,7 +67,7 @@ pub fn session_update(update: SessionUpdate) -> acp::SessionUpdate {
         )),
         // The SDK has no suggestions: the TypeScript adapter's `_meta` is the nearest in its
         // types (the editor's client writes 1.20's `prompt_suggestions_update` instead).
-        SessionUpdate::PromptSuggestions { suggestions } => {
+        SessionUpdate::PromptSuggestions(suggestions) => {
             let mut meta = acp::Meta::new();
             meta.insert("promptSuggestions".into(), suggestions.into());
             U::SessionInfoUpdate(acp::SessionInfoUpdate::new().meta(meta))

@@ -164,9 +164,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             text: "x".into(),
         },
         SessionUpdate::Cursor(crate::domain::Cursor::before_prompt("m")),
-        SessionUpdate::PromptSuggestions {
-            suggestions: vec!["x".into()],
-        },
+        SessionUpdate::PromptSuggestions(vec!["x".into()]),
     ];
     for u in &all {
         match u {
@@ -189,7 +187,7 @@ fn one_of_each_update() -> Vec<SessionUpdate> {
             | SessionUpdate::InSubagent { .. }
             | SessionUpdate::MessageFrom { .. }
             | SessionUpdate::Cursor(_)
-            | SessionUpdate::PromptSuggestions { .. } => {}
+            | SessionUpdate::PromptSuggestions(_) => {}
         }
     }
     all

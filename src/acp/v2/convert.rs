@@ -34,6 +34,9 @@ pub(crate) struct Beyond {
     cancellable: Option<bool>,
     /// The message a chunk is part of, where the session knows it (the same live and replayed).
     message_id: Option<String>,
+    /// The commands of a command list that are claude's skills, listed as `skill` entries
+    /// (schema 1.20; marked only for an editor that declared `session.commands.skill`).
+    skills: Vec<String>,
 }
 
 impl Beyond {
@@ -50,6 +53,13 @@ impl Beyond {
                     ..Beyond::default()
                 };
             }
+            SessionUpdate::AvailableCommands { commands } => {
+                let skills = commands.iter().filter(|c| c.skill);
+                return Beyond {
+                    skills: skills.map(|c| c.name.clone()).collect(),
+                    ..Beyond::default()
+                };
+            }
             _ => return Beyond::default(),
         };
         let cancellable = match (&call.async_task_id, call.status) {
@@ -61,7 +71,7 @@ impl Beyond {
         Beyond {
             cancelled: call.status == Some(ToolStatus::Cancelled),
             cancellable,
-            message_id: None,
+            ..Beyond::default()
         }
     }
 }
@@ -168,6 +178,16 @@ pub(crate) fn session_update(
                 let Some(command) = command.as_object_mut() else {
                     continue;
                 };
+                let is_skill = command
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|name| beyond.skills.iter().any(|s| s == name));
+                if is_skill {
+                    // 1.20's `Skill`: invoked by a `skill` block, so it takes no input.
+                    command.insert("type".into(), "skill".into());
+                    command.remove("input");
+                    continue;
+                }
                 command.insert("type".into(), "command".into());
                 if let Some(Value::Object(input)) = command.get_mut("input") {
                     input.entry("type").or_insert_with(|| "text".into());

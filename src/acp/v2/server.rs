@@ -16,7 +16,7 @@ use crate::acp::shared::errors::to_rpc;
 use crate::acp::shared::extensions::{
     AsyncTaskStopRequest, AsyncTaskStopResponse, SteeringRequest, SteeringResponse,
 };
-use crate::acp::shared::raw_params::WithParams;
+use crate::acp::shared::raw_params::{AnsweredInJson, WithParams};
 use crate::acp::shared::reply::reply_later;
 use crate::acp::shared::schema_1_20::{Declared1_20, IdempotencyKey, PromptRequestV2, fork_cursor};
 use crate::acp::shared::{from_proto, initialize, to_proto};
@@ -75,6 +75,21 @@ fn as_json(value: impl serde::Serialize) -> Result<Value, Error> {
 
 fn invalid(message: String) -> Error {
     to_rpc(AgentError::InvalidParams(message))
+}
+
+/// [`initialize_response`] with what schema 1.20 adds that the SDK's types cannot say: an editor
+/// that takes skills (`session.commands.skill`) is told a `skill` block invokes one
+/// (`session.prompt.skill`).
+fn initialize_answer(
+    core: &dyn AgentCore,
+    request: &v2::InitializeRequest,
+    declared_1_20: Declared1_20,
+) -> Result<Value, Error> {
+    let mut answer = as_json(initialize_response(core, request)?)?;
+    if declared_1_20.skill_commands {
+        answer["capabilities"]["session"]["prompt"]["skill"] = json!({});
+    }
+    Ok(answer)
 }
 
 /// The v2 `initialize` answer: what v1's says, in v2's form. `session/list`, `resume` and
@@ -207,11 +222,11 @@ pub(crate) fn agent(
     let builder = Agent.v2().name("claude-acp").on_receive_request(
         {
             let (core, editor) = (core.clone(), editor.clone());
-            async move |init: WithParams<v2::InitializeRequest>,
-                        responder: Responder<v2::InitializeResponse>,
+            async move |init: AnsweredInJson<WithParams<v2::InitializeRequest>>,
+                        responder: Responder<Value>,
                         _cx| {
-                let declared_1_20 = Declared1_20::of_initialize(&init.params);
-                let req = init.request;
+                let declared_1_20 = Declared1_20::of_initialize(&init.0.params);
+                let req = init.0.request;
                 let declared = super::editor::declared_as_v1(&req);
                 editor.set_declared(
                     declared,
@@ -219,7 +234,7 @@ pub(crate) fn agent(
                     Some(req.info.name.clone()),
                     super::editor::form(),
                 );
-                responder.respond_with_result(initialize_response(core.as_ref(), &req))
+                responder.respond_with_result(initialize_answer(core.as_ref(), &req, declared_1_20))
             }
         },
         on_receive_request!(),

@@ -130,6 +130,7 @@ fn every_update_kind_is_a_valid_v2_update() {
                 name: "compact".into(),
                 description: "d".into(),
                 input_hint: Some("h".into()),
+                skill: false,
             }],
         },
         SessionUpdate::SessionInfo {

@@ -46,7 +46,9 @@ impl SessionActor {
             TurnSignal::BackgroundJobEnded(end) => {
                 self.claude.background_job_ended(&self.ctx, end);
             }
-            TurnSignal::Init(info) => {
+            TurnSignal::Init(mut info) => {
+                let skills = std::mem::take(&mut info.skills);
+                self.turns.commands.skills_reported(&self.ctx, skills);
                 if let Some(state) = info.fast_mode_state.as_deref() {
                     let reason = info.fast_mode_disabled_reason.as_deref();
                     self.settings.fast_mode_reported(&self.ctx, state, reason);

@@ -111,6 +111,7 @@ fn the_prompt_box_offers_mcp_with_its_subcommands() {
         name: "mcp".into(),
         description: "Manage MCP servers".into(),
         input_hint: None,
+        skill: false,
     }]);
     assert_eq!(commands.len(), 1);
     assert_eq!(

@@ -37,6 +37,7 @@ mod session_archive;
 mod session_cursors;
 mod session_title;
 mod sessions;
+mod skills;
 mod slash_commands;
 mod smoke;
 mod speed;

@@ -211,3 +211,36 @@ fn a_markdown_plan_update_carries_its_files_path_as_1_20_does() {
         );
     }
 }
+
+#[test]
+fn a_skill_block_first_in_a_prompt_is_the_skills_slash_command_for_claude() {
+    let text = |params: Value| -> Result<Value, AgentError> {
+        let mut params = params;
+        skill_as_text(&mut params).map(|()| params["prompt"].clone())
+    };
+    let skill = json!({"type": "skill", "name": "greet"});
+    let words = json!({"type": "text", "text": "the crew"});
+    assert_eq!(
+        text(json!({"prompt": [skill, words]})).unwrap(),
+        json!([{"type": "text", "text": "/greet the crew"}])
+    );
+    assert_eq!(
+        text(json!({"prompt": [skill]})).unwrap(),
+        json!([{"type": "text", "text": "/greet"}])
+    );
+    assert_eq!(text(json!({"prompt": [words]})).unwrap(), json!([words]));
+    for bad in [
+        json!([words, skill]),
+        json!([skill, skill]),
+        json!([{"type": "skill", "name": "two words"}]),
+        json!([{"type": "skill"}]),
+    ] {
+        assert!(
+            matches!(
+                text(json!({"prompt": bad})),
+                Err(AgentError::InvalidParams(_))
+            ),
+            "{bad}"
+        );
+    }
+}

@@ -56,6 +56,7 @@ pub(super) fn commands() -> Vec<SlashCommand> {
         name: name.to_owned(),
         description: description.to_owned(),
         input_hint: None,
+        skill: false,
     };
     vec![
         command(

@@ -27,6 +27,7 @@ use crate::domain::{
 use crate::history;
 use crate::translate::{TurnSignal, TurnTranslator};
 
+mod commands;
 mod cursor;
 mod ledger;
 mod local;
@@ -170,6 +171,8 @@ pub(super) struct Turns {
     title: title::SessionTitle,
     /// claude's output translated for the editor.
     pub(super) translator: TurnTranslator,
+    /// The commands the prompt box offers.
+    pub(super) commands: commands::OfferedCommands,
     /// Where the running turn ends, for its session cursor.
     cursor: cursor::TurnCursor,
     tell: Tell<Done>,
@@ -183,6 +186,7 @@ impl Turns {
             answers_written: None,
             title: title::SessionTitle::default(),
             translator,
+            commands: commands::OfferedCommands::default(),
             cursor: cursor::TurnCursor::default(),
             tell,
         }

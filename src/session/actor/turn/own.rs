@@ -55,10 +55,13 @@ impl Turns {
     }
 
     /// claude's `initialize` reply: the prompt box offers claude's commands and claude-acp's own.
-    pub(in crate::session::actor) fn offer_commands(&self, ctx: &SessionContext, reply: &Value) {
+    pub(in crate::session::actor) fn offer_commands(
+        &mut self,
+        ctx: &SessionContext,
+        reply: &Value,
+    ) {
         if let Some(commands) = translate::available_commands(reply) {
-            let commands = local::offered(commands);
-            ctx.tell_editor(SessionUpdate::AvailableCommands { commands });
+            self.commands.offer(ctx, local::offered(commands));
         }
     }
 
