@@ -5,9 +5,6 @@
 //! integration tests check what these types write against them. Where the SDK has a type (behind
 //! its `unstable_*` features) it is used instead: nothing here repeats one.
 
-// Until the handlers of issue 42 and 43 use each of them (the tests do).
-#![cfg_attr(not(test), allow(dead_code))]
-
 use agent_client_protocol::JsonRpcRequest;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
