@@ -48,3 +48,4 @@ mod toggles;
 #[cfg(unix)]
 mod trust;
 mod turn_queue;
+mod usage_limit;

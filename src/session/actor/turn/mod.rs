@@ -30,6 +30,7 @@ use crate::translate::{TurnSignal, TurnTranslator};
 mod commands;
 mod cursor;
 mod ledger;
+mod limit;
 mod local;
 mod own;
 mod queue;
@@ -76,6 +77,8 @@ pub(super) enum Done {
     Mcp(String),
     /// A `/undo` or `/rewind` has run its course.
     Rewind(Result<RewindDone, AgentError>),
+    /// The usage limit's ask was answered, and waited out if so.
+    Limit(limit::LimitAnswer),
 }
 
 /// The session's other parts, as a turn uses them.
@@ -116,7 +119,8 @@ struct Turn {
     cancelled: bool,
     /// Set when cancelled: past it, the turn ends as cancelled whether or not claude agrees.
     deadline: Option<Instant>,
-    /// A turn claude-acp runs itself (`/undo`, `/rewind`, `/mcp`): its task, ended by a cancel.
+    /// A turn claude-acp runs itself (`/undo`, `/rewind`, `/mcp`), or one of claude's waiting
+    /// out its usage limit (`limit.rs`): its task, ended by a cancel.
     local: Option<tokio::task::AbortHandle>,
 }
 
@@ -175,6 +179,8 @@ pub(super) struct Turns {
     pub(super) commands: commands::OfferedCommands,
     /// Where the running turn ends, for its session cursor.
     cursor: cursor::TurnCursor,
+    /// claude's word, during the running turn, that the usage limit is reached.
+    rejected: Option<limit::Rejected>,
     tell: Tell<Done>,
 }
 
@@ -188,6 +194,7 @@ impl Turns {
             translator,
             commands: commands::OfferedCommands::default(),
             cursor: cursor::TurnCursor::default(),
+            rejected: None,
             tell,
         }
     }
@@ -342,6 +349,7 @@ impl Turns {
         p.tools.edit_log.start_turn();
         self.translator.prompt_starts();
         self.cursor.starts();
+        self.rejected = None;
     }
 
     /// `session/cancel`: the running turn and every prompt waiting behind it end as cancelled.
@@ -456,6 +464,7 @@ impl Turns {
         message: ClaudeMessage,
     ) -> Vec<TurnSignal> {
         self.cursor.on_message(&message);
+        self.note_limit(&message);
         let out = self.translator.on_message(message);
         for update in out.updates {
             self.cursor.on_update(&update);

@@ -71,6 +71,7 @@ impl Turns {
             Done::ContextUsage(answer) => self.on_context_usage(p, answer),
             Done::Mcp(text) => self.on_mcp_done(p, text),
             Done::Rewind(done) => self.on_rewind_done(p, done).await,
+            Done::Limit(answer) => self.on_limit_answer(p, answer),
         }
     }
 

@@ -65,7 +65,11 @@ impl Turns {
         turn.written = written;
         turn.inserted = inserted;
         turn.serial = self.queue.new_serial();
-        let claude_runs_it = self.turn.as_ref().is_some_and(|t| t.by_claude)
+        // A turn waiting out the usage limit has nothing in claude: what comes behind it waits.
+        let claude_runs_it = self
+            .turn
+            .as_ref()
+            .is_some_and(|t| t.by_claude && t.local.is_none())
             && self.queue.waiting.iter().all(|w| w.written_to.is_some())
             && LocalCommand::of(&turn.blocks).is_none()
             && p.claude.is_running();
@@ -90,7 +94,7 @@ impl Turns {
         let running = self
             .turn
             .as_ref()
-            .filter(|t| t.by_claude && !t.cancelled && p.claude.is_running())
+            .filter(|t| t.by_claude && t.local.is_none() && !t.cancelled && p.claude.is_running())
             .map(|t| t.serial);
         if let Some(serial) = running {
             let priority = if p.claude.asks_open() {
@@ -249,6 +253,11 @@ impl Turns {
             }
             false => turn_error(message),
         });
+        if let Err(error) = &outcome
+            && self.offer_wait(p, result, error)
+        {
+            return;
+        }
         // The turn, and the prompts behind it this same result answered (claude ran
         // them as one turn), each answered with it. A cancelled turn ends at its first
         // result: what it still waited on (a steer) was dropped with the interrupt.

@@ -347,6 +347,9 @@ where
             if !error.retryable {
                 headers.push(("x-should-retry", "false".to_string()));
             }
+            for (name, value) in &error.headers {
+                headers.push((name.as_str(), value.clone()));
+            }
             let body = json!({"type": "error", "error": {"type": error.error_type,
                               "message": error.message}});
             http::write_json(writer, error.status, &headers, &body, false).await?;

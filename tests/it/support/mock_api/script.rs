@@ -56,6 +56,8 @@ pub struct ErrorReply {
     pub message: String,
     /// When false (the default) the response carries `x-should-retry: false`, so claude does not retry.
     pub retryable: bool,
+    /// Response headers sent besides the mock's own (e.g. a rejected usage limit's).
+    pub headers: Vec<(String, String)>,
 }
 
 impl Reply {
@@ -92,6 +94,7 @@ impl Reply {
             error_type: error_type.into(),
             message: message.into(),
             retryable: false,
+            headers: Vec::new(),
         })
     }
 
@@ -110,10 +113,23 @@ impl Reply {
         Reply::error(401, "authentication_error", "invalid x-api-key")
     }
 
-    /// Adds a response header.
+    /// Adds a response header (to a message or an error).
     pub fn header(self, name: impl Into<String>, value: impl Into<String>) -> Reply {
         let (name, value) = (name.into(), value.into());
-        self.with_message(|m| m.headers.push((name, value)))
+        match self {
+            Reply::Error(mut error) => {
+                error.headers.push((name, value));
+                Reply::Error(error)
+            }
+            message => message.with_message(|m| m.headers.push((name, value))),
+        }
+    }
+
+    /// 429 with the headers of a Claude subscription's 5-hour window reached, resetting at
+    /// `resets_at` (epoch seconds): claude's usage limit, which it does not retry.
+    pub fn usage_limit_reached(resets_at: u64) -> Reply {
+        Reply::error(429, "rate_limit_error", "Rate limited")
+            .rate_limit_headers(1.0, "rejected", resets_at)
     }
 
     /// The headers of a Claude subscription's usage windows, as the API sends them: the 5-hour
