@@ -12,8 +12,9 @@ use async_trait::async_trait;
 use tokio::sync::mpsc;
 
 use crate::domain::{
-    EditorClient, EditorError, ElicitationOutcome, ElicitationRequest, PermissionAsk,
-    PermissionOutcome, SessionUpdate, TerminalCommand, TerminalExit, TerminalOutput,
+    EditorClient, EditorError, ElicitationOutcome, ElicitationRequest, McpRelayNotification,
+    McpRelayOutcome, McpRelayRequest, PermissionAsk, PermissionOutcome, SessionUpdate,
+    TerminalCommand, TerminalExit, TerminalOutput,
 };
 
 /// One request the editor was sent (notifications are [`TestEditor::updates`]).
@@ -28,11 +29,17 @@ pub enum EditorRequest {
     WaitForTerminalExit(String),
     KillTerminal(String),
     ReleaseTerminal(String),
+    McpMessage(McpRelayRequest),
 }
 
 type PermissionAnswer =
     Box<dyn FnMut(&PermissionAsk) -> Result<PermissionOutcome, EditorError> + Send>;
 type Answers<T> = Mutex<VecDeque<Result<T, EditorError>>>;
+/// One `mcp/message` answer: the server's notifications first, then its outcome.
+type McpAnswer = (
+    Vec<McpRelayNotification>,
+    Result<McpRelayOutcome, EditorError>,
+);
 
 /// What runs a command sent to `terminal/create`.
 enum Shell {
@@ -63,6 +70,7 @@ pub struct TestEditor {
     shell: Shell,
     terminals: Mutex<HashMap<String, Terminal>>,
     created_terminals: Mutex<usize>,
+    mcp_answers: Mutex<VecDeque<McpAnswer>>,
     requests: Mutex<Vec<EditorRequest>>,
     updates: Mutex<Vec<SessionUpdate>>,
     update_stream: Mutex<Option<mpsc::UnboundedSender<SessionUpdate>>>,
@@ -81,6 +89,7 @@ impl Default for TestEditor {
             shell: Shell::None,
             terminals: Mutex::default(),
             created_terminals: Mutex::default(),
+            mcp_answers: Mutex::default(),
             requests: Mutex::default(),
             updates: Mutex::default(),
             update_stream: Mutex::default(),
@@ -109,6 +118,14 @@ impl TestEditor {
                 })
             })),
             ..Self::default()
+        }
+    }
+
+    /// Answers `mcp/message` requests in this order (then: connection closed).
+    pub fn with_mcp_answers(self, answers: Vec<McpAnswer>) -> Self {
+        Self {
+            mcp_answers: Mutex::new(answers.into()),
+            ..self
         }
     }
 
@@ -444,6 +461,22 @@ impl EditorClient for TestEditor {
         self.record(EditorRequest::ReleaseTerminal(id.to_owned()));
         self.terminals.lock().unwrap().remove(id);
         Ok(())
+    }
+
+    async fn mcp_message(
+        &self,
+        request: McpRelayRequest,
+        notifications: mpsc::Sender<McpRelayNotification>,
+    ) -> Result<McpRelayOutcome, EditorError> {
+        self.record(EditorRequest::McpMessage(request));
+        let answer = self.mcp_answers.lock().unwrap().pop_front();
+        let Some((notes, outcome)) = answer else {
+            return Err(EditorError::Closed);
+        };
+        for note in notes {
+            let _ = notifications.send(note).await;
+        }
+        outcome
     }
 }
 

@@ -80,3 +80,86 @@ fn pings_and_notifications_are_answered_here_and_a_cancel_names_its_request() {
             .is_none()
     );
 }
+
+/// What claude is answered for its `message` when the editor answers `answer`, and the
+/// notifications passed on to claude before it.
+async fn relayed(message: Value, answer: Answer) -> (Value, Vec<Value>) {
+    let editor = TestEditor::default().with_mcp_answers(vec![answer]);
+    let servers = EditorMcpServers::new(Arc::new(editor), vec![("tools".into(), "srv-1".into())]);
+    let Some(Relay::Editor(call)) = servers.relay(&self::message("tools", message)) else {
+        panic!("asked of the editor")
+    };
+    let passed = Mutex::new(Vec::new());
+    let reply = call.run(|note| passed.lock().unwrap().push(note)).await;
+    (reply, passed.into_inner().unwrap())
+}
+
+type Answer = (
+    Vec<McpRelayNotification>,
+    Result<McpRelayOutcome, crate::domain::EditorError>,
+);
+
+#[tokio::test]
+async fn the_editor_s_answers_reach_claude_as_its_server_wrote_them() {
+    let call =
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "echo"}});
+    let progress = McpRelayNotification {
+        method: "notifications/progress".into(),
+        params: json!({"progressToken": 4, "progress": 1})
+            .as_object()
+            .cloned(),
+    };
+    let result = json!({"content": [{"type": "text", "text": "hi"}]});
+    let (reply, passed) = relayed(
+        call.clone(),
+        (vec![progress], Ok(McpRelayOutcome::Result(result.clone()))),
+    )
+    .await;
+    assert_eq!(reply, json!({"jsonrpc": "2.0", "id": 4, "result": result}));
+    assert_eq!(
+        passed,
+        [json!({"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": 4, "progress": 1}})]
+    );
+    // The server's MCP error, as it wrote it.
+    let error = json!({"code": -32001, "message": "refused", "data": null});
+    let (reply, _) = relayed(
+        call.clone(),
+        (vec![], Ok(McpRelayOutcome::Error(error.clone()))),
+    )
+    .await;
+    assert_eq!(reply, json!({"jsonrpc": "2.0", "id": 4, "error": error}));
+    // The editor's own failure: an internal error naming the server.
+    let rejected =
+        crate::domain::EditorError::Rejected("MCP server registration unavailable".into());
+    let (reply, _) = relayed(call, (vec![], Err(rejected))).await;
+    assert_eq!(reply["error"]["code"], -32603);
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("tools did not answer: the editor answered with an error: MCP server registration unavailable"),
+        "{reply}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_without_discovery_is_taken_to_offer_tools() {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}}});
+    let not_found = json!({"code": -32601, "message": "Method not found: server/discover"});
+    let (reply, _) = relayed(
+        init.clone(),
+        (vec![], Ok(McpRelayOutcome::Error(not_found))),
+    )
+    .await;
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "tools", "version": "0"}}})
+    );
+    // Any other error of the server's fails the handshake with it.
+    let broken = json!({"code": -32603, "message": "broken"});
+    let (reply, _) = relayed(init, (vec![], Ok(McpRelayOutcome::Error(broken.clone())))).await;
+    assert_eq!(reply["error"], broken);
+}

@@ -35,6 +35,7 @@ mod prompt_retry;
 mod prompt_turns;
 mod queued_prompts;
 mod rewind;
+mod schema_1_20_unused;
 mod secrets;
 mod session_archive;
 mod session_close;
