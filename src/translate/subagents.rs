@@ -27,6 +27,8 @@ pub(crate) struct Subagents {
     calls: HashMap<String, String>,
     /// Which block of its API message each line of a subagent's is, per subagent.
     blocks: HashMap<String, StoredBlocks>,
+    /// The subagents whose report the parent was told (each is told once).
+    reported: HashSet<String>,
 }
 
 impl Subagents {
@@ -128,7 +130,7 @@ impl Subagents {
     /// received from the child, when `foreground`; `line` is the result's line in claude's
     /// transcript.
     pub(super) fn report(
-        &self,
+        &mut self,
         foreground: bool,
         structured: Option<&Value>,
         line: Option<&str>,
@@ -138,6 +140,9 @@ impl Subagents {
             return None;
         }
         let agent = result.get("agentId").and_then(Value::as_str)?;
+        if !self.reported.insert(agent.to_owned()) {
+            return None;
+        }
         let text = result
             .get("content")
             .and_then(Value::as_array)?
@@ -149,12 +154,47 @@ impl Subagents {
         if text.is_empty() {
             return None;
         }
-        Some(SessionUpdate::MessageFrom {
+        Some(self.report_of(agent, line, text))
+    }
+
+    /// A background subagent's report, which claude gives as its end's `summary`
+    /// (`summary_is_report`), as the message this session received from the child.
+    pub(super) fn background_report(&mut self, s: &SystemMessage) -> Option<SessionUpdate> {
+        let is_report = s.rest.get("summary_is_report") == Some(&Value::Bool(true));
+        let completed = s.str_field("status") == Some("completed");
+        let task = s
+            .str_field("task_id")
+            .filter(|_| is_report && completed && self.children)?;
+        if s.subtype != "task_notification" || !self.running.contains(task) {
+            return None;
+        }
+        let text = s.str_field("summary").filter(|t| !t.is_empty())?.to_owned();
+        if !self.reported.insert(task.to_owned()) {
+            return None;
+        }
+        Some(self.report_of(task, s.str_field("uuid"), text))
+    }
+
+    fn report_of(&self, task: &str, line: Option<&str>, text: String) -> SessionUpdate {
+        SessionUpdate::MessageFrom {
             message_id: line.map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned),
-            sender: subagent_session_id(&self.parent, agent),
+            sender: subagent_session_id(&self.parent, task),
             recipient: self.parent.clone(),
             text,
-        })
+        }
+    }
+
+    /// What claude's `system` line tells of its subagents: one started or ended, and a
+    /// background one's report.
+    pub(super) fn updates_of(&mut self, s: &SystemMessage) -> Vec<SessionUpdate> {
+        let report = self.background_report(s);
+        let mut updates: Vec<SessionUpdate> = self
+            .on_system(s)
+            .map(SessionUpdate::Subagent)
+            .into_iter()
+            .collect();
+        updates.extend(report);
+        updates
     }
 
     /// A subagent started or ended, as claude's `system` line says.
@@ -192,6 +232,7 @@ impl Subagents {
         gone.sort();
         self.calls.clear();
         self.blocks.clear();
+        self.reported.clear();
         gone.iter()
             .map(|task| ended(&self.parent, task, SubagentState::Gone))
             .collect()

@@ -495,7 +495,7 @@ impl TurnTranslator {
             };
             // A foreground subagent's report (not a nested one's): to the parent from its child.
             let foreground = subagent && job.is_none() && u.parent_tool_use_id.is_none();
-            let (subagents, line) = (&self.subagents, u.uuid.as_deref());
+            let (subagents, line) = (&mut self.subagents, u.uuid.as_deref());
             let report = subagents.report(foreground, structured.as_ref(), line);
             let mut update = tool_result_update(ToolResult {
                 tool_use_id,
@@ -546,9 +546,7 @@ impl TurnTranslator {
         if let Some(end) = self.background.ended(s) {
             out.signals.push(TurnSignal::BackgroundJobEnded(end));
         }
-        if let Some(subagent) = self.subagents.on_system(s) {
-            out.updates.push(SessionUpdate::Subagent(subagent));
-        }
+        out.updates.extend(self.subagents.updates_of(s));
         match s.subtype.as_str() {
             "init" => {
                 let info = InitInfo::from_system(s);

@@ -1,7 +1,8 @@
 //! ACP's (unstable) `subagents`: a client that declares it gets a `subagent_update` for each of
 //! claude's subagents (its child session's id, title, description and state, with leave to cancel
-//! it), and `session/cancel` on that child stops that subagent only (claude's `stop_task`), while
-//! the turn goes on. A client that does not declare it gets none.
+//! it) and its report as the message the parent got from the child, and `session/cancel` on that
+//! child stops that subagent only (claude's `stop_task`), while the turn goes on. A client that
+//! does not declare it gets none.
 
 use std::time::Duration;
 
@@ -9,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::support::acp_client::AcpClient;
 use crate::support::standin::Standin;
+use crate::support::v2_schema::violations_1_20_v1;
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -47,6 +49,20 @@ async fn a_background_subagent_is_announced_running_then_idle_when_it_ends() {
                 "state": {"state": "idle", "stopReason": "end_turn"}}),
         ]
     );
+    // Its report (claude's `summary_is_report`), as the message the parent got from the child.
+    let reports = c.updates_of_kind(&id, "session_message");
+    assert_eq!(reports.len(), 1, "{:#?}", c.updates(&id));
+    assert_eq!(reports[0]["senderSessionId"], child.as_str());
+    assert_eq!(reports[0]["recipientSessionId"], id.as_str());
+    assert_eq!(
+        reports[0]["content"],
+        json!([{"type": "text", "text": "subagent-report: all fine"}])
+    );
+    let notification = json!({"sessionId": id, "update": reports[0]});
+    assert_eq!(
+        violations_1_20_v1("SessionNotification", &notification),
+        Vec::<String>::new()
+    );
     c.quit(WAIT).await;
     assert!(s.problems().is_empty(), "{:?}", s.problems());
 }
@@ -66,6 +82,7 @@ async fn without_the_capability_no_subagent_update_is_sent() {
         .map(|u| u["sessionUpdate"].clone())
         .collect();
     assert!(!kinds.contains(&json!("subagent_update")), "{kinds:?}");
+    assert!(!kinds.contains(&json!("session_message")), "{kinds:?}");
     c.quit(WAIT).await;
 }
 
