@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{Done, Parts, Turns};
+use super::{Done, SessionContext, Tell};
 use crate::claude::wire::{ClaudeMessage, ResultMessage};
 use crate::domain::{
     AgentError, EditorClient, PermissionAsk, PermissionOption, PermissionOptionKind,
@@ -25,7 +25,7 @@ const LONGEST_WAIT: Duration = Duration::from_secs(24 * 3600);
 
 /// claude's word that the limit is reached: when it resets, and which window it is.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Rejected {
+struct Rejected {
     /// Seconds since the epoch.
     resets_at: f64,
     window: Option<String>,
@@ -41,7 +41,7 @@ pub(in crate::session::actor) enum LimitAnswer {
 
 impl Rejected {
     /// The limit claude reports rejected with a reset time, from one of its messages.
-    pub(super) fn of(message: &ClaudeMessage) -> Option<Rejected> {
+    fn of(message: &ClaudeMessage) -> Option<Rejected> {
         let ClaudeMessage::RateLimit(event) = message else {
             return None;
         };
@@ -83,7 +83,7 @@ impl Rejected {
     }
 
     /// The ask's title: the limit and when it resets.
-    pub(super) fn title(&self) -> String {
+    fn title(&self) -> String {
         format!(
             "You've hit your {} · resets {}",
             self.limit_name(),
@@ -92,83 +92,52 @@ impl Rejected {
     }
 }
 
-impl Turns {
-    /// claude's output during a turn: a rejected limit is noted for the turn's end.
-    pub(super) fn note_limit(&mut self, message: &ClaudeMessage) {
+/// The running turn's usage limit: claude's word that it is reached, kept for the turn's end.
+#[derive(Default)]
+pub(super) struct UsageLimit {
+    rejected: Option<Rejected>,
+}
+
+impl UsageLimit {
+    /// A turn starts: a limit reported before it is not its.
+    pub(super) fn turn_starts(&mut self) {
+        self.rejected = None;
+    }
+
+    /// claude's output during a turn of its own (`by_claude`): a rejected limit is noted.
+    pub(super) fn on_message(&mut self, message: &ClaudeMessage, by_claude: bool) {
         if let Some(rejected) = Rejected::of(message)
-            && self.turn.as_ref().is_some_and(|t| t.by_claude)
+            && by_claude
         {
             self.rejected = Some(rejected);
         }
     }
 
-    /// The running turn's `result` was claude's error after a rejected limit: asks whether to
-    /// wait for the reset, and keeps the turn open meanwhile. Returns whether it did; it does not
-    /// for a turn with prompts behind it, a cancelled one, or a reset too far off.
+    /// The turn's error `result` came after a rejected limit: asks the user, in a task that
+    /// reports [`Done::Limit`], whether to wait for the reset; returns the task, which the turn
+    /// keeps while it waits. `None` (nothing asked) without a rejected limit or for a reset too
+    /// far off.
     pub(super) fn offer_wait(
         &mut self,
-        p: &Parts<'_>,
+        ctx: &SessionContext,
+        tell: &Tell<Done>,
         result: &ResultMessage,
         error: &AgentError,
-    ) -> bool {
-        let Some(rejected) = self.rejected.take() else {
-            return false;
-        };
-        let Some(turn) = self.turn.as_mut() else {
-            return false;
-        };
-        if !result.is_error
-            || !turn.by_claude
-            || turn.cancelled
-            || turn.local.is_some()
-            || !self.queue.waiting.is_empty()
-            || self.queue.ledger.waits_on(turn.serial)
-        {
-            return false;
+    ) -> Option<tokio::task::AbortHandle> {
+        let rejected = self.rejected.take()?;
+        if !result.is_error {
+            return None;
         }
-        let Some(wait) = rejected.wait(SystemTime::now()) else {
-            return false;
-        };
-        let editor = p.ctx.editor.clone();
-        let session = p.ctx.id.clone();
-        let tell = self.tell.clone();
+        let wait = rejected.wait(SystemTime::now())?;
+        let editor = ctx.editor.clone();
+        let session = ctx.id.clone();
+        let tell = tell.clone();
         let error = error.clone();
         let task = tokio::spawn(async move {
             let answer = ask_and_wait(editor, &session, &rejected, wait, error).await;
             tell.tell(Done::Limit(answer));
         });
-        turn.local = Some(task.abort_handle());
-        true
-    }
-
-    /// The ask's task reported: the prompt goes to claude again, or the turn ends as claude
-    /// ended it.
-    pub(in crate::session::actor) fn on_limit_answer(
-        &mut self,
-        p: &mut Parts<'_>,
-        answer: LimitAnswer,
-    ) {
-        let Some(turn) = self
-            .turn
-            .as_mut()
-            .filter(|t| t.by_claude && t.local.is_some())
-        else {
-            return; // cancelled meanwhile
-        };
-        turn.local = None;
-        let (serial, blocks) = (turn.serial, turn.blocks.clone());
-        match answer {
-            LimitAnswer::Stop(error) => self.finish(p, Err(error)),
-            LimitAnswer::Resend => {
-                if let Err(e) = p.ensure_claude() {
-                    self.finish(p, Err(e));
-                    return;
-                }
-                self.translator.prompt_starts();
-                // The message already announced, sent again: it keeps its id.
-                self.write_prompt(p, serial, &blocks);
-            }
-        }
+        Some(task.abort_handle())
     }
 }
 

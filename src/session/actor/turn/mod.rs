@@ -180,7 +180,7 @@ pub(super) struct Turns {
     /// Where the running turn ends, for its session cursor.
     cursor: cursor::TurnCursor,
     /// claude's word, during the running turn, that the usage limit is reached.
-    rejected: Option<limit::Rejected>,
+    limit: limit::UsageLimit,
     tell: Tell<Done>,
 }
 
@@ -194,7 +194,7 @@ impl Turns {
             translator,
             commands: commands::OfferedCommands::default(),
             cursor: cursor::TurnCursor::default(),
-            rejected: None,
+            limit: limit::UsageLimit::default(),
             tell,
         }
     }
@@ -349,7 +349,7 @@ impl Turns {
         p.tools.edit_log.start_turn();
         self.translator.prompt_starts();
         self.cursor.starts();
-        self.rejected = None;
+        self.limit.turn_starts();
     }
 
     /// `session/cancel`: the running turn and every prompt waiting behind it end as cancelled.
@@ -464,7 +464,8 @@ impl Turns {
         message: ClaudeMessage,
     ) -> Vec<TurnSignal> {
         self.cursor.on_message(&message);
-        self.note_limit(&message);
+        let by_claude = self.turn.as_ref().is_some_and(|t| t.by_claude);
+        self.limit.on_message(&message, by_claude);
         let out = self.translator.on_message(message);
         for update in out.updates {
             self.cursor.on_update(&update);

@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 
 use super::ledger::Sent;
+use super::limit::LimitAnswer;
 use super::local::LocalCommand;
 use super::{Parts, PromptQueue, Reply, Turn, Turns, Waiting, turn_error};
 use crate::claude::wire::{Priority, ResultMessage};
@@ -254,7 +255,7 @@ impl Turns {
             false => turn_error(message),
         });
         if let Err(error) = &outcome
-            && self.offer_wait(p, result, error)
+            && self.waits_out_the_limit(p, result, error)
         {
             return;
         }
@@ -322,5 +323,59 @@ impl Turns {
         self.queue.ledger.clear();
         // A retry of the message already announced, which keeps its id.
         self.write_prompt(p, serial, &blocks);
+    }
+
+    /// The running turn ended on claude's usage limit: it stays open while the user is asked
+    /// whether to wait for the reset (`limit.rs`). Not for a turn with prompts behind it (claude
+    /// may run them meanwhile), nor a cancelled one. Returns whether it stays open.
+    fn waits_out_the_limit(
+        &mut self,
+        p: &Parts<'_>,
+        result: &ResultMessage,
+        error: &AgentError,
+    ) -> bool {
+        let Some(turn) = self.turn.as_mut() else {
+            return false;
+        };
+        if !turn.by_claude
+            || turn.cancelled
+            || turn.local.is_some()
+            || !self.queue.waiting.is_empty()
+            || self.queue.ledger.waits_on(turn.serial)
+        {
+            return false;
+        }
+        turn.local = self.limit.offer_wait(p.ctx, &self.tell, result, error);
+        turn.local.is_some()
+    }
+
+    /// The usage limit's ask reported: the prompt goes to claude again (the limit has reset),
+    /// or the turn ends as claude ended it.
+    pub(in crate::session::actor) fn on_limit_answer(
+        &mut self,
+        p: &mut Parts<'_>,
+        answer: LimitAnswer,
+    ) {
+        let Some(turn) = self
+            .turn
+            .as_mut()
+            .filter(|t| t.by_claude && t.local.is_some())
+        else {
+            return; // cancelled meanwhile
+        };
+        turn.local = None;
+        let (serial, blocks) = (turn.serial, turn.blocks.clone());
+        match answer {
+            LimitAnswer::Stop(error) => self.finish(p, Err(error)),
+            LimitAnswer::Resend => {
+                if let Err(e) = p.ensure_claude() {
+                    self.finish(p, Err(e));
+                    return;
+                }
+                self.translator.prompt_starts();
+                // The message already announced, sent again: it keeps its id.
+                self.write_prompt(p, serial, &blocks);
+            }
+        }
     }
 }
