@@ -154,27 +154,42 @@ impl EditorTools {
             deliver(handle.respond_success(&request_id, sdk_mcp::mcp_response(reply)));
             return;
         }
+        let (server_name, rpc_id) = (message.server_name.clone(), message.id().cloned());
+        self.answer_in_task(request_id, handle, server_name, rpc_id, async move {
+            server.handle(&message).await
+        });
+    }
+
+    /// Answers claude's `request_id` with what `reply` comes to, from a task kept until then, so
+    /// a cancel can withdraw it; whichever answers first answers alone.
+    fn answer_in_task(
+        &mut self,
+        request_id: String,
+        handle: ClaudeHandle,
+        server: String,
+        rpc_id: Option<Value>,
+        reply: impl Future<Output = Value> + Send + 'static,
+    ) {
         let answered = Arc::new(AtomicBool::new(false));
-        let call = FileCall {
-            server: message.server_name.clone(),
-            request_id: request_id.clone(),
-            rpc_id: message.id().cloned(),
-            answered: answered.clone(),
-            task: None,
-        };
-        let task = tokio::spawn(async move {
-            let reply = server.handle(&message).await;
-            if !answered.swap(true, Ordering::SeqCst) {
-                let _ = handle
-                    .respond_success(&request_id, sdk_mcp::mcp_response(reply))
-                    .await;
+        let task = tokio::spawn({
+            let (answered, request_id) = (answered.clone(), request_id.clone());
+            async move {
+                let reply = reply.await;
+                if !answered.swap(true, Ordering::SeqCst) {
+                    let _ = handle
+                        .respond_success(&request_id, sdk_mcp::mcp_response(reply))
+                        .await;
+                }
             }
         });
         self.file_tasks
             .retain(|c| !c.answered.load(Ordering::SeqCst));
         self.file_tasks.push(FileCall {
+            server,
+            request_id,
+            rpc_id,
+            answered,
             task: Some(task.abort_handle()),
-            ..call
         });
     }
 
@@ -202,42 +217,23 @@ impl EditorTools {
             }
             Relay::Editor(call) => call,
         };
-        let answered = Arc::new(AtomicBool::new(false));
-        let record = FileCall {
-            server: server.clone(),
-            request_id: request_id.clone(),
-            rpc_id: Some(call.rpc_id().clone()),
-            answered: answered.clone(),
-            task: None,
-        };
-        let task = tokio::spawn(async move {
-            let to_claude = handle.clone();
-            let notify = move |message| {
-                let note = OutboundControl::McpMessage {
-                    server_name: server.clone(),
-                    message,
-                };
-                // Queued now, so it reaches claude before the request's answer.
-                let sent = to_claude.request(note, NOTIFICATION_TIMEOUT);
-                tokio::spawn(async move {
-                    if let Err(e) = sent.await {
-                        tracing::info!("claude did not take an MCP server's notification: {e}");
-                    }
-                });
+        let rpc_id = Some(call.rpc_id().clone());
+        let to_claude = handle.clone();
+        let server_name = server.clone();
+        let notify = move |message| {
+            let note = OutboundControl::McpMessage {
+                server_name: server_name.clone(),
+                message,
             };
-            let reply = call.run(notify).await;
-            if !answered.swap(true, Ordering::SeqCst) {
-                let _ = handle
-                    .respond_success(&request_id, sdk_mcp::mcp_response(reply))
-                    .await;
-            }
-        });
-        self.file_tasks
-            .retain(|c| !c.answered.load(Ordering::SeqCst));
-        self.file_tasks.push(FileCall {
-            task: Some(task.abort_handle()),
-            ..record
-        });
+            // Queued now, so it reaches claude before the request's answer.
+            let sent = to_claude.request(note, NOTIFICATION_TIMEOUT);
+            tokio::spawn(async move {
+                if let Err(e) = sent.await {
+                    tracing::info!("claude did not take an MCP server's notification: {e}");
+                }
+            });
+        };
+        self.answer_in_task(request_id, handle, server, rpc_id, call.run(notify));
     }
 
     /// Whether a call of the editor-served tools still waits for its answer.

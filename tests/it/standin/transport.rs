@@ -50,21 +50,29 @@ async fn a_session_new_sent_right_behind_initialize_opens_the_session() {
     editor
         .send(format!("{init}\n{}\n", new(1)).as_bytes())
         .await;
-    let answer = editor.answer(&json!(1)).await;
-    assert!(answer["result"]["sessionId"].is_string(), "{answer}");
+    let first = editor.answer(&json!(1)).await;
 
     let mut again = init.clone();
     again["id"] = json!(2);
     editor
         .send(format!("{again}\n{}\n", new(3)).as_bytes())
         .await;
-    let answer = editor.answer(&json!(3)).await;
-    assert!(answer["result"]["sessionId"].is_string(), "{answer}");
-    assert!(
-        editor.seen.iter().all(|line| line.get("error").is_none()),
-        "no request refused: {:?}",
-        editor.seen
-    );
+    let second = editor.answer(&json!(3)).await;
+    let refused: Vec<_> = editor
+        .seen
+        .iter()
+        .filter(|l| l.get("error").is_some())
+        .collect();
+    assert!(refused.is_empty(), "requests refused: {refused:?}");
+    // Both sessions work (and their claudes are up before the adapter goes).
+    for (id, opened) in [(4, first), (5, second)] {
+        let session = opened["result"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {opened}"));
+        editor.send_prompt(id, session, "say hello").await;
+        let answer = editor.answer(&json!(id)).await;
+        assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    }
 }
 
 #[tokio::test]
