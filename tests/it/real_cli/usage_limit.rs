@@ -169,8 +169,9 @@ async fn stopping_at_the_usage_limit_ends_the_turn_with_the_limit_s_message() {
     assert_eq!(prompt_requests(&mock), 1);
 }
 
-#[tokio::test]
-async fn a_cancel_while_waiting_for_the_reset_sends_nothing() {
+/// Waits for the reset, then the editor ends the wait: `session/cancel` or (with `close`)
+/// `session/close`. The turn ends cancelled and nothing is sent past the reset.
+async fn wait_then_end(close: bool) {
     let (mock, _env, c, id, resets) = limited_session().await;
     let answer = c.send_prompt(&id, PROMPT).await;
     let ask = c.next_request("session/request_permission").await;
@@ -184,13 +185,31 @@ async fn a_cancel_while_waiting_for_the_reset_sends_nothing() {
     while ask_statuses(&c, &id, call_id).is_empty() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    c.cancel(&id).await;
+    match close {
+        true => {
+            let closed = c.request("session/close", json!({"sessionId": id})).await;
+            assert!(closed.is_ok(), "{closed:?}\n{}", c.diagnostics());
+        }
+        false => c.cancel(&id).await,
+    }
     let answer = answer
         .await
         .unwrap_or_else(|e| panic!("{e:?}\n{}", c.diagnostics()));
     assert_eq!(answer["stopReason"], "cancelled", "{}", c.diagnostics());
-    assert_eq!(ask_statuses(&c, &id, call_id), ["in_progress", "failed"]);
+    if !close {
+        assert_eq!(ask_statuses(&c, &id, call_id), ["in_progress", "failed"]);
+    }
     // Past the reset, nothing was sent again.
     past(resets).await;
     assert_eq!(prompt_requests(&mock), 1);
+}
+
+#[tokio::test]
+async fn a_cancel_while_waiting_for_the_reset_sends_nothing() {
+    wait_then_end(false).await;
+}
+
+#[tokio::test]
+async fn closing_the_session_while_waiting_for_the_reset_sends_nothing() {
+    wait_then_end(true).await;
 }
