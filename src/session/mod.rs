@@ -10,6 +10,7 @@ mod login;
 pub(crate) mod meta;
 pub(crate) mod modes;
 pub(crate) mod options_cache;
+mod own_question;
 mod prompt_keys;
 mod requests;
 pub(crate) mod spawn;

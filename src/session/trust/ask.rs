@@ -6,9 +6,10 @@
 use std::path::Path;
 
 use crate::domain::{
-    EditorClient, PermissionAsk, PermissionOption, PermissionOptionKind, PermissionOutcome,
-    SessionUpdate, ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolStatus,
+    EditorClient, PermissionOption, PermissionOptionKind, SessionUpdate, ToolCallUpdate,
+    ToolContent, ToolStatus,
 };
+use crate::session::own_question::{self, Question};
 
 /// The option that trusts the workspace.
 pub(crate) const TRUST: &str = "trust";
@@ -51,51 +52,26 @@ pub(crate) async fn ask(
 ) -> Answer {
     let id = format!("workspace-trust-{}", uuid::Uuid::new_v4().simple());
     let text = question(cwd, shown);
-    let content = vec![ToolContent::Text { text: text.clone() }];
-    editor.session_update(
-        session_id,
-        SessionUpdate::ToolCall(ToolCall {
-            id: id.clone(),
+    let trusted = own_question::ask(
+        editor,
+        Question {
+            session: session_id,
+            id: &id,
             title: "Trust this workspace?".into(),
-            kind: ToolKind::Other,
-            status: ToolStatus::Pending,
-            locations: vec![],
-            content: content.clone(),
-            raw_input: None,
-            parent_tool_call: None,
-        }),
-    );
-    let ask = PermissionAsk {
-        session_id: session_id.to_owned(),
-        tool_call: ToolCallUpdate {
-            id: id.clone(),
-            title: Some("Trust this workspace?".into()),
-            kind: Some(ToolKind::Other),
-            content: Some(content),
-            ..ToolCallUpdate::default()
-        },
-        options: vec![
-            PermissionOption {
+            text: text.clone(),
+            yes: PermissionOption {
                 id: TRUST.into(),
                 name: "Trust this workspace".into(),
                 kind: PermissionOptionKind::AllowAlways,
             },
-            PermissionOption {
+            no: PermissionOption {
                 id: NOT_NOW.into(),
                 name: "Not now".into(),
                 kind: PermissionOptionKind::RejectOnce,
             },
-        ],
-        reason: None,
-    };
-    let trusted = match editor.request_permission(ask).await {
-        Ok(PermissionOutcome::Selected { option_id }) => option_id == TRUST,
-        Ok(PermissionOutcome::Cancelled) => false,
-        Err(e) => {
-            tracing::info!(session = %session_id, "the workspace trust ask failed: {e}");
-            false
-        }
-    };
+        },
+    )
+    .await;
     Answer {
         trusted,
         tool_call_id: id,

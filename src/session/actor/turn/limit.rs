@@ -11,9 +11,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::{Done, SessionContext, Tell};
 use crate::claude::wire::{ClaudeMessage, ResultMessage};
 use crate::domain::{
-    AgentError, EditorClient, PermissionAsk, PermissionOption, PermissionOptionKind,
-    PermissionOutcome, SessionUpdate, ToolCall, ToolCallUpdate, ToolContent, ToolKind, ToolStatus,
+    AgentError, EditorClient, PermissionOption, PermissionOptionKind, SessionUpdate,
+    ToolCallUpdate, ToolContent, ToolStatus,
 };
+use crate::session::own_question::{self, Question};
 
 /// The option that sends the prompt again at the reset.
 const WAIT: &str = "wait-for-reset";
@@ -157,58 +158,31 @@ async fn ask_and_wait(
          or stop here?",
         rejected.reset_time()
     );
-    let content = vec![ToolContent::Text {
-        text: question.clone(),
-    }];
-    editor.session_update(
-        session,
-        SessionUpdate::ToolCall(ToolCall {
-            id: id.clone(),
-            title: title.clone(),
-            kind: ToolKind::Other,
-            status: ToolStatus::Pending,
-            locations: vec![],
-            content: content.clone(),
-            raw_input: None,
-            parent_tool_call: None,
-        }),
-    );
     let mut settled = Unsettled {
         editor: editor.clone(),
         session: session.to_owned(),
         id: Some(id.clone()),
     };
-    let ask = PermissionAsk {
-        session_id: session.to_owned(),
-        tool_call: ToolCallUpdate {
-            id: id.clone(),
-            title: Some(title),
-            kind: Some(ToolKind::Other),
-            content: Some(content),
-            ..ToolCallUpdate::default()
-        },
-        options: vec![
-            PermissionOption {
+    let waits = own_question::ask(
+        editor.as_ref(),
+        Question {
+            session,
+            id: &id,
+            title,
+            text: question,
+            yes: PermissionOption {
                 id: WAIT.into(),
                 name: format!("Send it again at {}", rejected.reset_time()),
                 kind: PermissionOptionKind::AllowOnce,
             },
-            PermissionOption {
+            no: PermissionOption {
                 id: STOP.into(),
                 name: "Stop".into(),
                 kind: PermissionOptionKind::RejectOnce,
             },
-        ],
-        reason: None,
-    };
-    let waits = match editor.request_permission(ask).await {
-        Ok(PermissionOutcome::Selected { option_id }) => option_id == WAIT,
-        Ok(PermissionOutcome::Cancelled) => false,
-        Err(e) => {
-            tracing::info!(session = %session, "the usage limit ask failed: {e}");
-            false
-        }
-    };
+        },
+    )
+    .await;
     if !waits {
         settled.end(
             ToolStatus::Failed,
