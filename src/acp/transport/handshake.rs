@@ -35,12 +35,22 @@ pub(super) fn initialize_id(line: &str) -> Option<Value> {
         .flatten()
 }
 
-/// Waits until the answer to the `initialize` request `id` is queued for the editor (or the
-/// editor's output is gone), so the line after it reaches an initialized SDK.
-pub(super) async fn hold_until_answered(outbound: &Outbound, id: Value) {
-    let answered = outbound.when_answered(id);
-    if tokio::time::timeout(HOLD_AT_MOST, answered).await.is_err() {
-        tracing::debug!("initialize was not answered within {HOLD_AT_MOST:?}; reading on");
+/// The answer to the `initialize` request `line` is, if it is one, to wait for: watched from
+/// before the SDK sees the line, so an answer the SDK gives at once is not missed.
+pub(super) fn answer_to_wait_for(outbound: &Outbound, line: &str) -> Option<AnswerQueued> {
+    initialize_id(line).map(|id| AnswerQueued(outbound.when_answered(id)))
+}
+
+/// The answer to an `initialize` request, awaited before the editor's next line is read.
+pub(super) struct AnswerQueued(tokio::sync::oneshot::Receiver<()>);
+
+impl AnswerQueued {
+    /// Waits until the answer is queued for the editor (or the editor's output is gone), so the
+    /// line after the `initialize` reaches an initialized SDK.
+    pub(super) async fn wait(self) {
+        if tokio::time::timeout(HOLD_AT_MOST, self.0).await.is_err() {
+            tracing::debug!("initialize was not answered within {HOLD_AT_MOST:?}; reading on");
+        }
     }
 }
 

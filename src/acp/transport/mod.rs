@@ -82,11 +82,16 @@ impl Transport {
             }
         });
         let reader = lines::LineReader::new(input, outbound.clone());
-        let start = (reader, (pending, mcp_routes), outbound.clone(), None);
+        let start = (
+            reader,
+            (pending, mcp_routes),
+            outbound.clone(),
+            None::<handshake::AnswerQueued>,
+        );
         let incoming = futures::stream::unfold(start, |(mut reader, taken, outbound, held)| {
             async move {
-                if let Some(id) = held {
-                    handshake::hold_until_answered(&outbound, id).await;
+                if let Some(answer) = held {
+                    answer.wait().await;
                 }
                 let (pending, mcp_routes) = &taken;
                 loop {
@@ -98,7 +103,7 @@ impl Transport {
                     match &line {
                         Ok(text) if pending.take_answer(text) => continue,
                         Ok(text) if mcp_routes.take_notification(text) => continue,
-                        Ok(text) => held = handshake::initialize_id(text),
+                        Ok(text) => held = handshake::answer_to_wait_for(&outbound, text),
                         // The SDK ends the connection on a read error.
                         Err(_) => pending.close(),
                     }
