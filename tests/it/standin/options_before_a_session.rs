@@ -53,7 +53,11 @@ async fn a_new_sessions_options_come_without_a_session_and_from_the_cache_withou
         "what session/new answers"
     );
     let id = opened["sessionId"].as_str().unwrap();
-    let started = s.pids().len();
+    // The session's own claude, which session/new may answer before it has started.
+    let started = s
+        .wait_started(learned + 1, Duration::from_secs(10))
+        .await
+        .len();
     let of_session = c
         .request("session/options", json!({"cwd": s.work, "sessionId": id}))
         .await
